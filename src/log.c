@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+
+#include "log.h"
+
+static int max_level = LOG_NOTICE;
+
+void log_set_max_level(int level) {
+        max_level = level;
+}
+
+int log_get_max_level(void) {
+        return max_level;
+}
+
+int log_internal(int level, int error, const char *fmt, ...) {
+        va_list ap;
+
+        if (level > max_level)
+                return error;
+
+        /* %m in the format reads errno: point it at the error being reported. */
+        int saved = errno;
+        if (error != 0)
+                errno = error < 0 ? -error : error;
+        fputs(level <= LOG_ERR ? "numaplan: error: " : level == LOG_WARNING ? "numaplan: warning: " : "numaplan: ",
+              stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        errno = saved;
+        return error;
+}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* Accelerators, through libpci's sysfs backend (its sysfs.path pointed into the root).
+ *
+ * Two costs shape this file. libpci (with libudev and zlib) takes longer to load than all of
+ * `numactl --hardware` takes to run, and its ID database longer still, so numaplan first reads
+ * each device's class, as libpci's own first step would, and loads libpci only when an
+ * accelerator class is there. And libpci reports errors through a callback that must not return
+ * (its default calls exit()): ours jumps back to the call that failed, so a trimmed sysfs tree
+ * costs one device's details, never the process. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+
+#include "log.h"
+#include "pci-dl.h"
+#include "pci.h"
+#include "root.h"
+#include "topology.h"
+#include "util.h"
+
+#define PCI_DEVICES "sys/bus/pci/devices"
+
+static jmp_buf pci_jump;
+static char pci_error_message[512];
+
+static _Noreturn void on_pci_error(char *msg, ...) {
+        va_list ap;
+
+        va_start(ap, msg);
+        vsnprintf(pci_error_message, sizeof(pci_error_message), msg, ap);
+        va_end(ap);
+        strip_trailing(pci_error_message);
+        longjmp(pci_jump, 1);
+}
+
+static void on_pci_warning(char *msg, ...) {
+        va_list ap;
+        char buf[512];
+
+        va_start(ap, msg);
+        vsnprintf(buf, sizeof(buf), msg, ap);
+        va_end(ap);
+        log_debug("libpci: %s", strip_trailing(buf));
+}
+
+static void on_pci_debug(_unused_ char *msg, ...) {
+}
+
+static char *device_path(const struct accelerator *a, const char *file) {
+        return xasprintf(PCI_DEVICES "/%s/%s", a->pci, file);
+}
+
+/* Reads a "0x1234"-style attribute; false when absent or malformed. */
+static bool read_hex(struct root *root, const struct accelerator *a, const char *file, uint64_t *ret) {
+        _cleanup_free_ char *p = device_path(a, file), *s = NULL;
+        return root_read_string(root, p, &s) >= 0 && parse_uint64(s, 16, ret) >= 0;
+}
+
+/* The devices whose class says accelerator, with address and class filled in. */
+static void find_candidates(struct root *root, struct accelerator **ret, size_t *ret_n) {
+        _cleanup_free_ struct accelerator *list = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        DIR *d;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (root_opendir(root, PCI_DEVICES, &d) < 0)
+                return; /* no PCI tree (containers, trimmed captures): no accelerators */
+        while ((de = readdir(d))) {
+                struct accelerator a = {.numa_node = -1};
+                uint64_t class;
+                char tail;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                if (sscanf(de->d_name, "%x:%x:%x.%u%c", &a.domain, &a.bus, &a.dev, &a.func, &tail) != 4) {
+                        log_debug("PCI entry %s: not an address, ignored", de->d_name);
+                        continue;
+                }
+                snprintf(a.pci, sizeof(a.pci), "%04x:%02x:%02x.%u", a.domain, a.bus, a.dev, a.func);
+                if (!read_hex(root, &a, "class", &class) || class > 0xffffff) {
+                        log_warning("PCI device %s: no readable class; skipped", a.pci);
+                        continue;
+                }
+                a.class = (uint32_t) class;
+                if (!pci_class_is_accelerator(a.class))
+                        continue;
+                list = xrealloc(list, (n + 1) * sizeof(*list));
+                list[n++] = a;
+        }
+        closedir(d);
+        *ret = TAKE_PTR(list);
+        *ret_n = n;
+}
+
+/* One libpci call; false (pci_error_message says why) when libpci gave up. */
+static bool pci_fill(struct pci_dev *d, int flags) {
+        if (setjmp(pci_jump) != 0)
+                return false;
+        sym_pci_fill_info(d, flags);
+        return true;
+}
+
+static struct pci_access *pci_open(struct root *root) {
+        _cleanup_free_ char *sysfs_path = root_join(root, "sys/bus/pci");
+
+        if (dlopen_libpci() < 0)
+                return NULL;
+        struct pci_access *pacc = sym_pci_alloc();
+        pacc->error = on_pci_error;
+        pacc->warning = on_pci_warning;
+        pacc->debug = on_pci_debug;
+        pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+        pacc->id_lookup_mode = 0; /* no ~/.pciids-cache, no network lookups */
+        sym_pci_set_param(pacc, "sysfs.path", sysfs_path);
+        if (setjmp(pci_jump) != 0) {
+                log_warning("libpci cannot read %s: %s", sysfs_path, pci_error_message);
+                sym_pci_cleanup(pacc);
+                return NULL;
+        }
+        sym_pci_init(pacc);
+        sym_pci_scan_bus(pacc);
+        return pacc;
+}
+
+static struct accelerator *find(struct accelerator *list, size_t n, const struct pci_dev *d) {
+        for (size_t i = 0; i < n; i++)
+                if (list[i].domain == (unsigned) d->domain && list[i].bus == d->bus && list[i].dev == d->dev &&
+                    list[i].func == d->func)
+                        return &list[i];
+        return NULL;
+}
+
+/* What libpci says of each candidate. Candidates it cannot read keep ids_known false. */
+static void fill_from_libpci(struct pci_access *pacc, struct accelerator *list, size_t n) {
+        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
+                struct accelerator *a = find(list, n, d);
+                if (!a)
+                        continue;
+                if (!pci_fill(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT | PCI_FILL_NUMA_NODE)) {
+                        log_warning("PCI device %s: %s; reported from the files present", a->pci,
+                                    pci_error_message);
+                        continue;
+                }
+                a->vendor = d->vendor_id;
+                a->device = d->device_id;
+                a->class = (uint32_t) d->device_class << 8 | d->prog_if;
+                a->sysfs_numa_node = d->numa_node;
+                a->ids_known = true;
+        }
+}
+
+/* libpci could not read this device (a trimmed capture): take what its files still say. */
+static void salvage(struct root *root, struct accelerator *a) {
+        uint64_t vendor, device;
+        _cleanup_free_ char *p = device_path(a, "numa_node"), *s = NULL;
+
+        a->ids_known = read_hex(root, a, "vendor", &vendor) && read_hex(root, a, "device", &device) &&
+                       vendor <= 0xffff && device <= 0xffff;
+        if (a->ids_known) {
+                a->vendor = (uint16_t) vendor;
+                a->device = (uint16_t) device;
+        }
+        if (root_read_string(root, p, &s) < 0 || parse_int(s, &a->sysfs_numa_node) < 0)
+                a->sysfs_numa_node = -1;
+}
+
+static void read_local_cpus(struct root *root, struct accelerator *a) {
+        static const char *const files[] = {"local_cpulist", "local_cpus"};
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *p = device_path(a, files[i]), *s = NULL;
+                if (root_read_file(root, p, &s, NULL) < 0)
+                        continue;
+                int r = i == 0 ? cpuset_parse_list(s, &a->local_cpus) : cpuset_parse_mask(s, &a->local_cpus);
+                if (r < 0) {
+                        _cleanup_free_ char *full = root_join(root, p);
+                        log_warning("%s: malformed CPU %s, ignored", full, i == 0 ? "list" : "mask");
+                        continue;
+                }
+                a->has_local_cpus = true;
+                return;
+        }
+}
+
+/* One name lookup; `flags` picks vendor or device and the source. NULL when not found. */
+static const char *lookup(struct pci_access *pacc, char *buf, int size, int flags, unsigned vendor,
+                          unsigned device) {
+        if (setjmp(pci_jump) != 0)
+                return NULL;
+        return sym_pci_lookup_name(pacc, buf, size, flags | PCI_LOOKUP_NO_NUMBERS, (int) vendor, (int) device);
+}
+
+static void load_database(struct pci_access *pacc) {
+        if (setjmp(pci_jump) != 0)
+                log_warning("PCI ID database: %s; names left out", pci_error_message);
+        else if (!sym_pci_load_name_list(pacc))
+                log_debug("no PCI ID database; names left out");
+}
+
+/* "Vendor Device" as lspci prints it. udev's hwdb first: it is mmap'ed and indexed, where the
+ * text database takes some 20 ms to parse; the text database only for what hwdb lacks. */
+static void lookup_name(struct pci_access *pacc, bool *db_loaded, struct accelerator *a) {
+        char vbuf[128], dbuf[128];
+        const char *v = NULL, *d = NULL;
+
+        for (int pass = 0; pass < 2 && (!v || !d); pass++) {
+                int source = pass == 0 ? PCI_LOOKUP_SKIP_LOCAL : PCI_LOOKUP_NO_HWDB;
+                if (pass == 1 && !*db_loaded) {
+                        *db_loaded = true;
+                        load_database(pacc);
+                }
+                if (!v)
+                        v = lookup(pacc, vbuf, sizeof(vbuf), PCI_LOOKUP_VENDOR | source, a->vendor, 0);
+                if (!d)
+                        d = lookup(pacc, dbuf, sizeof(dbuf), PCI_LOOKUP_DEVICE | source, a->vendor, a->device);
+        }
+        if (v && d)
+                a->name = xasprintf("%s %s", v, d);
+        else if (v)
+                a->name = xasprintf("%s Device %04x", v, a->device);
+}
+
+static int compare_accel(const void *x, const void *y) {
+        const struct accelerator *a = x, *b = y;
+        unsigned ka[] = {a->domain, a->bus, a->dev, a->func}, kb[] = {b->domain, b->bus, b->dev, b->func};
+        for (size_t i = 0; i < ELEMENTSOF(ka); i++)
+                if (ka[i] != kb[i])
+                        return ka[i] < kb[i] ? -1 : 1;
+        return 0;
+}
+
+int pci_read_accelerators(struct root *root, struct topology *t) {
+        struct accelerator *list;
+        size_t n;
+        bool db_loaded = false;
+
+        find_candidates(root, &list, &n);
+        if (n == 0)
+                return 0;
+
+        struct pci_access *pacc = pci_open(root);
+        if (pacc)
+                fill_from_libpci(pacc, list, n);
+
+        for (size_t i = 0; i < n; i++) {
+                struct accelerator *a = &list[i];
+                if (!a->ids_known)
+                        salvage(root, a);
+                else {
+                        /* libpci read these itself: record them for `numaplan snapshot`. */
+                        static const char *const files[] = {"vendor", "device", "revision", "numa_node"};
+                        for (size_t j = 0; j < ELEMENTSOF(files); j++) {
+                                _cleanup_free_ char *p = device_path(a, files[j]);
+                                root_record_file(root, p);
+                        }
+                }
+                read_local_cpus(root, a);
+                accelerator_resolve_node(a, a->sysfs_numa_node, t);
+                a->compute = !a->ids_known || pci_is_compute(a->vendor, a->class);
+                if (pacc && a->ids_known)
+                        lookup_name(pacc, &db_loaded, a);
+        }
+        if (pacc)
+                sym_pci_cleanup(pacc);
+
+        qsort(list, n, sizeof(*list), compare_accel);
+        t->accels = list;
+        t->n_accels = n;
+        return 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* A plain-text table: columns sized to their widest cell, two spaces apart. Columns whose header
+ * starts with '>' are right-aligned (the '>' is not printed). */
+
+#include <stdio.h>
+
+struct table;
+
+struct table *table_new(const char *const *headers, size_t n_columns);
+/* Appends one cell; rows wrap after n_columns cells. The cell text is copied. */
+void table_add(struct table *t, const char *cell);
+void table_addf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void table_print(const struct table *t, FILE *f, const char *indent);
+void table_free(struct table *t);
+static inline void table_freep(struct table **t) {
+        if (*t)
+                table_free(*t);
+}
+#define _cleanup_table_ __attribute__((cleanup(table_freep)))

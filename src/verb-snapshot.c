@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan snapshot: a tar of exactly the sysfs and /proc files that topology discovery read, so
+ * that `numaplan show --sysfs-root <extracted>` reproduces this host. It is what a user attaches
+ * to a bug report, and how the project captures its own test hosts. */
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "archive-dl.h"
+#include "log.h"
+#include "root.h"
+#include "topology.h"
+#include "util.h"
+#include "verbs.h"
+
+void help_snapshot(void) {
+        printf("Usage: numaplan snapshot [-o FILE.tar]\n\n"
+               "Capture the sysfs and /proc files numaplan reads into a tar archive. Extract it and\n"
+               "run 'numaplan show --sysfs-root DIR' to see this host elsewhere.\n\n"
+               "  -o, --output FILE   write FILE (default numaplan-snapshot-HOSTNAME.tar; - for stdout)\n");
+}
+
+static int add_entry(struct archive *a, const struct root_entry *e, time_t now) {
+        struct archive_entry *ae = sym_archive_entry_new();
+        int r = 0;
+
+        sym_archive_entry_set_pathname(ae, e->path);
+        sym_archive_entry_set_mtime(ae, now, 0);
+        if (e->data) {
+                sym_archive_entry_set_filetype(ae, AE_IFREG);
+                sym_archive_entry_set_perm(ae, 0644);
+                sym_archive_entry_set_size(ae, (la_int64_t) e->len);
+        } else {
+                sym_archive_entry_set_filetype(ae, AE_IFDIR);
+                sym_archive_entry_set_perm(ae, 0755);
+        }
+        if (sym_archive_write_header(a, ae) != ARCHIVE_OK ||
+            (e->data && e->len > 0 && sym_archive_write_data(a, e->data, e->len) != (la_ssize_t) e->len))
+                r = log_error_errno(-EIO, "cannot add %s: %s", e->path, sym_archive_error_string(a));
+        sym_archive_entry_free(ae);
+        return r;
+}
+
+static int write_tar(int fd, const struct root *root) {
+        size_t n;
+        const struct root_entry *e = root_recorded(root, &n);
+        time_t now = time(NULL);
+        struct archive *a = sym_archive_write_new();
+        int r = 0;
+
+        if (sym_archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+            sym_archive_write_open_fd(a, fd) != ARCHIVE_OK)
+                r = log_error_errno(-EIO, "cannot start the archive: %s", sym_archive_error_string(a));
+        for (size_t i = 0; r == 0 && i < n; i++)
+                r = add_entry(a, &e[i], now);
+        if (sym_archive_write_close(a) != ARCHIVE_OK && r == 0)
+                r = log_error_errno(-EIO, "cannot finish the archive: %s", sym_archive_error_string(a));
+        sym_archive_write_free(a);
+        return r;
+}
+
+/* Writes next to `path` and renames, so a failed capture never leaves a truncated tar behind. */
+static int write_snapshot_file(const char *path, const struct root *root) {
+        _cleanup_free_ char *tmp = xasprintf("%s.XXXXXX", path);
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        int r;
+
+        if (fd < 0)
+                return log_error_errno(-errno, "cannot create %s: %m", tmp);
+        r = write_tar(fd, root);
+        if (r == 0 && (fchmod(fd, 0644) < 0 || fsync(fd) < 0))
+                r = log_error_errno(-errno, "cannot write %s: %m", tmp);
+        if (r == 0 && rename(tmp, path) < 0)
+                r = log_error_errno(-errno, "cannot rename %s to %s: %m", tmp, path);
+        if (r < 0)
+                (void) unlink(tmp);
+        return r;
+}
+
+int verb_snapshot(int argc, char **argv, const struct globals *g) {
+        static const struct option options[] = {
+                {"output", required_argument, NULL, 'o'},
+                {},
+        };
+        _cleanup_free_ char *default_path = NULL;
+        const char *output = NULL;
+        int c, r;
+
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "o:", options, NULL)) >= 0)
+                switch (c) {
+                case 'o':
+                        output = optarg;
+                        break;
+                default:
+                        return verb_usage_error("snapshot", NULL);
+                }
+        if (optind < argc)
+                return verb_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
+
+        if (!output) {
+                char host[256] = "host";
+                (void) gethostname(host, sizeof(host) - 1);
+                default_path = xasprintf("numaplan-snapshot-%s.tar", host);
+                output = default_path;
+        }
+        if (streq(output, "-") && isatty(STDOUT_FILENO))
+                return verb_usage_error("snapshot", "refusing to write a tar archive to a terminal");
+
+        if (dlopen_libarchive() < 0)
+                return EXIT_ENV;
+
+        _cleanup_root_ struct root *root = NULL;
+        _cleanup_topology_ struct topology *t = NULL;
+        if (host_open(g, true, &root, &t) < 0)
+                return EXIT_ENV;
+
+        r = streq(output, "-") ? write_tar(STDOUT_FILENO, root) : write_snapshot_file(output, root);
+        if (r < 0)
+                return EXIT_ENV;
+
+        size_t n;
+        (void) root_recorded(root, &n);
+        if (!streq(output, "-"))
+                log_notice("wrote %s: %zu entries from %s; replay with 'numaplan show --sysfs-root DIR' after "
+                           "extracting it",
+                           output, n, root_path(root));
+        return EXIT_OK;
+}
