@@ -160,7 +160,9 @@ static int read_cpu_topology(struct root *root, struct topology *t) {
                                 r = malformed(root, idp, -EINVAL, "package id");
                                 goto out;
                         }
-                        r = read_cpuset(root, root_exists(root, pl) ? pl : cl, cm, &pkg, &found);
+                        r = read_cpuset(root, pl, NULL, &pkg, &found);
+                        if (r >= 0 && !found)
+                                r = read_cpuset(root, cl, cm, &pkg, &found); /* before Linux 5.10 */
                         if (r < 0)
                                 goto out;
                         cpuset_and(&pkg, &t->online_cpus);

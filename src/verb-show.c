@@ -46,9 +46,9 @@ static json_object *accel_json(const struct accelerator *a) {
 
         json_object_object_add(o, "pci", json_object_new_string(a->pci));
         snprintf(buf, sizeof(buf), "0x%04x", a->vendor);
-        json_object_object_add(o, "vendor", json_object_new_string(buf));
+        json_object_object_add(o, "vendor", a->ids_known ? json_object_new_string(buf) : NULL);
         snprintf(buf, sizeof(buf), "0x%04x", a->device);
-        json_object_object_add(o, "device", json_object_new_string(buf));
+        json_object_object_add(o, "device", a->ids_known ? json_object_new_string(buf) : NULL);
         snprintf(buf, sizeof(buf), "0x%06x", a->class);
         json_object_object_add(o, "class", json_object_new_string(buf));
         json_object_object_add(o, "name", json_string_or_null(a->name));
@@ -160,8 +160,10 @@ static void print_accelerators(const struct topology *t) {
                 table_add(tab, a->compute ? "yes" : "no");
                 if (a->name)
                         table_add(tab, a->name);
-                else
+                else if (a->ids_known)
                         table_addf(tab, "[%04x:%04x]", a->vendor, a->device);
+                else
+                        table_add(tab, "(vendor and device unreadable)");
         }
         table_print(tab, stdout, "  ");
 }

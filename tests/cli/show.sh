@@ -1,0 +1,95 @@
+#!/bin/bash
+# The command line of show and snapshot: exit codes, messages that name the bad file, and the
+# snapshot round trip (capture, extract, replay) on this host and on a fixture host.
+set -u
+numaplan=$1
+fixtures=$2
+. "$(dirname "$0")/tap.sh"
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+run() { # run ARGS...: sets rc, out, err
+	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	out=$(cat "$scratch/out")
+	err=$(cat "$scratch/err")
+}
+
+run --help
+is "--help exits 0" "$rc" 0
+case $out in *"Usage: numaplan"*show*snapshot*) ok "--help lists the commands" ;; *) fail "--help lists the commands" "$out" ;; esac
+run --version
+is "--version exits 0" "$rc" 0
+case $out in "numaplan "[0-9]*) ok "--version prints the version" ;; *) fail "--version prints the version" "$out" ;; esac
+run show --help
+case $out in *"Usage: numaplan show"*) ok "show --help is show's help" ;; *) fail "show --help is show's help" "$out" ;; esac
+run snapshot --help
+case $out in *"Usage: numaplan snapshot"*) ok "snapshot --help is snapshot's help" ;; *) fail "snapshot --help" "$out" ;; esac
+run sho
+is "a command prefix is not a command (exit 2)" "$rc" 2
+run frobnicate
+is "an unknown command exits 2" "$rc" 2
+run show --frobnicate
+is "an unknown option exits 2" "$rc" 2
+run show extra
+is "an unexpected argument exits 2" "$rc" 2
+run show --sysfs-root "$scratch/does-not-exist"
+is "a missing root exits 3" "$rc" 3
+run --sysfs-root="$fixtures/hosts/dgx-2s-8gpu" show --json
+is "--sysfs-root=DIR before the command works" "$rc" 0
+
+# A malformed file: exit 3, the message names it, nothing on stdout.
+cp -r "$fixtures/hosts/dgx-2s-8gpu" "$scratch/bad"
+echo "0-15,x" >"$scratch/bad/sys/devices/system/node/node1/cpulist"
+run show --json --sysfs-root "$scratch/bad"
+is "a malformed cpulist exits 3" "$rc" 3
+case $err in *"node1/cpulist"*) ok "the message names the malformed file" ;; *) fail "the message names the malformed file" "$err" ;; esac
+is "nothing on stdout when reading failed" "$out" ""
+echo "Node 1 MemTotal: lots" >"$scratch/bad/sys/devices/system/node/node1/meminfo"
+echo "0-15" >"$scratch/bad/sys/devices/system/node/node1/cpulist"
+run show --sysfs-root "$scratch/bad"
+case "$rc:$err" in 3:*node1/meminfo*) ok "a malformed meminfo exits 3 naming the file" ;; *) fail "malformed meminfo" "$rc" "$err" ;; esac
+
+# A trimmed PCI device directory: reported from what is there, with a warning, never fatal.
+run show --json --sysfs-root "$fixtures/hosts/gpus-numa-minus1"
+is "a trimmed PCI tree still exits 0" "$rc" 0
+case $err in *"0000:e2:00.0"*) ok "the trimmed device is named in a warning" ;; *) fail "trimmed device warning" "$err" ;; esac
+cp -r "$fixtures/hosts/dgx-2s-8gpu" "$scratch/trim"
+find "$scratch/trim/sys/bus/pci/devices" -name class -path '*18:00.0*' -delete
+run show --json --sysfs-root "$scratch/trim"
+case "$rc:$out" in 0:*"0000:2a:00.0"*) ok "a device without a class is skipped, the others reported" ;; *) fail "classless device" "$rc" "$err" ;; esac
+
+# Snapshot round trips: the replay shows what the captured host showed.
+for src in / "$fixtures/hosts/nps4-2s-8gpu"; do
+	rm -rf "$scratch/x" && mkdir "$scratch/x"
+	run snapshot --sysfs-root "$src" -o "$scratch/s.tar"
+	is "snapshot of $src exits 0" "$rc" 0
+	tar -xf "$scratch/s.tar" -C "$scratch/x"
+	"$numaplan" show --json --sysfs-root "$src" | grep -v memory_free_bytes >"$scratch/a"
+	"$numaplan" show --json --sysfs-root "$scratch/x" | grep -v memory_free_bytes >"$scratch/b"
+	if diff -u "$scratch/a" "$scratch/b" >"$scratch/d"; then
+		ok "show of the extracted snapshot of $src matches show of $src"
+	else
+		fail "snapshot round trip of $src" "$(head -30 "$scratch/d")"
+	fi
+	"$numaplan" show --sysfs-root "$src" | grep -v 'GiB\|MiB\|TiB' >"$scratch/a"
+	"$numaplan" show --sysfs-root "$scratch/x" | grep -v 'GiB\|MiB\|TiB' >"$scratch/b"
+	if diff -u "$scratch/a" "$scratch/b" >"$scratch/d"; then ok "the table round-trips too ($src)"; else fail "table round trip ($src)" "$(head -30 "$scratch/d")"; fi
+done
+# A fixture is static: its replay must match byte for byte, free memory included.
+"$numaplan" show --json --sysfs-root "$fixtures/hosts/nps4-2s-8gpu" >"$scratch/a"
+"$numaplan" show --json --sysfs-root "$scratch/x" >"$scratch/b"
+check "a static host round-trips byte for byte" cmp -s "$scratch/a" "$scratch/b"
+n_files=$(tar -tf "$scratch/s.tar" | grep -vc '/$')
+n_read=$(cd "$scratch/x" && find . -type f | wc -l)
+is "the tar holds files only once" "$n_files" "$n_read"
+if tar -tf "$scratch/s.tar" | grep -q 'thread_siblings$\|core_id$\|possible$\|surplus'; then
+	fail "the snapshot holds only files numaplan reads" "$(tar -tf "$scratch/s.tar" | grep 'thread_siblings$\|core_id$\|possible$\|surplus' | head -3)"
+else
+	ok "the snapshot holds only files numaplan reads"
+fi
+run snapshot --sysfs-root "$scratch/does-not-exist" -o "$scratch/none.tar"
+is "snapshot of a missing root exits 3" "$rc" 3
+check "a failed snapshot leaves no file" test ! -e "$scratch/none.tar"
+done_testing
