@@ -6,20 +6,23 @@
 
 #include "dlopen-util.h"
 
-DLSYM_PROTOTYPE(archive_write_new);
-DLSYM_PROTOTYPE(archive_write_set_format_pax_restricted);
-DLSYM_PROTOTYPE(archive_write_open_fd);
-DLSYM_PROTOTYPE(archive_write_header);
-DLSYM_PROTOTYPE(archive_write_data);
-DLSYM_PROTOTYPE(archive_write_close);
-DLSYM_PROTOTYPE(archive_write_free);
-DLSYM_PROTOTYPE(archive_error_string);
-DLSYM_PROTOTYPE(archive_entry_new);
-DLSYM_PROTOTYPE(archive_entry_free);
-DLSYM_PROTOTYPE(archive_entry_set_pathname);
-DLSYM_PROTOTYPE(archive_entry_set_size);
-DLSYM_PROTOTYPE(archive_entry_set_filetype);
-DLSYM_PROTOTYPE(archive_entry_set_perm);
-DLSYM_PROTOTYPE(archive_entry_set_mtime);
+#define LIBARCHIVE_SYMBOLS(X)                          \
+        X(archive_write_new)                           \
+        X(archive_write_set_format_pax_restricted)     \
+        X(archive_write_open_fd)                       \
+        X(archive_write_header)                        \
+        X(archive_write_data)                          \
+        X(archive_write_close)                         \
+        X(archive_write_free)                          \
+        X(archive_error_string)                        \
+        X(archive_entry_new)                           \
+        X(archive_entry_free)                          \
+        X(archive_entry_set_pathname)                  \
+        X(archive_entry_set_size)                      \
+        X(archive_entry_set_filetype)                  \
+        X(archive_entry_set_perm)                      \
+        X(archive_entry_set_mtime)
+
+LIBARCHIVE_SYMBOLS(DLSYM_PROTOTYPE)
 
 int dlopen_libarchive(void);

@@ -5,13 +5,16 @@
 
 #include "dlopen-util.h"
 
-DLSYM_PROTOTYPE(pci_alloc);
-DLSYM_PROTOTYPE(pci_init);
-DLSYM_PROTOTYPE(pci_cleanup);
-DLSYM_PROTOTYPE(pci_scan_bus);
-DLSYM_PROTOTYPE(pci_fill_info);
-DLSYM_PROTOTYPE(pci_set_param);
-DLSYM_PROTOTYPE(pci_lookup_name);
-DLSYM_PROTOTYPE(pci_load_name_list);
+#define LIBPCI_SYMBOLS(X)  \
+        X(pci_alloc)       \
+        X(pci_init)        \
+        X(pci_cleanup)     \
+        X(pci_scan_bus)    \
+        X(pci_fill_info)   \
+        X(pci_set_param)   \
+        X(pci_lookup_name) \
+        X(pci_load_name_list)
+
+LIBPCI_SYMBOLS(DLSYM_PROTOTYPE)
 
 int dlopen_libpci(void);

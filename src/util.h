@@ -73,6 +73,10 @@ static inline const char *startswith(const char *s, const char *prefix) {
         size_t n = strlen(prefix);
         return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
+/* qsort() comparator for an array of strings. */
+static inline int strcmp_ptr(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
 static inline const char *strempty(const char *s) {
         return s ? s : "";
 }
@@ -87,6 +91,7 @@ static inline size_t strv_length(char *const *v) {
 void *xmalloc0(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
 
 /* Appends to a malloc'd, NUL-terminated string buffer. */

@@ -29,6 +29,12 @@ int verb_show(int argc, char **argv, const struct globals *g);
 void help_show(void);
 int verb_snapshot(int argc, char **argv, const struct globals *g);
 void help_snapshot(void);
+int verb_plan(int argc, char **argv, const struct globals *g);
+void help_plan(void);
+int verb_apply(int argc, char **argv, const struct globals *g);
+void help_apply(void);
+int verb_remove(int argc, char **argv, const struct globals *g);
+void help_remove(void);
 
 /* Shared by the verbs' option parsers: prints the message (if any; getopt has printed its own)
  * and a pointer to --help. Returns EXIT_USAGE. */
@@ -39,3 +45,19 @@ struct topology;
 /* Opens the root of --sysfs-root (or /) and reads the host's topology, logging what failed.
  * With `record`, every file read is kept for `numaplan snapshot`. */
 int host_open(const struct globals *g, bool record, struct root **ret_root, struct topology **ret_topology);
+
+/* Everything a plan is made of, loaded and checked: the configuration (-c, or /etc/numaplan),
+ * the host, accelerator-nodes applied, and the plan. Returns an exit code: EXIT_OK, EXIT_USAGE
+ * for a bad configuration (message printed as path:line), EXIT_ENV for an unreadable host. */
+struct plan_inputs {
+        struct root *root;
+        struct topology *topology;
+        struct config *config;
+        struct plan *plan;
+        const char *unit_dir;
+};
+int plan_load(const struct globals *g, const char *config_path, bool runtime, struct plan_inputs *ret);
+void plan_inputs_done(struct plan_inputs *in);
+
+#define UNIT_DIR_PERSISTENT "/etc/systemd/system"
+#define UNIT_DIR_RUNTIME "/run/systemd/system"

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <libgen.h>
+#include <sys/stat.h>
+
+#include "changeset.h"
+#include "dropin.h"
+#include "fileio.h"
+#include "log.h"
+#include "unit-name.h"
+#include "util.h"
+#include "verbs.h"
+
+const char *action_to_string(enum action a) {
+        static const char *const names[] = {"unchanged", "created", "updated", "removed"};
+        return names[a];
+}
+
+static void add(struct changeset *cs, const char *unit, char *path, char *old, char *new) {
+        cs->v = xrealloc(cs->v, (cs->n + 1) * sizeof(*cs->v));
+        struct change *c = &cs->v[cs->n++];
+        *c = (struct change){.unit = xstrdup(unit), .path = path, .old = old, .new = new};
+        if (!new)
+                c->action = old ? ACTION_REMOVED : ACTION_UNCHANGED;
+        else if (!old)
+                c->action = ACTION_CREATED;
+        else
+                c->action = streq(old, new) ? ACTION_UNCHANGED : ACTION_UPDATED;
+}
+
+static bool is_ours(const char *content) {
+        return content && startswith(content, DROPIN_HEADER);
+}
+
+/* The units of the unit directory that carry a drop-in numaplan wrote, sorted. */
+static char **our_units(const char *unit_dir) {
+        char **units = xmalloc0(sizeof(char *));
+        size_t n = 0;
+        struct dirent *de;
+        DIR *d = opendir(unit_dir);
+
+        if (!d)
+                return units;
+        while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                if (len < 3 || !streq(de->d_name + len - 2, ".d"))
+                        continue;
+                _cleanup_free_ char *unit = xstrndup(de->d_name, len - 2), *path = dropin_path(unit_dir, unit),
+                                    *content = NULL;
+                if (!unit_name_is_valid_service(unit, NULL) || read_file(path, &content) < 0 || !is_ours(content))
+                        continue;
+                units = xrealloc(units, (n + 2) * sizeof(char *));
+                units[n++] = TAKE_PTR(unit);
+                units[n] = NULL;
+        }
+        closedir(d);
+        qsort(units, n, sizeof(char *), strcmp_ptr);
+        return units;
+}
+
+int changeset_for_plan(const struct plan_inputs *in, struct changeset *ret) {
+        struct changeset cs = {0};
+        const struct plan *p = in->plan;
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                const struct placement *pl = &p->replicas[i];
+                char *path = dropin_path(in->unit_dir, pl->unit), *old = NULL;
+                int r = read_file(path, &old);
+                if (r < 0 && r != -ENOENT) {
+                        log_error_errno(r, "cannot read %s: %m", path);
+                        free(path);
+                        changeset_done(&cs);
+                        return r;
+                }
+                if (old && !is_ours(old))
+                        log_warning("%s was not written by numaplan; it will be replaced", path);
+                add(&cs, pl->unit, path, old, dropin_render(in->topology, in->config, p, pl));
+        }
+
+        /* Replicas that left the configuration: only files numaplan wrote, known by their header. */
+        _cleanup_strv_free_ char **units = our_units(in->unit_dir);
+        for (size_t i = 0; units[i]; i++) {
+                bool planned = false;
+                for (size_t j = 0; j < p->n_replicas && !planned; j++)
+                        planned = streq(p->replicas[j].unit, units[i]);
+                if (planned)
+                        continue;
+                char *path = dropin_path(in->unit_dir, units[i]), *old = NULL;
+                (void) read_file(path, &old);
+                add(&cs, units[i], path, old, NULL);
+        }
+        *ret = cs;
+        return 0;
+}
+
+int changeset_for_removal(const char *unit_dir, char *const *units, struct changeset *ret) {
+        struct changeset cs = {0};
+        _cleanup_strv_free_ char **ours = NULL;
+
+        if (!units || !units[0])
+                units = ours = our_units(unit_dir);
+        for (size_t i = 0; units[i]; i++) {
+                char *path = dropin_path(unit_dir, units[i]), *old = NULL;
+                int r = read_file(path, &old);
+                if (r < 0 && r != -ENOENT) {
+                        log_error_errno(r, "cannot read %s: %m", path);
+                        free(path);
+                        changeset_done(&cs);
+                        return r;
+                }
+                if (old && !is_ours(old)) {
+                        log_warning("%s was not written by numaplan; left alone", path);
+                        free(old);
+                        old = NULL;
+                }
+                add(&cs, units[i], path, old, NULL);
+        }
+        *ret = cs;
+        return 0;
+}
+
+bool changeset_changed(const struct changeset *cs) {
+        for (size_t i = 0; i < cs->n; i++)
+                if (cs->v[i].action != ACTION_UNCHANGED)
+                        return true;
+        return false;
+}
+
+static char *parent_of(const char *path) {
+        _cleanup_free_ char *copy = xstrdup(path);
+        return xstrdup(dirname(copy));
+}
+
+/* Puts back what step `upto` and the ones before it changed. Best effort: it logs what it could
+ * not restore, since the error that brought us here is the one to return. */
+static void roll_back(const struct changeset *cs, char **staged, bool *done, size_t upto, bool *made_dir) {
+        for (size_t i = 0; i < cs->n; i++) {
+                const struct change *c = &cs->v[i];
+                int r = 0;
+                if (done[i] && i < upto) {
+                        r = c->old ? write_file_atomic(c->path, c->old) : unlink(c->path) < 0 ? -errno : 0;
+                        if (r < 0)
+                                log_error_errno(r, "cannot restore %s: %m", c->path);
+                }
+                if (staged[i])
+                        (void) unlink(staged[i]);
+                if (made_dir[i]) {
+                        _cleanup_free_ char *dir = parent_of(c->path);
+                        (void) rmdir(dir);
+                }
+        }
+}
+
+int changeset_commit(const struct changeset *cs) {
+        char **staged = xmalloc0((cs->n + 1) * sizeof(char *));
+        bool *done = xmalloc0(cs->n + 1), *made_dir = xmalloc0(cs->n + 1);
+        int r = 0;
+        size_t i;
+
+        /* Stage: every new file, complete and fsync'ed, beside its target. */
+        for (i = 0; r == 0 && i < cs->n; i++) {
+                const struct change *c = &cs->v[i];
+                if (c->action != ACTION_CREATED && c->action != ACTION_UPDATED)
+                        continue;
+                _cleanup_free_ char *dir = parent_of(c->path);
+                if (access(dir, F_OK) < 0) {
+                        r = mkdir_parents(dir, 0755);
+                        made_dir[i] = r == 0;
+                }
+                if (r == 0)
+                        r = write_temporary(c->path, c->new, &staged[i]);
+                if (r < 0)
+                        log_error_errno(r, "cannot write beside %s: %m", c->path);
+        }
+
+        /* Commit: renames and unlinks, each atomic; on a failure, undo the ones made. */
+        for (i = 0; r == 0 && i < cs->n; i++) {
+                const struct change *c = &cs->v[i];
+                if (c->action == ACTION_UNCHANGED)
+                        continue;
+                r = c->new ? rename_durably(staged[i], c->path) : unlink_durably(c->path);
+                if (r < 0) {
+                        log_error_errno(r, "cannot %s %s: %m", c->new ? "replace" : "remove", c->path);
+                        break;
+                }
+                free(staged[i]);
+                staged[i] = NULL;
+                done[i] = true;
+        }
+        if (r < 0) {
+                roll_back(cs, staged, done, i + 1, made_dir);
+                log_error("nothing changed: every drop-in is as it was");
+        } else
+                for (i = 0; i < cs->n; i++)
+                        if (cs->v[i].action == ACTION_REMOVED) {
+                                /* An empty <unit>.d left behind is harmless; remove it if it is empty. */
+                                _cleanup_free_ char *dir = parent_of(cs->v[i].path);
+                                (void) rmdir(dir);
+                        }
+
+        for (i = 0; i < cs->n; i++)
+                free(staged[i]);
+        free(staged);
+        free(done);
+        free(made_dir);
+        return r;
+}
+
+void changeset_done(struct changeset *cs) {
+        for (size_t i = 0; i < cs->n; i++) {
+                free(cs->v[i].unit);
+                free(cs->v[i].path);
+                free(cs->v[i].old);
+                free(cs->v[i].new);
+        }
+        free(cs->v);
+        *cs = (struct changeset){0};
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Values an admin writes in numaplan.conf. Each returns 0 or -EINVAL/-ERANGE and never guesses. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Bytes, with binary suffixes K, M, G, T (case-insensitive): "48G" = 51539607552. */
+int parse_size(const char *s, uint64_t *ret);
+/* "10%", "99.5%" into basis points (10% = 1000); 0..100%. */
+int parse_percent(const char *s, unsigned *ret_bp);
+/* "120", "120s", "2m", "500ms" into milliseconds. */
+int parse_duration_ms(const char *s, uint64_t *ret);
+/* yes/no, true/false, on/off, 1/0. */
+int parse_boolean(const char *s, bool *ret);
+
+/* The inverse, for messages and headers: "95%" or "99.5%". */
+void format_percent(char *buf, size_t n, unsigned bp);

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+
+/* systemd's rules for a unit name a drop-in may be written for (src/basic/unit-name.c): only
+ * [a-zA-Z0-9:_.\-@] (so never '/'), under 256 bytes, at most one '@' with a prefix before it and
+ * an instance after it (a template itself, "foo@.service", takes no drop-in of ours), and the
+ * ".service" suffix, the one unit type that runs replicas. On failure *ret_why says why. */
+bool unit_name_is_valid_service(const char *name, const char **ret_why);
