@@ -138,7 +138,13 @@ static void roll_back(const struct changeset *cs, char **staged, bool *done, siz
                 const struct change *c = &cs->v[i];
                 int r = 0;
                 if (done[i] && i < upto) {
-                        r = c->old ? write_file_atomic(c->path, c->old) : unlink(c->path) < 0 ? -errno : 0;
+                        if (c->old) {
+                                _cleanup_free_ char *dir = parent_of(c->path);
+                                r = mkdir_parents(dir, 0755); /* a removal took its directory along */
+                                if (r >= 0)
+                                        r = write_file_atomic(c->path, c->old);
+                        } else
+                                r = unlink(c->path) < 0 ? -errno : 0;
                         if (r < 0)
                                 log_error_errno(r, "cannot restore %s: %m", c->path);
                 }
@@ -151,11 +157,31 @@ static void roll_back(const struct changeset *cs, char **staged, bool *done, siz
         }
 }
 
+/* Temporaries of an apply that was killed before its renames: systemd ignores them (they do not
+ * end in .conf), but they should not pile up. */
+static void remove_stale_temporaries(const char *dropin) {
+        _cleanup_free_ char *dir = parent_of(dropin);
+        DIR *d = opendir(dir);
+        struct dirent *de;
+
+        if (!d)
+                return;
+        while ((de = readdir(d)))
+                if (startswith(de->d_name, ".#" DROPIN_NAME ".")) {
+                        _cleanup_free_ char *p = xasprintf("%s/%s", dir, de->d_name);
+                        (void) unlink(p);
+                }
+        closedir(d);
+}
+
 int changeset_commit(const struct changeset *cs) {
         char **staged = xmalloc0((cs->n + 1) * sizeof(char *));
         bool *done = xmalloc0(cs->n + 1), *made_dir = xmalloc0(cs->n + 1);
         int r = 0;
         size_t i;
+
+        for (i = 0; i < cs->n; i++)
+                remove_stale_temporaries(cs->v[i].path);
 
         /* Stage: every new file, complete and fsync'ed, beside its target. */
         for (i = 0; r == 0 && i < cs->n; i++) {
@@ -186,17 +212,16 @@ int changeset_commit(const struct changeset *cs) {
                 free(staged[i]);
                 staged[i] = NULL;
                 done[i] = true;
+                if (!c->new) {
+                        /* An empty <unit>.d is harmless, but leave none behind, even if killed later. */
+                        _cleanup_free_ char *dir = parent_of(c->path);
+                        (void) rmdir(dir);
+                }
         }
         if (r < 0) {
                 roll_back(cs, staged, done, i + 1, made_dir);
                 log_error("nothing changed: every drop-in is as it was");
-        } else
-                for (i = 0; i < cs->n; i++)
-                        if (cs->v[i].action == ACTION_REMOVED) {
-                                /* An empty <unit>.d left behind is harmless; remove it if it is empty. */
-                                _cleanup_free_ char *dir = parent_of(cs->v[i].path);
-                                (void) rmdir(dir);
-                        }
+        }
 
         for (i = 0; i < cs->n; i++)
                 free(staged[i]);

@@ -19,6 +19,7 @@ struct ctx {
         struct plan *p;
         struct plan_error *err;
         uint64_t *usable, *assigned; /* by topology node index */
+        struct cpuset *cpus;         /* each node's CPUs for planning, by node index (see below) */
         unsigned *replicas_on;       /* replicas whose mask holds the node, by node index */
         const struct replica_conf **claimed_by; /* by accelerator index */
 };
@@ -62,7 +63,7 @@ static uint64_t free_on(const struct ctx *x, int node) {
 }
 
 static bool has_cpus(const struct ctx *x, int node) {
-        return !cpuset_is_empty(&x->t->nodes[idx(x, node)].cpus);
+        return !cpuset_is_empty(&x->cpus[idx(x, node)]);
 }
 
 /* ---- 1. replicas and their accelerators ---- */
@@ -183,7 +184,7 @@ static void expand_template(struct ctx *x, const struct replica_conf *r) {
         }
         for (size_t ni = 0; ni < t->n_nodes; ni++) {
                 const struct node *n = &t->nodes[ni];
-                if (cpuset_is_empty(&n->cpus))
+                if (cpuset_is_empty(&x->cpus[ni]))
                         continue;
                 struct placement *pl = add_placement(x, r, instance++);
                 cpuset_set(&pl->home, (unsigned) n->id);
@@ -257,7 +258,7 @@ static int nearest_with_cpus(const struct ctx *x, int node) {
         for (size_t i = 0; i < x->t->n_nodes; i++) {
                 const struct node *n = &x->t->nodes[i];
                 int d = topology_distance(x->t, node, n->id);
-                if (!cpuset_is_empty(&n->cpus) && (best < 0 || d < best_d)) {
+                if (!cpuset_is_empty(&x->cpus[i]) && (best < 0 || d < best_d)) {
                         best = n->id;
                         best_d = d;
                 }
@@ -295,8 +296,7 @@ static void find_home(struct ctx *x, struct placement *pl) {
 static int roomiest_node(const struct ctx *x) {
         int best = -1;
         for (size_t i = 0; i < x->t->n_nodes; i++) {
-                const struct node *n = &x->t->nodes[i];
-                if (cpuset_is_empty(&n->cpus))
+                if (cpuset_is_empty(&x->cpus[i]))
                         continue;
                 if (best < 0) {
                         best = (int) i;
@@ -308,6 +308,7 @@ static int roomiest_node(const struct ctx *x) {
         }
         return best < 0 ? -1 : x->t->nodes[best].id;
 }
+
 
 /* ---- 3. memory ---- */
 
@@ -358,7 +359,7 @@ static int nearest_candidate(const struct ctx *x, const struct cpuset *set) {
         int best = -1, best_d = 0;
         for (size_t i = 0; i < x->t->n_nodes; i++) {
                 const struct node *n = &x->t->nodes[i];
-                if (cpuset_isset(set, n->id) || n->kind != NODE_CPU_MEMORY || x->usable[i] == 0)
+                if (cpuset_isset(set, n->id) || cpuset_is_empty(&x->cpus[i]) || x->usable[i] == 0)
                         continue;
                 int d = -1;
                 CPUSET_FOREACH(s, set) {
@@ -454,16 +455,16 @@ static struct cpuset cpu_nodes(const struct ctx *x, const struct placement *pl) 
 /* A node's physical cores in the order of its CPU list, SMT siblings together, reserved CPUs
  * left out. Returns the number of cores; cores[k] is the k-th core's CPUs. */
 static size_t node_cores(const struct ctx *x, int node, struct cpuset **ret) {
-        const struct node *n = &x->t->nodes[idx(x, node)];
-        struct cpuset *cores = xmalloc0((cpuset_count(&n->cpus) + 1) * sizeof(struct cpuset));
+        const struct cpuset *cpus = &x->cpus[idx(x, node)];
+        struct cpuset *cores = xmalloc0((cpuset_count(cpus) + 1) * sizeof(struct cpuset));
         struct cpuset done = {0};
         size_t k = 0;
 
-        CPUSET_FOREACH(c, &n->cpus) {
+        CPUSET_FOREACH(c, cpus) {
                 if (cpuset_isset(&done, c))
                         continue;
                 int leader = x->t->core_of[c] >= 0 ? x->t->core_of[c] : c;
-                CPUSET_FOREACH(s, &n->cpus)
+                CPUSET_FOREACH(s, cpus)
                         if (s == c || x->t->core_of[s] == leader) {
                                 cpuset_set(&done, (unsigned) s);
                                 if (!cpuset_isset(&x->c->reserve_cpus, s))
@@ -550,7 +551,7 @@ static int place_cpus(struct ctx *x) {
                 /* Rule 5: alone on its nodes, it gets them whole, and systemd derives the affinity. */
                 pl->cpu_affinity_numa = true;
                 CPUSET_FOREACH(n, &cn)
-                        cpuset_or(&pl->cpus, &x->t->nodes[idx(x, n)].cpus);
+                        cpuset_or(&pl->cpus, &x->cpus[idx(x, n)]);
                 cpuset_andnot(&pl->cpus, &x->c->reserve_cpus);
         }
         for (size_t ni = 0; r == 0 && ni < x->t->n_nodes; ni++) {
@@ -626,6 +627,25 @@ int plan_compute(const struct topology *t, const struct config *c, struct plan *
         int r;
 
         *err = (struct plan_error){0};
+        /* A CPU runs on one node. Firmware that lists CPUs in several nodes (seen on real hosts)
+         * would hand them to several replicas: plan each CPU on the lowest node that lists it. */
+        x.cpus = xmalloc0((t->n_nodes + 1) * sizeof(struct cpuset));
+        struct cpuset seen = {0}, twice = {0};
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                x.cpus[i] = t->nodes[i].cpus;
+                struct cpuset dup = t->nodes[i].cpus;
+                cpuset_and(&dup, &seen);
+                cpuset_or(&twice, &dup);
+                cpuset_andnot(&x.cpus[i], &seen);
+                cpuset_or(&seen, &t->nodes[i].cpus);
+        }
+        if (!cpuset_is_empty(&twice)) {
+                _cleanup_free_ char *s = cpuset_format(&twice);
+                warn(p, "overlapping-cpus",
+                     "CPUs %s are listed in more than one node (a firmware bug): each is planned on the lowest node "
+                     "that lists it",
+                     s);
+        }
         /* Rule 2: usable = MemTotal x (1 - headroom). */
         for (size_t i = 0; i < t->n_nodes; i++)
                 x.usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
@@ -667,6 +687,7 @@ int plan_compute(const struct topology *t, const struct config *c, struct plan *
 
         free(x.usable);
         free(x.assigned);
+        free(x.cpus);
         free(x.replicas_on);
         free(x.claimed_by);
         if (r < 0) {

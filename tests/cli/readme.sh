@@ -14,6 +14,6 @@ grep -q '^tests/run-all$' "$src/README.md" && ok "the README's test command is t
 	fail "the README's test command is tests/run-all"
 grep -q 'exec tests/run-all$' "$src/.ci/run" && ok ".ci/run runs the README's test command" ||
 	fail ".ci/run runs the README's test command"
-grep -q 'ninja -C build && ./build/src/numaplan show' "$src/README.md" && ok "the quick start runs show" ||
-	fail "the quick start runs show"
+grep -q 'ninja -C build && ./build/src/numaplan show && ./build/src/numaplan plan$' "$src/README.md" && ok "the quick start runs show and plan" ||
+	fail "the quick start runs show and plan"
 done_testing
