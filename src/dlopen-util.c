@@ -12,7 +12,7 @@ int dlopen_many_sym(void **handle, const char *soname, const char *package, ...)
         if (*handle)
                 return 0;
 
-        void *dl = dlopen(soname, RTLD_NOW | RTLD_NODELETE);
+        void *dl = dlopen(soname, RTLD_LAZY | RTLD_NODELETE);
         if (!dl)
                 return log_error_errno(-EOPNOTSUPP, "%s is not available (install %s): %s", soname, package,
                                        dlerror());

@@ -7,16 +7,16 @@
 #include "util.h"
 #include "verbs.h"
 
-int host_open(const struct globals *g, bool record, struct root **ret_root, struct topology **ret_topology) {
+int host_open(const struct globals *g, unsigned flags, struct root **ret_root, struct topology **ret_topology) {
         _cleanup_root_ struct root *root = NULL;
         struct topology *t;
 
         int r = root_open(g->sysfs_root, &root);
         if (r < 0)
                 return log_error_errno(r, "cannot open %s: %m", g->sysfs_root);
-        if (record)
+        if (flags & HOST_RECORD)
                 root_start_recording(root);
-        r = topology_read(root, &t);
+        r = topology_read(root, flags & HOST_NAMES, &t);
         if (r < 0)
                 return r;
         *ret_root = TAKE_PTR(root);
@@ -33,7 +33,7 @@ int plan_load(const struct globals *g, const char *config_path, bool runtime, st
         r = config_load(config_path, &in.config);
         if (r < 0)
                 return r == -ENOENT || r == -EINVAL || r == -EPERM ? EXIT_USAGE : EXIT_ENV;
-        if (host_open(g, false, &in.root, &in.topology) < 0) {
+        if (host_open(g, 0, &in.root, &in.topology) < 0) {
                 plan_inputs_done(&in);
                 return EXIT_ENV;
         }

@@ -138,14 +138,14 @@ static void fill_from_libpci(struct pci_access *pacc, struct accelerator *list, 
                 struct accelerator *a = find(list, n, d);
                 if (!a)
                         continue;
-                if (!pci_fill(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT | PCI_FILL_NUMA_NODE)) {
+                /* The class (with its programming interface) is known from the scan. */
+                if (!pci_fill(d, PCI_FILL_IDENT | PCI_FILL_NUMA_NODE)) {
                         log_warning("PCI device %s: %s; reported from the files present", a->pci,
                                     pci_error_message);
                         continue;
                 }
                 a->vendor = d->vendor_id;
                 a->device = d->device_id;
-                a->class = (uint32_t) d->device_class << 8 | d->prog_if;
                 a->sysfs_numa_node = d->numa_node;
                 a->ids_known = true;
         }
@@ -231,7 +231,7 @@ static int compare_accel(const void *x, const void *y) {
         return 0;
 }
 
-int pci_read_accelerators(struct root *root, struct topology *t) {
+int pci_read_accelerators(struct root *root, bool names, struct topology *t) {
         struct accelerator *list;
         size_t n;
         bool db_loaded = false;
@@ -250,7 +250,7 @@ int pci_read_accelerators(struct root *root, struct topology *t) {
                         salvage(root, a);
                 else {
                         /* libpci read these itself: record them for `numaplan snapshot`. */
-                        static const char *const files[] = {"vendor", "device", "revision", "numa_node"};
+                        static const char *const files[] = {"vendor", "device", "numa_node"};
                         for (size_t j = 0; j < ELEMENTSOF(files); j++) {
                                 _cleanup_free_ char *p = device_path(a, files[j]);
                                 root_record_file(root, p);
@@ -259,7 +259,7 @@ int pci_read_accelerators(struct root *root, struct topology *t) {
                 read_local_cpus(root, a);
                 accelerator_resolve_node(a, a->sysfs_numa_node, t);
                 a->compute = !a->ids_known || pci_is_compute(a->vendor, a->class);
-                if (pacc && a->ids_known)
+                if (names && pacc && a->ids_known)
                         lookup_name(pacc, &db_loaded, a);
         }
         if (pacc)

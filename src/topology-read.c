@@ -355,7 +355,7 @@ static int read_nodes(struct root *root, struct topology *t, bool cpus_known) {
         return 0;
 }
 
-int topology_read(struct root *root, struct topology **ret) {
+int topology_read(struct root *root, bool names, struct topology **ret) {
         _cleanup_topology_ struct topology *t = xmalloc0(sizeof(*t));
         struct cpuset present;
         bool cpus_known;
@@ -386,7 +386,7 @@ int topology_read(struct root *root, struct topology **ret) {
         for (size_t i = 0; i < t->n_nodes; i++)
                 finish_node(t, &t->nodes[i]);
 
-        r = pci_read_accelerators(root, t);
+        r = pci_read_accelerators(root, names, t);
         if (r < 0)
                 return r;
 

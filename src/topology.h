@@ -70,9 +70,11 @@ struct topology {
         size_t n_warnings;
 };
 
-/* Reads the topology under `root`. Logs and returns -errno on a malformed or unreadable file,
- * naming it. Problems that leave the rest usable (a trimmed PCI tree) become warnings. */
-int topology_read(struct root *root, struct topology **ret);
+/* Reads the topology under `root`; `names` looks accelerators up in the PCI ID database (only
+ * `show` prints them, and the database costs more than everything else). Logs and returns
+ * -errno on a malformed or unreadable file, naming it. Problems that leave the rest usable (a
+ * trimmed PCI tree) become warnings. */
+int topology_read(struct root *root, bool names, struct topology **ret);
 struct topology *topology_free(struct topology *t);
 static inline void topology_freep(struct topology **t) {
         topology_free(*t);

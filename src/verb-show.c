@@ -5,8 +5,10 @@
 #include <getopt.h>
 #include <inttypes.h>
 
+#include "config.h"
 #include "json-util.h"
 #include "log.h"
+#include "planner.h"
 #include "root.h"
 #include "table.h"
 #include "topology.h"
@@ -14,11 +16,12 @@
 #include "verbs.h"
 
 void help_show(void) {
-        printf("Usage: numaplan show [--json]\n\n"
+        printf("Usage: numaplan show [-c FILE] [--json]\n\n"
                "Print the NUMA nodes (CPUs, physical cores, memory, distances), the PCI accelerators\n"
                "with the node that owns each and where that answer came from, and warnings about\n"
-               "what hurts pinning on this host.\n\n"
-               "      --json   one JSON document on stdout (keys fixed by SPEC.md)\n");
+               "what hurts pinning on this host. The configuration's accelerator-nodes apply.\n\n"
+               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
+               "      --json          one JSON document on stdout (keys fixed by SPEC.md)\n");
 }
 
 static json_object *node_json(const struct topology *t, const struct node *n) {
@@ -176,17 +179,38 @@ static void print_warnings(const struct topology *t) {
                 printf("  %s: %s\n", t->warnings[i].code, t->warnings[i].message);
 }
 
+/* accelerator-nodes from the configuration: `show` is about the host, so a configuration that
+ * does not load costs the overrides, with a warning, not the command. */
+static void apply_overrides(struct topology *t, const char *path) {
+        _cleanup_config_ struct config *c = NULL;
+        struct plan_error err = {0};
+
+        if (config_load(path, &c) < 0) {
+                log_warning("configuration not used: accelerator-nodes left out");
+                return;
+        }
+        if (topology_apply_overrides(t, c, &err) < 0) {
+                config_error(err.at, "%s", err.message);
+                free(err.message);
+        }
+}
+
 int verb_show(int argc, char **argv, const struct globals *g) {
         static const struct option options[] = {
+                {"config", required_argument, NULL, 'c'},
                 {"json", no_argument, NULL, 'j'},
                 {},
         };
+        const char *config = NULL;
         bool json = false;
         int c;
 
         optind = 0;
-        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "c:", options, NULL)) >= 0)
                 switch (c) {
+                case 'c':
+                        config = optarg;
+                        break;
                 case 'j':
                         json = true;
                         break;
@@ -198,8 +222,9 @@ int verb_show(int argc, char **argv, const struct globals *g) {
 
         _cleanup_root_ struct root *root = NULL;
         _cleanup_topology_ struct topology *t = NULL;
-        if (host_open(g, false, &root, &t) < 0)
+        if (host_open(g, HOST_NAMES, &root, &t) < 0)
                 return EXIT_ENV;
+        apply_overrides(t, config);
 
         if (json)
                 print_json(t);

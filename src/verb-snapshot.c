@@ -114,7 +114,7 @@ int verb_snapshot(int argc, char **argv, const struct globals *g) {
 
         _cleanup_root_ struct root *root = NULL;
         _cleanup_topology_ struct topology *t = NULL;
-        if (host_open(g, true, &root, &t) < 0)
+        if (host_open(g, HOST_RECORD | HOST_NAMES, &root, &t) < 0)
                 return EXIT_ENV;
 
         r = streq(output, "-") ? write_tar(STDOUT_FILENO, root) : write_snapshot_file(output, root);

@@ -43,8 +43,9 @@ int verb_usage_error(const char *verb, const char *fmt, ...) __attribute__((form
 struct root;
 struct topology;
 /* Opens the root of --sysfs-root (or /) and reads the host's topology, logging what failed.
- * With `record`, every file read is kept for `numaplan snapshot`. */
-int host_open(const struct globals *g, bool record, struct root **ret_root, struct topology **ret_topology);
+ * HOST_RECORD keeps every file read for `numaplan snapshot`; HOST_NAMES names accelerators. */
+enum { HOST_RECORD = 1 << 0, HOST_NAMES = 1 << 1 };
+int host_open(const struct globals *g, unsigned flags, struct root **ret_root, struct topology **ret_topology);
 
 /* Everything a plan is made of, loaded and checked: the configuration (-c, or /etc/numaplan),
  * the host, accelerator-nodes applied, and the plan. Returns an exit code: EXIT_OK, EXIT_USAGE

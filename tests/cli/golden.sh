@@ -14,7 +14,7 @@ for host in "$fixtures"/hosts/*; do
 	root=$(fixture_root "$host" "$scratch")
 	for mode in txt json; do
 		golden="$fixtures/golden/$name.show.$mode"
-		args=(show --sysfs-root "$root")
+		args=(show -c /dev/null --sysfs-root "$root")
 		[ "$mode" = json ] && args+=(--json)
 		"$numaplan" "${args[@]}" >"$scratch/out" 2>"$scratch/err"
 		rc=$?

@@ -20,7 +20,7 @@ static struct topology *host(const char *name) {
         _cleanup_free_ char *path = xasprintf("%s/hosts/%s", fixtures, name);
         _cleanup_root_ struct root *root = NULL;
         struct topology *t = NULL;
-        if (root_open(path, &root) < 0 || topology_read(root, &t) < 0) {
+        if (root_open(path, &root) < 0 || topology_read(root, false, &t) < 0) {
                 printf("Bail out! cannot read fixture host %s\n", path);
                 exit(1);
         }

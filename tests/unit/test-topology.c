@@ -77,7 +77,7 @@ static struct topology *read_root(const char *dir, int *ret) {
         *ret = root_open(dir, &root);
         if (*ret < 0)
                 return NULL;
-        *ret = topology_read(root, &t);
+        *ret = topology_read(root, true, &t);
         return t;
 }
 
