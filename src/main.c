@@ -12,6 +12,7 @@ static const struct verb verbs[] = {
         {"show", verb_show, help_show, "topology, accelerators, warnings"},
         {"plan", verb_plan, help_plan, "placement and drop-in text; changes nothing"},
         {"apply", verb_apply, help_apply, "write the drop-ins, reload systemd"},
+        {"verify", verb_verify, help_verify, "prove each replica is pinned as planned"},
         {"remove", verb_remove, help_remove, "delete numaplan's drop-ins, reload systemd"},
         {"snapshot", verb_snapshot, help_snapshot, "capture the sysfs/procfs files numaplan reads"},
 };

@@ -4,6 +4,7 @@
 /* Values an admin writes in numaplan.conf. Each returns 0 or -EINVAL/-ERANGE and never guesses. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Bytes, with binary suffixes K, M, G, T (case-insensitive): "48G" = 51539607552. */

@@ -35,6 +35,8 @@ int verb_apply(int argc, char **argv, const struct globals *g);
 void help_apply(void);
 int verb_remove(int argc, char **argv, const struct globals *g);
 void help_remove(void);
+int verb_verify(int argc, char **argv, const struct globals *g);
+void help_verify(void);
 
 /* Shared by the verbs' option parsers: prints the message (if any; getopt has printed its own)
  * and a pointer to --help. Returns EXIT_USAGE. */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct warmup_result {
+        bool ok;
+        long status;     /* the last HTTP status, 0 if none */
+        unsigned tries;
+        double seconds;
+        char *detail;    /* what happened, in words */
+};
+
+/* POSTs `body` to `url` until a 2xx answer. "Not ready" (connection refused, HTTP 503) is
+ * retried; any other answer or failure ends it at once. The whole never outlasts timeout_ms. */
+int warmup_run(const char *url, const char *body, uint64_t timeout_ms, struct warmup_result *ret);
