@@ -58,17 +58,29 @@ static char **our_units(const char *unit_dir) {
         return units;
 }
 
+/* A unit's drop-in path and current content (NULL when there is none). */
+static int read_current(const char *unit_dir, const char *unit, char **ret_path, char **ret_old) {
+        char *path = dropin_path(unit_dir, unit), *old = NULL;
+        int r = read_file(path, &old);
+        if (r < 0 && r != -ENOENT) {
+                log_error_errno(r, "cannot read %s: %m", path);
+                free(path);
+                return r;
+        }
+        *ret_path = path;
+        *ret_old = old;
+        return 0;
+}
+
 int changeset_for_plan(const struct plan_inputs *in, struct changeset *ret) {
         struct changeset cs = {0};
         const struct plan *p = in->plan;
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 const struct placement *pl = &p->replicas[i];
-                char *path = dropin_path(in->unit_dir, pl->unit), *old = NULL;
-                int r = read_file(path, &old);
-                if (r < 0 && r != -ENOENT) {
-                        log_error_errno(r, "cannot read %s: %m", path);
-                        free(path);
+                char *path, *old;
+                int r = read_current(in->unit_dir, pl->unit, &path, &old);
+                if (r < 0) {
                         changeset_done(&cs);
                         return r;
                 }
@@ -85,8 +97,11 @@ int changeset_for_plan(const struct plan_inputs *in, struct changeset *ret) {
                         planned = streq(p->replicas[j].unit, units[i]);
                 if (planned)
                         continue;
-                char *path = dropin_path(in->unit_dir, units[i]), *old = NULL;
-                (void) read_file(path, &old);
+                char *path, *old;
+                if (read_current(in->unit_dir, units[i], &path, &old) < 0) {
+                        changeset_done(&cs);
+                        return -EIO;
+                }
                 add(&cs, units[i], path, old, NULL);
         }
         *ret = cs;
@@ -100,11 +115,9 @@ int changeset_for_removal(const char *unit_dir, char *const *units, struct chang
         if (!units || !units[0])
                 units = ours = our_units(unit_dir);
         for (size_t i = 0; units[i]; i++) {
-                char *path = dropin_path(unit_dir, units[i]), *old = NULL;
-                int r = read_file(path, &old);
-                if (r < 0 && r != -ENOENT) {
-                        log_error_errno(r, "cannot read %s: %m", path);
-                        free(path);
+                char *path, *old;
+                int r = read_current(unit_dir, units[i], &path, &old);
+                if (r < 0) {
                         changeset_done(&cs);
                         return r;
                 }

@@ -37,14 +37,10 @@ _printf_(3, 4) static int fail(struct ctx *x, struct where at, const char *fmt, 
 
 _printf_(3, 4) static void warn(struct plan *p, const char *code, const char *fmt, ...) {
         va_list ap;
-        char *msg;
 
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = xstrdup(code);
+        warning_list_add(&p->warnings, &p->n_warnings, code, fmt, ap);
         va_end(ap);
-        p->warnings = xrealloc(p->warnings, (p->n_warnings + 1) * sizeof(*p->warnings));
-        p->warnings[p->n_warnings++] = (struct warning){.code = code, .message = msg};
 }
 
 static char *bytes(uint64_t v) {

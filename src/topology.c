@@ -51,16 +51,21 @@ const struct accelerator *topology_accel(const struct topology *t, const char *p
         return NULL;
 }
 
-void topology_add_warning(struct topology *t, const char *code, const char *fmt, ...) {
-        va_list ap;
+void warning_list_add(struct warning **v, size_t *n, const char *code, const char *fmt, va_list ap) {
         char *msg;
 
-        va_start(ap, fmt);
         if (vasprintf(&msg, fmt, ap) < 0)
                 msg = xstrdup(code);
+        *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+        (*v)[(*n)++] = (struct warning){.code = code, .message = msg};
+}
+
+void topology_add_warning(struct topology *t, const char *code, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        warning_list_add(&t->warnings, &t->n_warnings, code, fmt, ap);
         va_end(ap);
-        t->warnings = xrealloc(t->warnings, (t->n_warnings + 1) * sizeof(*t->warnings));
-        t->warnings[t->n_warnings++] = (struct warning){.code = code, .message = msg};
 }
 
 const char *node_kind_to_string(enum node_kind k) {

@@ -5,6 +5,7 @@
  * warnings. Filled by topology_read() from a root; everything downstream (show, the planner) only
  * reads these structs. */
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -89,6 +90,9 @@ const struct accelerator *topology_accel(const struct topology *t, const char *p
 
 void topology_add_warning(struct topology *t, const char *code, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* Appends a warning to any list of them (the topology's, the plan's). */
+void warning_list_add(struct warning **v, size_t *n, const char *code, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
 
 const char *node_kind_to_string(enum node_kind k);
 const char *numa_source_to_string(enum numa_source s);
