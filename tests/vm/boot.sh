@@ -78,7 +78,7 @@ fi
 # pxb1 (numa_node=1, buses 0x40..) -> root port -> VGA (class 0x030000); expander pxb0
 # (numa_node=0, buses 0x20..) -> root port -> bochs-display (0x038000). Both vendor 0x1234. Every
 # other device sits on pcie.0 explicitly (QEMU would otherwise try the expanders).
-# shellcheck disable=SC2206
+# shellcheck disable=SC2054,SC2206 # commas inside QEMU arguments; VM_QEMU_ARGS split on purpose
 args=(
 	-accel "$accel" "${cpu[@]}"
 	-machine q35 -m 2G -smp 4,sockets=2,cores=2,threads=1

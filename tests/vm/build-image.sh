@@ -79,9 +79,12 @@ prune_others() {
 	local d
 	for d in "$cache"/*/; do
 		d=${d%/}
-		[ "$d" != "$dest" ] && [ -f "$d/info" ] || continue
+		if [ "$d" = "$dest" ] || [ ! -f "$d/info" ]; then
+			continue
+		fi
 		say "pruning $d"
 		rm -rf --one-file-system -- "$d"
+		rm -f -- "$cache/.lock-${d##*/}"
 	done
 }
 
@@ -163,36 +166,55 @@ mirror=$(find_mirror)
 [ -n "$mirror" ] || die "no Debian mirror in /etc/apt/sources.list*; set NUMAPLAN_VM_MIRROR"
 
 tmp=$(mktemp -d "$cache/.build-$hash.XXXXXX")
-cleanup() {
+unmount_under() { # unmount_under DIR: whatever debootstrap left mounted below DIR
 	local m
+	while read -r m; do
+		umount -l "$m" 2>/dev/null || true
+	done < <(awk -v t="$1/" 'index($2, t) == 1 { print $2 }' /proc/self/mounts | sort -r)
+}
+cleanup() {
+	local rc=$?
+	if [ $rc -ne 0 ] && [ -f "$tmp/build.log" ]; then
+		cp "$tmp/build.log" "$cache/failed-build-$hash.log" &&
+			say "build failed; its log: $cache/failed-build-$hash.log"
+	fi
 	# debootstrap mounts /proc and /sys inside the root; never delete through a mount.
 	if [ -d "$tmp" ]; then
-		while read -r m; do
-			umount -l "$m" 2>/dev/null || true
-		done < <(awk -v t="$tmp/" 'index($2, t) == 1 { print $2 }' /proc/self/mounts | sort -r)
+		unmount_under "$tmp"
 		rm -rf --one-file-system -- "$tmp"
 	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+trap 'say "error: line $LINENO failed: $BASH_COMMAND"' ERR
 
 root=$tmp/root
 t0=$(now)
-say "building image $hash in $tmp (log: $tmp/build.log)"
+say "building image $hash in $tmp"
 say "debootstrap --variant=minbase $SUITE from the host's mirror ($((${#PACKAGES[@]})) packages included)"
 pkgs=$(IFS=,; echo "${PACKAGES[*]}")
-if ! debootstrap --variant=minbase --components=main --include="$pkgs" "$SUITE" "$root" "$mirror" \
-	>"$tmp/build.log" 2>&1; then
+for attempt in 1 2; do
+	if debootstrap --variant=minbase --components=main --include="$pkgs" "$SUITE" "$root" "$mirror" \
+		>"$tmp/build.log" 2>&1; then
+		break
+	fi
 	tail -n 30 "$tmp/build.log" >&2
-	[ -f "$root/debootstrap/debootstrap.log" ] && tail -n 30 "$root/debootstrap/debootstrap.log" >&2
-	die "debootstrap failed"
-fi
+	if [ -f "$root/debootstrap/debootstrap.log" ]; then
+		tail -n 30 "$root/debootstrap/debootstrap.log" >&2
+	fi
+	[ $attempt = 1 ] || die "debootstrap failed twice"
+	say "debootstrap failed; once more from scratch"
+	unmount_under "$root"
+	rm -rf --one-file-system -- "$root"
+done
 t1=$(now)
 say "debootstrap: $(secs $((t1 - t0))) s"
 
 # --- Configure the root ---------------------------------------------------------------------------
-kver=$(cd "$root/lib/modules" && ls | sort -V | tail -n 1)
-[ -n "$kver" ] && [ -f "$root/boot/vmlinuz-$kver" ] || die "no kernel in the guest root"
+kver=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1)
+if [ -z "$kver" ] || [ ! -f "$root/boot/vmlinuz-$kver" ]; then
+	die "no kernel in the guest root"
+fi
 
 echo numaplan-vm >"$root/etc/hostname"
 printf '127.0.0.1 localhost\n127.0.1.1 numaplan-vm\n' >"$root/etc/hosts"
@@ -206,15 +228,15 @@ install -m 0644 "$here/guest/numaplan-test-runner.service" "$root/etc/systemd/sy
 install -m 0755 "$here/guest/numaplan-test-runner" "$root/usr/local/sbin/"
 ln -sfn "$TARGET" "$root/etc/systemd/system/default.target"
 # Boot time under emulation: generators and units that do nothing for the tests are masked.
+mkdir -p "$root/mnt/host" "$root/var/lib/numaplan-test" "$root/etc/systemd/system-generators"
 for g in "${MASK_GENERATORS[@]}"; do
 	ln -sfn /dev/null "$root/etc/systemd/system-generators/$g"
 done
 for u in "${MASK_UNITS[@]}"; do
 	ln -sfn /dev/null "$root/etc/systemd/system/$u"
 done
-mkdir -p "$root/mnt/host" "$root/var/lib/numaplan-test" "$root/etc/systemd/system-generators"
-# Nothing in the guest uses apt; its lists and sources would only name the mirror.
-rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
+# Nothing in the guest uses apt; its lists, sources and debootstrap's log would only name the mirror.
+rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/* "$root/var/log/bootstrap.log"
 rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/var/cache/apt/archives/*.deb
 rm -rf "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/usr/share/locale/*
 rm -f "$root"/boot/initrd.img* "$root"/initrd.img*
@@ -312,7 +334,8 @@ used_mb=$(du -sm --apparent-size "$root" | cut -f1)
 size_mb=$((used_mb + used_mb / 4 + 512))
 [ $size_mb -ge $MIN_IMAGE_MB ] || size_mb=$MIN_IMAGE_MB
 t2=$(now)
-mkfs.ext4 -q -F -L numaplan-vm -d "$root" "$out/root.ext4" "${size_mb}M" >>"$tmp/build.log" 2>&1 ||
+# Inode tables and journal zeroed now, or the guest's first mount zeroes them in the background.
+mkfs.ext4 -q -F -L numaplan-vm -E lazy_itable_init=0,lazy_journal_init=0 -d "$root" "$out/root.ext4" "${size_mb}M" >>"$tmp/build.log" 2>&1 ||
 	die "mkfs.ext4 failed (see above)"
 t3=$(now)
 echo "$CMDLINE" >"$out/cmdline"
@@ -333,6 +356,7 @@ chmod -R a-w "$out"/*
 
 rm -rf "$dest"
 mv -T "$out" "$dest"
+rm -f "$cache/failed-build-$hash.log"
 say "image $hash built in $(secs $((t3 - t0))) s (debootstrap $(secs $((t1 - t0))) s, mkfs $(secs $((t3 - t2))) s; kernel $kver, disk ${size_mb} MiB, initrd modules: ${order[*]:-none})"
 prune_others
 echo "$dest"

@@ -10,7 +10,8 @@
 #   vm_skip DESC REASON               an ok point with a SKIP directive
 #   vm_done                           exit 1 if a point failed, else 0
 #   json_flat < JSON                  one line per scalar: PATH<TAB>VALUE, PATH like
-#                                     accelerators.0.class (strings unquoted, null as null)
+#                                     accelerators.0.class (strings unquoted, null as null;
+#                                     \n and \t stay escaped: printf %b expands them)
 #   json_get PATH < FLAT              the value at PATH of json_flat's output
 #   json_count PREFIX < FLAT          how many array elements PREFIX.N.* has
 
@@ -91,8 +92,8 @@ json_flat() {
 					c = substr(s, i, 1)
 					if (c == "\\") {
 						e = substr(s, i + 1, 1)
-						if (e == "n") v = v "\n"
-						else if (e == "t") v = v "\t"
+						if (e == "n") v = v "\\n"
+						else if (e == "t") v = v "\\t"
 						else if (e == "u") v = v "\\u"
 						else v = v e
 						i += 2

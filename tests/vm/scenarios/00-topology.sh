@@ -17,12 +17,13 @@ vm_check_eq "node 1 has CPUs 2-3" "$(cat $node/node1/cpulist)" 2-3
 vm_check_eq "node 0 distances" "$(cat $node/node0/distance)" "10 21"
 vm_check_eq "node 1 distances" "$(cat $node/node1/distance)" "21 10"
 
+# shellcheck disable=SC2317 # called through vm_check
 show() { # show FLATFILE: numaplan show --json, flattened
 	local json rc
 	json=$("$NUMAPLAN" show --json 2>"$1.err")
 	rc=$?
 	printf '%s\n' "$json" | json_flat >"$1"
-	return $rc
+	return "$rc"
 }
 
 vm_check "numaplan show --json succeeds" show before.flat

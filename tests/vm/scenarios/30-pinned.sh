@@ -1,0 +1,61 @@
+#!/bin/bash
+# apply, start, verify: a replica on the node of its device passes every check with at least
+# 99% of its pages on node 1; beside it, the same replica unpinned, as a baseline.
+. "$VM_LIB"
+. "$SCENARIO_DIR/numaplan.lib"
+
+unit=$LLAMA
+make_model
+make_replica_unit "$unit" 8080 "$MODEL"
+llama_conf
+
+flat=$("$NUMAPLAN" plan --json | json_flat)
+vm_check_eq "plan: llama on node 1" "$(json_get replicas.0.nodes.0 <<<"$flat")" 1
+out=$("$NUMAPLAN" apply --json)
+vm_check_eq "apply exits 0" "$?" 0
+vm_check_eq "apply created the drop-in" "$(json_flat <<<"$out" | json_get units.0.action)" created
+path=$(json_get replicas.0.dropin_path <<<"$flat")
+if [ "$(cat "$path")" = "$(printf '%b' "$(json_get replicas.0.dropin <<<"$flat")")" ]; then
+	vm_ok "the drop-in on disk is plan --json's text"
+else
+	vm_not_ok "the drop-in on disk is plan --json's text" "$(cat "$path")"
+fi
+vm_check_eq "systemd reloaded: NUMAPolicy is bind" "$(systemctl show -P NUMAPolicy $unit)" bind
+vm_check "the unit starts" systemctl start $unit
+wait_ready 8080 120 && vm_ok "the replica answers /health" || vm_not_ok "the replica answers /health"
+
+verify_json $unit
+flat=$FLAT
+vm_check_eq "verify exits 0" "$VERIFY_RC" 0
+vm_check_eq "verify: ok" "$(json_get ok <<<"$flat")" true
+for check in unit-active numa-policy numa-mask cpu-affinity effective-cpus effective-memory-nodes dropin-in-effect \
+	task-affinity warmup memory-locality; do
+	vm_check_eq "verify: $check passes" "$(check_of "$flat" 0 $check ok)" true
+done
+pinned=$(locality "$flat" 0)
+total=$(json_get units.0.pages.total <<<"$flat")
+if at_least "$pinned" 99; then vm_ok "at least 99% of the pinned replica's pages on node 1 ($pinned%)"; else
+	vm_not_ok "at least 99% of the pinned replica's pages on node 1 ($pinned%)"; show_failures "$flat"; fi
+vm_check_eq "verify --tap exits 0" "$("$NUMAPLAN" verify --tap --no-warmup $unit >/dev/null 2>&1; echo $?)" 0
+"$NUMAPLAN" verify $unit >/tmp/verify.txt 2>&1
+vm_check_match "the table says it plainly" "$(head -1 /tmp/verify.txt)" "^$unit: pinned as planned"
+
+# Baseline: the same server with no drop-in, started the same way, its model page cache dropped.
+systemctl stop $unit
+drop_caches
+make_replica_unit baseline.service 8090 "$MODEL"
+systemctl start baseline.service
+wait_ready 8090 120
+write_conf "[replica baseline]
+unit = baseline.service
+accelerators = 41:00.0
+memory = 256M"
+flat=$("$NUMAPLAN" verify --json --no-warmup baseline.service | json_flat)
+baseline=$(share_on "$flat" 0 1)
+vm_diag "pages on node 1: pinned $pinned% of $total pages; unpinned baseline $baseline% of $(json_get units.0.pages.total <<<"$flat") pages"
+vm_check_eq "the unpinned baseline fails verify" "$(json_get ok <<<"$flat")" false
+systemctl stop baseline.service
+rm -f "$UNITS/baseline.service"
+systemctl daemon-reload
+llama_conf
+vm_done
