@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "pci-dl.h"
+#include "udev-dl.h"
 #include "pci.h"
 #include "root.h"
 #include "topology.h"
@@ -184,12 +185,49 @@ static void read_local_cpus(struct root *root, struct accelerator *a) {
         }
 }
 
-/* One name lookup; `flags` picks vendor or device and the source. NULL when not found. */
+/* udev's hardware database: "pci:v000010DEd00002335" gives ID_VENDOR_FROM_DATABASE and
+ * ID_MODEL_FROM_DATABASE, as libpci's own hwdb lookup asks it. */
+struct hwdb {
+        bool tried;
+        struct udev *udev;
+        struct udev_hwdb *hwdb;
+};
+
+static void hwdb_lookup(struct hwdb *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
+        char key[64];
+
+        if (!h->tried) {
+                h->tried = true;
+                if (dlopen_libudev() >= 0 && (h->udev = sym_udev_new()))
+                        h->hwdb = sym_udev_hwdb_new(h->udev);
+        }
+        if (!h->hwdb)
+                return;
+        snprintf(key, sizeof(key), "pci:v%08Xd%08X", a->vendor, a->device);
+        for (struct udev_list_entry *e = sym_udev_hwdb_get_properties_list_entry(h->hwdb, key, 0); e;
+             e = sym_udev_list_entry_get_next(e)) {
+                const char *name = sym_udev_list_entry_get_name(e), *value = sym_udev_list_entry_get_value(e);
+                if (streq(name, "ID_VENDOR_FROM_DATABASE") && !*ret_vendor)
+                        *ret_vendor = xstrdup(value);
+                else if (streq(name, "ID_MODEL_FROM_DATABASE") && !*ret_model)
+                        *ret_model = xstrdup(value);
+        }
+}
+
+static void hwdb_done(struct hwdb *h) {
+        if (h->hwdb)
+                sym_udev_hwdb_unref(h->hwdb);
+        if (h->udev)
+                sym_udev_unref(h->udev);
+}
+
+/* One lookup in the text database; NULL when not found. */
 static const char *lookup(struct pci_access *pacc, char *buf, int size, int flags, unsigned vendor,
                           unsigned device) {
         if (setjmp(pci_jump) != 0)
                 return NULL;
-        return sym_pci_lookup_name(pacc, buf, size, flags | PCI_LOOKUP_NO_NUMBERS, (int) vendor, (int) device);
+        return sym_pci_lookup_name(pacc, buf, size, flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, (int) vendor,
+                                   (int) device);
 }
 
 static void load_database(struct pci_access *pacc) {
@@ -199,22 +237,24 @@ static void load_database(struct pci_access *pacc) {
                 log_debug("no PCI ID database; names left out");
 }
 
-/* "Vendor Device" as lspci prints it. udev's hwdb first: it is mmap'ed and indexed, where the
- * text database takes some 20 ms to parse; the text database only for what hwdb lacks. */
-static void lookup_name(struct pci_access *pacc, bool *db_loaded, struct accelerator *a) {
+/* "Vendor Device" as lspci prints it. udev's hwdb first: it is mmap'ed and indexed, where
+ * pci.ids takes some 20 ms to parse; pci.ids, through libpci, only for what hwdb lacks (or on
+ * hosts without it). */
+static void lookup_name(struct pci_access *pacc, struct hwdb *h, bool *db_loaded, struct accelerator *a) {
+        _cleanup_free_ char *v = NULL, *d = NULL;
         char vbuf[128], dbuf[128];
-        const char *v = NULL, *d = NULL;
 
-        for (int pass = 0; pass < 2 && (!v || !d); pass++) {
-                int source = pass == 0 ? PCI_LOOKUP_SKIP_LOCAL : PCI_LOOKUP_NO_HWDB;
-                if (pass == 1 && !*db_loaded) {
+        hwdb_lookup(h, a, &v, &d);
+        if (!v || !d) {
+                if (!*db_loaded) {
                         *db_loaded = true;
                         load_database(pacc);
                 }
-                if (!v)
-                        v = lookup(pacc, vbuf, sizeof(vbuf), PCI_LOOKUP_VENDOR | source, a->vendor, 0);
-                if (!d)
-                        d = lookup(pacc, dbuf, sizeof(dbuf), PCI_LOOKUP_DEVICE | source, a->vendor, a->device);
+                const char *s;
+                if (!v && (s = lookup(pacc, vbuf, sizeof(vbuf), PCI_LOOKUP_VENDOR, a->vendor, 0)))
+                        v = xstrdup(s);
+                if (!d && (s = lookup(pacc, dbuf, sizeof(dbuf), PCI_LOOKUP_DEVICE, a->vendor, a->device)))
+                        d = xstrdup(s);
         }
         if (v && d)
                 a->name = xasprintf("%s %s", v, d);
@@ -235,6 +275,7 @@ int pci_read_accelerators(struct root *root, bool names, struct topology *t) {
         struct accelerator *list;
         size_t n;
         bool db_loaded = false;
+        struct hwdb hwdb = {0};
 
         find_candidates(root, &list, &n);
         if (n == 0)
@@ -260,10 +301,11 @@ int pci_read_accelerators(struct root *root, bool names, struct topology *t) {
                 accelerator_resolve_node(a, a->sysfs_numa_node, t);
                 a->compute = !a->ids_known || pci_is_compute(a->vendor, a->class);
                 if (names && pacc && a->ids_known)
-                        lookup_name(pacc, &db_loaded, a);
+                        lookup_name(pacc, &hwdb, &db_loaded, a);
         }
         if (pacc)
                 sym_pci_cleanup(pacc);
+        hwdb_done(&hwdb);
 
         qsort(list, n, sizeof(*list), compare_accel);
         t->accels = list;

@@ -16,6 +16,8 @@ vm_check_eq "show: the node-1 device is a 3D controller" "$(json_get accelerator
 vm_check_eq "show: made by NVIDIA" "$(json_get accelerators.1.vendor <<<"$flat")" 0x10de
 vm_check_eq "show: a compute accelerator" "$(json_get accelerators.1.compute <<<"$flat")" true
 vm_check_eq "show: on node 1" "$(json_get accelerators.1.numa_node <<<"$flat")" 1
+vm_check_eq "show: named as lspci names it (udev's hwdb, then pci.ids)" "$(json_get accelerators.1.name <<<"$flat")" \
+	"$(lspci -s "$GPU" -mm | awk -F'"' '{ print $4 " " $6 }')"
 
 mv "$CONF" "$CONF.saved"
 flat=$("$NUMAPLAN" plan --json | json_flat)
