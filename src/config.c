@@ -517,7 +517,9 @@ static int parse_file(struct config *c, const char *path, bool missing_ok) {
         int r = check_owner(path, fileno(f));
         if (r < 0)
                 return r;
-        struct parse_ctx ctx = {.c = c, .file = add_file(c, path), .f = f};
+        /* Drop-in headers name the file: the same file must give the same bytes from any cwd. */
+        _cleanup_free_ char *abs = realpath(path, NULL);
+        struct parse_ctx ctx = {.c = c, .file = add_file(c, abs ? abs : path), .f = f};
         return parse_source(&ctx);
 }
 
