@@ -49,8 +49,7 @@ static struct plan *plan_text(struct topology *t, const char *conf, char **ret_e
         if (topology_apply_overrides(t, c, &err) < 0 || plan_compute(t, c, &p, &err) < 0) {
                 if (ret_err)
                         *ret_err = err.message ? xasprintf("%s:%u: %s", err.at.file, err.at.line, err.message) : NULL;
-                else
-                        free(err.message);
+                free(err.message);
                 return NULL;
         }
         return p;
