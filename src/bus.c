@@ -158,6 +158,16 @@ out:
         return r;
 }
 
+#define SYSTEMD_MIN_VERSION 243
+
+int bus_check_version(sd_bus *bus) {
+        int version;
+        if (bus_systemd_version(bus, &version) >= 0 && version < SYSTEMD_MIN_VERSION)
+                return log_error_errno(-EOPNOTSUPP, "systemd %d is too old: NUMAPolicy= and NUMAMask= need systemd %d or later",
+                                       version, SYSTEMD_MIN_VERSION);
+        return 0;
+}
+
 int bus_systemd_version(sd_bus *bus, int *ret) {
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *v = NULL;

@@ -27,3 +27,5 @@ int bus_unit_string(sd_bus *bus, const char *unit, const char *interface, const 
 int bus_restart_units(sd_bus *bus, char *const *units);
 /* systemd's version number ("252.39-1" gives 252), or -errno. */
 int bus_systemd_version(sd_bus *bus, int *ret);
+/* Refuses (logged, -EOPNOTSUPP) a systemd older than 243, which lacks NUMAPolicy=/NUMAMask=. */
+int bus_check_version(sd_bus *bus);

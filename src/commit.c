@@ -93,16 +93,19 @@ int commit_changes(const struct changeset *cs, const struct commit_options *o) {
                 report(cs, o);
                 return changed ? EXIT_FAILED : EXIT_OK;
         }
+        /* systemd is asked before anything is written: a write it could not reload is a half step. */
+        _cleanup_bus_ sd_bus *bus = NULL;
+        if (changed && !o->no_reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
+                log_error("nothing written (--no-reload writes without telling systemd)");
+                return EXIT_ENV;
+        }
         if (changed && changeset_commit(cs) < 0)
                 return EXIT_ENV;
         if (o->marker)
                 (void) write_marker();
 
         if (changed && !o->no_reload) {
-                _cleanup_bus_ sd_bus *bus = NULL;
-                r = bus_connect(&bus);
-                if (r >= 0)
-                        r = bus_reload(bus);
+                r = bus_reload(bus);
                 if (r < 0) {
                         log_error("the drop-ins are written but systemd did not reload: run systemctl daemon-reload");
                         report(cs, o);

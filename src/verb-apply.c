@@ -101,6 +101,14 @@ int verb_apply(int argc, char **argv, const struct globals *g) {
                 }
         }
 
+        /* What hurts pinning on this host (NUMA balancing, no cgroup v2 cpuset...) and what the
+         * planner had to decide: said on stderr, stdout stays the report. */
+        for (size_t i = 0; i < in.topology->n_warnings; i++)
+                if (!streq(in.topology->warnings[i].code, "single-node"))
+                        log_warning("%s: %s", in.topology->warnings[i].code, in.topology->warnings[i].message);
+        for (size_t i = 0; i < in.plan->n_warnings; i++)
+                log_warning("%s: %s", in.plan->warnings[i].code, in.plan->warnings[i].message);
+
         _cleanup_close_ int lock = take_lock(in.unit_dir);
         if (lock < 0) {
                 log_error_errno(lock, "cannot take the apply lock: %m");

@@ -21,7 +21,6 @@
 #include "verbs.h"
 #include "verify-checks.h"
 
-#define SYSTEMD_MIN_VERSION 243 /* NUMAPolicy= and NUMAMask= */
 
 void help_verify(void) {
         printf("Usage: numaplan verify [-c FILE] [UNIT...] [--no-warmup] [--json | --tap]\n\n"
@@ -323,13 +322,9 @@ static void print_table(const struct unit_report *reports, size_t n) {
 
 static int preflight(sd_bus *bus, struct root *root, char **ret_mount) {
         enum cgroup_mode mode;
-        int version;
 
-        if (bus_systemd_version(bus, &version) >= 0 && version < SYSTEMD_MIN_VERSION) {
-                log_error("systemd %d is too old: NUMAPolicy= and NUMAMask= need systemd %d or later", version,
-                          SYSTEMD_MIN_VERSION);
+        if (bus_check_version(bus) < 0)
                 return -EOPNOTSUPP;
-        }
         cgroup_detect(root, &mode, ret_mount);
         if (mode == CGROUP_LEGACY || mode == CGROUP_UNIFIED_NO_CPUSET)
                 log_warning("no cgroup v2 cpuset controller: AllowedCPUs= and AllowedMemoryNodes= are not enforced");

@@ -240,6 +240,12 @@ else
 	echo "ok $((tap_n + 1)) - # SKIP ownership checks need root"
 	tap_n=$((tap_n + 1))
 fi
+if [ ! -S /run/systemd/private ] && [ ! -S /run/dbus/system_bus_socket ]; then
+	run apply -c "$c1" --sysfs-root "$dgx" --unit-dir "$units"
+	if [ $rc -eq 3 ] && grep -q "nothing written" <<<"$err" && [ "$(tree_state "$units")" = "$before" ]; then
+		ok "apply with no systemd to reload exits 3 and writes nothing"
+	else fail "apply without systemd" "$rc" "$err"; fi
+fi
 run apply --restart --no-reload -c "$c1" --sysfs-root "$dgx" --unit-dir "$units"
 is "--restart with --no-reload is a usage error" "$rc" 2
 is "and wrote nothing" "$(tree_state "$units")" "$before"
