@@ -22,9 +22,34 @@ void help_snapshot(void) {
                "  -o, --output FILE   write FILE (default numaplan-snapshot-HOSTNAME.tar; - for stdout)\n");
 }
 
-static int add_entry(struct archive *a, const struct root_entry *e, time_t now) {
+/* A snapshot goes into bug reports: of the mount table, keep the lines numaplan uses (cgroup
+ * and the pseudo file systems), not where the host keeps everything else. */
+static char *filter_mounts(const struct root_entry *e, size_t *ret_len) {
+        struct strbuf b = {0};
+        for (const char *p = e->data; *p;) {
+                const char *eol = strchrnul(p, '\n');
+                char where[256] = "", type[32] = "";
+                if (sscanf(p, "%*s %255s %31s", where, type) == 2 &&
+                    (startswith(type, "cgroup") || startswith(where, "/sys/fs/cgroup") || streq(type, "sysfs") ||
+                     streq(type, "proc")))
+                        strbuf_printf(&b, "%.*s\n", (int) (eol - p), p);
+                p = *eol ? eol + 1 : eol;
+        }
+        *ret_len = b.len;
+        return strbuf_steal(&b);
+}
+
+static int add_entry(struct archive *a, const struct root_entry *e_in, time_t now) {
         struct archive_entry *ae = sym_archive_entry_new();
+        struct root_entry filtered = *e_in;
+        const struct root_entry *e = e_in;
+        _cleanup_free_ char *mounts = NULL;
         int r = 0;
+
+        if (e->data && (streq(e->path, "proc/self/mounts") || streq(e->path, "proc/mounts"))) {
+                filtered.data = mounts = filter_mounts(e_in, &filtered.len);
+                e = &filtered;
+        }
 
         sym_archive_entry_set_pathname(ae, e->path);
         sym_archive_entry_set_mtime(ae, now, 0);
