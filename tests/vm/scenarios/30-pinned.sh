@@ -40,20 +40,35 @@ vm_check_eq "verify --tap exits 0" "$("$NUMAPLAN" verify --tap --no-warmup $unit
 "$NUMAPLAN" verify $unit >/tmp/verify.txt 2>&1
 vm_check_match "the table says it plainly" "$(head -1 /tmp/verify.txt)" "^$unit: pinned as planned"
 
-# Baseline: the same server with no drop-in, started the same way, its model page cache dropped.
+# Baselines: the same server with no drop-in, its model page cache dropped: once where the
+# scheduler puts it, once running on node 0's CPUs (as it may, unpinned, on a busy host).
+baseline_run() { # baseline_run [CPUAffinity]: sets BASE (share on node 1) and BASE_PAGES
+	systemctl stop baseline.service 2>/dev/null
+	rm -rf "$UNITS/baseline.service.d"
+	if [ -n "${1:-}" ]; then
+		mkdir -p "$UNITS/baseline.service.d"
+		printf '[Service]\nCPUAffinity=%s\n' "$1" >"$UNITS/baseline.service.d/10-cpus.conf"
+	fi
+	systemctl daemon-reload
+	drop_caches
+	systemctl start baseline.service
+	wait_ready 8090 120
+	verify_json --no-warmup baseline.service
+	BASE=$(share_on "$FLAT" 0 1)
+	BASE_PAGES=$(json_get units.0.pages.total <<<"$FLAT")
+}
 systemctl stop $unit
-drop_caches
 make_replica_unit baseline.service 8090 "$MODEL"
-systemctl start baseline.service
-wait_ready 8090 120
 write_conf "[replica baseline]
 unit = baseline.service
 accelerators = 41:00.0
 memory = 256M"
-flat=$("$NUMAPLAN" verify --json --no-warmup baseline.service | json_flat)
-baseline=$(share_on "$flat" 0 1)
-vm_diag "pages on node 1: pinned $pinned% of $total pages; unpinned baseline $baseline% of $(json_get units.0.pages.total <<<"$flat") pages"
-vm_check_eq "the unpinned baseline fails verify" "$(json_get ok <<<"$flat")" false
+baseline_run
+vm_check_eq "the unpinned baseline fails verify" "$(json_get ok <<<"$FLAT")" false
+free_base=$BASE
+baseline_run 0-1
+vm_diag "pages on node 1: pinned $pinned% of $total pages; unpinned baseline $free_base% of $BASE_PAGES pages where the scheduler ran it, $BASE% when it ran on node 0's CPUs"
+rm -rf "$UNITS/baseline.service.d"
 systemctl stop baseline.service
 rm -f "$UNITS/baseline.service"
 systemctl daemon-reload
