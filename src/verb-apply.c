@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* numaplan apply: write the plan's drop-ins, atomically and idempotently, and reload systemd. */
 
-#include <getopt.h>
-
 #include "changeset.h"
 #include "commit.h"
 #include "fileio.h"
@@ -10,6 +8,7 @@
 #include "planner.h"
 #include "unit-name.h"
 #include "util.h"
+#include "verb-options.h"
 #include "verbs.h"
 
 void help_apply(void) {
@@ -39,50 +38,22 @@ static int take_lock(const char *unit_dir) {
 }
 
 int verb_apply(int argc, char **argv, const struct globals *g) {
-        static const struct option options[] = {
-                {"config", required_argument, NULL, 'c'},
-                {"check", no_argument, NULL, 'C'},
-                {"diff", no_argument, NULL, 'd'},
-                {"runtime", no_argument, NULL, 'R'},
-                {"no-reload", no_argument, NULL, 'N'},
-                {"restart", no_argument, NULL, 'r'},
-                {"json", no_argument, NULL, 'j'},
-                {},
-        };
         struct commit_options o = {.marker = true};
         const char *config = NULL;
         bool runtime = false;
-        int c;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "c:", options, NULL)) >= 0)
-                switch (c) {
-                case 'c':
-                        config = optarg;
-                        break;
-                case 'C':
-                        o.check = true;
-                        break;
-                case 'd':
-                        o.diff = true;
-                        break;
-                case 'R':
-                        runtime = true;
-                        break;
-                case 'N':
-                        o.no_reload = true;
-                        break;
-                case 'r':
-                        o.restart = true;
-                        break;
-                case 'j':
-                        o.json = true;
-                        break;
-                default:
-                        return verb_usage_error("apply", NULL);
-                }
-        if (optind < argc)
-                return verb_usage_error("apply", "unexpected argument '%s'", argv[optind]);
+        const struct verb_option options[] = {
+                {"config", 'c', .value = &config},
+                {"check", 0, .flag = &o.check},
+                {"diff", 0, .flag = &o.diff},
+                {"runtime", 0, .flag = &runtime},
+                {"no-reload", 0, .flag = &o.no_reload},
+                {"restart", 0, .flag = &o.restart},
+                {"json", 0, .flag = &o.json},
+                {},
+        };
+        int first = verb_parse_options("apply", argc, argv, options, 0);
+        if (first < 0)
+                return EXIT_USAGE;
         if (o.restart && o.no_reload)
                 return verb_usage_error("apply", "--restart needs the reload that --no-reload skips");
 

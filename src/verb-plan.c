@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* numaplan plan: what apply would write, and why. Changes nothing. */
 
-#include <getopt.h>
-
 #include "dropin.h"
 #include "json-util.h"
 #include "planner.h"
 #include "table.h"
 #include "util.h"
+#include "verb-options.h"
 #include "verbs.h"
 
 void help_plan(void) {
@@ -142,29 +141,16 @@ static void print_table(const struct plan_inputs *in) {
 }
 
 int verb_plan(int argc, char **argv, const struct globals *g) {
-        static const struct option options[] = {
-                {"config", required_argument, NULL, 'c'},
-                {"json", no_argument, NULL, 'j'},
-                {},
-        };
         const char *config = NULL;
         bool json = false;
-        int c;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "c:", options, NULL)) >= 0)
-                switch (c) {
-                case 'c':
-                        config = optarg;
-                        break;
-                case 'j':
-                        json = true;
-                        break;
-                default:
-                        return verb_usage_error("plan", NULL);
-                }
-        if (optind < argc)
-                return verb_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+        const struct verb_option options[] = {
+                {"config", 'c', .value = &config},
+                {"json", 0, .flag = &json},
+                {},
+        };
+        int first = verb_parse_options("plan", argc, argv, options, 0);
+        if (first < 0)
+                return EXIT_USAGE;
 
         struct plan_inputs in;
         int r = plan_load(g, config, false, &in);

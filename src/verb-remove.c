@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* numaplan remove: delete numaplan's drop-ins and give the units back to systemd's defaults. */
 
-#include <getopt.h>
-
 #include "changeset.h"
 #include "commit.h"
 #include "config.h"
 #include "log.h"
 #include "unit-name.h"
 #include "util.h"
+#include "verb-options.h"
 #include "verbs.h"
 
 void help_remove(void) {
@@ -22,37 +21,20 @@ void help_remove(void) {
 }
 
 int verb_remove(int argc, char **argv, const struct globals *g) {
-        static const struct option options[] = {
-                {"config", required_argument, NULL, 'c'},
-                {"runtime", no_argument, NULL, 'R'},
-                {"no-reload", no_argument, NULL, 'N'},
-                {"json", no_argument, NULL, 'j'},
-                {},
-        };
         struct commit_options o = {0};
         const char *config = NULL;
         bool runtime = false;
-        int c;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "c:", options, NULL)) >= 0)
-                switch (c) {
-                case 'c':
-                        config = optarg;
-                        break;
-                case 'R':
-                        runtime = true;
-                        break;
-                case 'N':
-                        o.no_reload = true;
-                        break;
-                case 'j':
-                        o.json = true;
-                        break;
-                default:
-                        return verb_usage_error("remove", NULL);
-                }
-        for (int i = optind; i < argc; i++) {
+        const struct verb_option options[] = {
+                {"config", 'c', .value = &config},
+                {"runtime", 0, .flag = &runtime},
+                {"no-reload", 0, .flag = &o.no_reload},
+                {"json", 0, .flag = &o.json},
+                {},
+        };
+        int first = verb_parse_options("remove", argc, argv, options, -1);
+        if (first < 0)
+                return EXIT_USAGE;
+        for (int i = first; i < argc; i++) {
                 const char *why;
                 if (!unit_name_is_valid_service(argv[i], &why))
                         return verb_usage_error("remove", "'%s' is not a service unit name: it %s", argv[i], why);
@@ -65,7 +47,7 @@ int verb_remove(int argc, char **argv, const struct globals *g) {
 
         const char *unit_dir = g->unit_dir ? g->unit_dir : runtime ? UNIT_DIR_RUNTIME : UNIT_DIR_PERSISTENT;
         struct changeset cs;
-        if (changeset_for_removal(unit_dir, argv + optind, &cs) < 0)
+        if (changeset_for_removal(unit_dir, argv + first, &cs) < 0)
                 return EXIT_ENV;
         int r = commit_changes(&cs, &o);
         changeset_done(&cs);

@@ -13,6 +13,7 @@
 #include "table.h"
 #include "topology.h"
 #include "util.h"
+#include "verb-options.h"
 #include "verbs.h"
 
 void help_show(void) {
@@ -196,29 +197,16 @@ static void apply_overrides(struct topology *t, const char *path) {
 }
 
 int verb_show(int argc, char **argv, const struct globals *g) {
-        static const struct option options[] = {
-                {"config", required_argument, NULL, 'c'},
-                {"json", no_argument, NULL, 'j'},
-                {},
-        };
         const char *config = NULL;
         bool json = false;
-        int c;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "c:", options, NULL)) >= 0)
-                switch (c) {
-                case 'c':
-                        config = optarg;
-                        break;
-                case 'j':
-                        json = true;
-                        break;
-                default:
-                        return verb_usage_error("show", NULL);
-                }
-        if (optind < argc)
-                return verb_usage_error("show", "unexpected argument '%s'", argv[optind]);
+        const struct verb_option options[] = {
+                {"config", 'c', .value = &config},
+                {"json", 0, .flag = &json},
+                {},
+        };
+        int first = verb_parse_options("show", argc, argv, options, 0);
+        if (first < 0)
+                return EXIT_USAGE;
 
         _cleanup_root_ struct root *root = NULL;
         _cleanup_topology_ struct topology *t = NULL;

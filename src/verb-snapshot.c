@@ -4,7 +4,6 @@
  * to a bug report, and how the project captures its own test hosts. */
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -13,6 +12,7 @@
 #include "root.h"
 #include "topology.h"
 #include "util.h"
+#include "verb-options.h"
 #include "verbs.h"
 
 void help_snapshot(void) {
@@ -105,25 +105,16 @@ static int write_snapshot_file(const char *path, const struct root *root) {
 }
 
 int verb_snapshot(int argc, char **argv, const struct globals *g) {
-        static const struct option options[] = {
-                {"output", required_argument, NULL, 'o'},
-                {},
-        };
         _cleanup_free_ char *default_path = NULL;
         const char *output = NULL;
-        int c, r;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "o:", options, NULL)) >= 0)
-                switch (c) {
-                case 'o':
-                        output = optarg;
-                        break;
-                default:
-                        return verb_usage_error("snapshot", NULL);
-                }
-        if (optind < argc)
-                return verb_usage_error("snapshot", "unexpected argument '%s'", argv[optind]);
+        int r;
+        const struct verb_option options[] = {
+                {"output", 'o', .value = &output},
+                {},
+        };
+        int first = verb_parse_options("snapshot", argc, argv, options, 0);
+        if (first < 0)
+                return EXIT_USAGE;
 
         if (!output) {
                 char host[256] = "host";

@@ -2,7 +2,6 @@
 /* numaplan verify: is each replica pinned as planned, and if not, why. systemd's view over
  * D-Bus, every task's affinity in /proc, a warm-up request, and where the pages are. */
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 
@@ -18,6 +17,7 @@
 #include "tasks.h"
 #include "unit-state.h"
 #include "util.h"
+#include "verb-options.h"
 #include "verbs.h"
 #include "verify-checks.h"
 
@@ -332,35 +332,19 @@ static int preflight(sd_bus *bus, struct root *root, char **ret_mount) {
 }
 
 int verb_verify(int argc, char **argv, const struct globals *g) {
-        static const struct option options[] = {
-                {"config", required_argument, NULL, 'c'},
-                {"no-warmup", no_argument, NULL, 'W'},
-                {"json", no_argument, NULL, 'j'},
-                {"tap", no_argument, NULL, 't'},
-                {},
-        };
         const char *config = NULL;
         bool no_warmup = false, json = false, tap = false;
-        int c, r;
-
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "c:", options, NULL)) >= 0)
-                switch (c) {
-                case 'c':
-                        config = optarg;
-                        break;
-                case 'W':
-                        no_warmup = true;
-                        break;
-                case 'j':
-                        json = true;
-                        break;
-                case 't':
-                        tap = true;
-                        break;
-                default:
-                        return verb_usage_error("verify", NULL);
-                }
+        int r;
+        const struct verb_option options[] = {
+                {"config", 'c', .value = &config},
+                {"no-warmup", 0, .flag = &no_warmup},
+                {"json", 0, .flag = &json},
+                {"tap", 0, .flag = &tap},
+                {},
+        };
+        int first = verb_parse_options("verify", argc, argv, options, -1);
+        if (first < 0)
+                return EXIT_USAGE;
         if (json && tap)
                 return verb_usage_error("verify", "--json and --tap exclude each other");
 
@@ -373,13 +357,13 @@ int verb_verify(int argc, char **argv, const struct globals *g) {
         size_t n = 0;
         struct unit_report *reports = xmalloc0((in.plan->n_replicas + 1) * sizeof(*reports));
         for (size_t i = 0; i < in.plan->n_replicas; i++) {
-                bool wanted = optind >= argc;
-                for (int a = optind; a < argc && !wanted; a++)
+                bool wanted = first >= argc;
+                for (int a = first; a < argc && !wanted; a++)
                         wanted = streq(argv[a], in.plan->replicas[i].unit);
                 if (wanted)
                         reports[n++].pl = &in.plan->replicas[i];
         }
-        for (int a = optind; a < argc; a++) {
+        for (int a = first; a < argc; a++) {
                 bool known = false;
                 for (size_t i = 0; i < n && !known; i++)
                         known = streq(argv[a], reports[i].pl->unit);
