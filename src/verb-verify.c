@@ -81,12 +81,13 @@ static void gather_dropin(const struct plan_inputs *in, const struct placement *
 }
 
 static void gather_tasks(struct root *root, const char *mount, const struct unit_state *s, struct task_facts *tf) {
-        *tf = (struct task_facts){0};
-        if (!mount || !s->control_group || !*s->control_group) {
-                tf->readable = s->control_group == NULL || !*s->control_group; /* no cgroup: no processes */
-                return;
-        }
-        if (cgroup_processes(root, mount, s->control_group, &tf->processes, &tf->n_processes) < 0)
+        bool has_cgroup = s->control_group && *s->control_group;
+
+        /* A unit without a cgroup (not running) readably has no process; one with a cgroup that
+         * cannot be listed (no cgroup v2 mount) is unreadable. */
+        *tf = (struct task_facts){.readable = !has_cgroup};
+        if (!has_cgroup || !mount ||
+            cgroup_processes(root, mount, s->control_group, &tf->processes, &tf->n_processes) < 0)
                 return;
         tf->readable = true;
         for (size_t i = 0; i < tf->n_processes; i++) {
