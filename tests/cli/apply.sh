@@ -31,21 +31,69 @@ conf() { # conf NAME TEXT: a config file owned by root, mode 0644
 	echo "$scratch/$1"
 }
 
-# ---- plan on every fixture host with every profile ----
+# ---- plan on every fixture host with every profile: each pair's expected outcome ----
+# HOST PROFILE OUTCOME: "planned N" (N replicas), or "refused" and the reason's words.
+expected="
+captured-firecracker-vm null planned 1
+captured-firecracker-vm per-accelerator planned 0
+captured-firecracker-vm per-node-cpu-only refused replica llama-0 needs 48.0 GiB and no set of nodes holds it
+captured-firecracker-vm tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 0 are left
+dgx-2s-8gpu null planned 8
+dgx-2s-8gpu per-accelerator planned 8
+dgx-2s-8gpu per-node-cpu-only planned 2
+dgx-2s-8gpu tensor-parallel-per-socket planned 2
+gh200-memonly null planned 1
+gh200-memonly per-accelerator planned 1
+gh200-memonly per-node-cpu-only planned 1
+gh200-memonly tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 1 are left
+gpus-numa-minus1 null planned 4
+gpus-numa-minus1 per-accelerator planned 4
+gpus-numa-minus1 per-node-cpu-only planned 2
+gpus-numa-minus1 tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 2 are left
+no-numa-kernel null planned 1
+no-numa-kernel per-accelerator planned 0
+no-numa-kernel per-node-cpu-only refused replica llama-0 needs 48.0 GiB and no set of nodes holds it
+no-numa-kernel tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 0 are left
+nps4-2s-8gpu null planned 8
+nps4-2s-8gpu per-accelerator planned 8
+nps4-2s-8gpu per-node-cpu-only planned 8
+nps4-2s-8gpu tensor-parallel-per-socket planned 2
+single-node null planned 1
+single-node per-accelerator planned 1
+single-node per-node-cpu-only planned 1
+single-node tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 1 are left
+"
+pairs=0
 for host in "$fixtures"/hosts/*; do
-	[ -d "$host" ] || continue
+	root=$(fixture_root "$host" "$scratch")
 	for profile in /dev/null "$src"/profiles/*.conf; do
-		run plan --json --sysfs-root "$host" -c "$profile"
-		name="plan $(basename "$host") $(basename "$profile")"
-		if [ $rc -eq 0 ] && python3 -c 'import json,sys; json.load(sys.stdin)' <"$scratch/out"; then
-			ok "$name: exit 0, one JSON document"
-		elif [ $rc -eq 2 ] && grep -q "^$profile:[0-9]*: replica .*\(needs\|count:\)" <<<"$err"; then
-			ok "$name: too small for this profile, refused naming file, line and numbers"
-		else
-			fail "$name" "exit $rc" "$err"
+		hn=$(host_name "$host")
+		pn=$(basename "$profile" .conf)
+		want=$(grep "^$hn $pn " <<<"$expected" | cut -d' ' -f3-)
+		name="plan $hn $pn"
+		pairs=$((pairs + 1))
+		if [ -z "$want" ]; then
+			fail "$name: an expected outcome is listed" "add '$hn $pn ...' to the table above"
+			continue
 		fi
+		run plan --json --sysfs-root "$root" -c "$profile"
+		case $want in
+		planned*)
+			n=$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["replicas"]))' <"$scratch/out" 2>/dev/null)
+			is "$name: $want" "exit $rc, $n replicas" "exit 0, ${want#planned } replicas"
+			;;
+		refused*)
+			reason=${want#refused }
+			if [ $rc -eq 2 ] && [ -z "$out" ] && grep -qF "$profile:" <<<"$err" && grep -qF -- "$reason" <<<"$err"; then
+				ok "$name: refused (exit 2), naming the file, line and reason"
+			else
+				fail "$name: $want" "exit $rc" "$err"
+			fi
+			;;
+		esac
 	done
 done
+is "the table holds every host and profile" "$(grep -c . <<<"$expected")" "$pairs"
 
 # ---- apply: drop-ins agree with plan --json; idempotence; --check ----
 units="$scratch/units"
@@ -103,10 +151,11 @@ is "--check --diff writes nothing" "$(tree_state "$units")" "$before"
 
 # ---- crash consistency: every write step killed, and failed, in turn ----
 cp -a "$units" "$scratch/state-old"
+rm -f "$scratch/state-old/.numaplan/applied" # as after a reboot: the marker is written again
 run apply --json --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
 cp -a "$units" "$scratch/state-new"
 rm -rf "$units" && cp -a "$scratch/state-old" "$units"
-steps=0 partial=0 rolled=0 converged=0
+steps=0 partial=0 converged=0 dropin_steps=0 restored=0 marker_steps=0 marker_reported=0
 for step in $(seq 1 40); do
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
 	NUMAPLAN_TEST_KILL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
@@ -120,19 +169,30 @@ for step in $(seq 1 40); do
 	"$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
 	diff -r "$units" "$scratch/state-new" >/dev/null && converged=$((converged + 1))
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
-	NUMAPLAN_TEST_FAIL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
+	NUMAPLAN_TEST_FAIL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>"$scratch/err"
 	rc=$?
-	# Steps past the drop-ins (the /run marker) fail after the commit: the new state, exit 0.
-	if [ $rc -eq 3 ] && diff -r "$units" "$scratch/state-old" >/dev/null; then
-		rolled=$((rolled + 1))
-	elif [ $rc -eq 0 ] && diff -r "$units" "$scratch/state-new" >/dev/null; then
-		rolled=$((rolled + 1))
+	# The hook names the file of each step: a drop-in's, or the marker's, which comes after the
+	# commit. Either way the exit is 3: a drop-in step with every file as it was; the marker step
+	# with the new drop-ins, no marker, and a message saying what to do.
+	if grep -q "test hook: failing write step $step (.*/\.numaplan/applied" "$scratch/err"; then
+		marker_steps=$((marker_steps + 1))
+		if [ $rc -eq 3 ] && [ ! -e "$units/.numaplan/applied" ] && grep -q "run numaplan apply again" "$scratch/err" &&
+			diff -r -x .numaplan "$units" "$scratch/state-new" >/dev/null; then
+			marker_reported=$((marker_reported + 1))
+		fi
+	else
+		dropin_steps=$((dropin_steps + 1))
+		[ $rc -eq 3 ] && diff -r "$units" "$scratch/state-old" >/dev/null && restored=$((restored + 1))
 	fi
 done
-ok "apply was killed at each of its $steps write steps in turn" && [ "$steps" -ge 10 ] || fail "apply has write steps to kill" "$steps"
+if [ "$steps" -ge 10 ]; then ok "apply was killed at each of its $steps write steps in turn"; else
+	fail "the kill hook fired at 10 write steps or more" "it fired at $steps"; fi
 is "no kill left a drop-in that is neither the old nor the new one" "$partial" 0
 is "after every kill, the next apply finishes the job" "$converged" "$steps"
-is "a failure at any drop-in step exits 3 and restores every file (all or nothing)" "$rolled" "$steps"
+is "a failure at any drop-in step exits 3 and restores every file ($dropin_steps steps)" "$restored" "$dropin_steps"
+if [ "$marker_steps" -ge 1 ] && [ "$marker_reported" = "$marker_steps" ]; then
+	ok "a failure writing the marker exits 3, keeps the drop-ins, creates no marker and says what to do"
+else fail "marker failure" "$marker_reported of $marker_steps marker steps as expected"; fi
 rm -rf "$units" && cp -a "$scratch/state-new" "$units"
 
 # ---- remove ----
@@ -241,26 +301,47 @@ else
 	tap_n=$((tap_n + 1))
 fi
 if [ ! -S /run/systemd/private ] && [ ! -S /run/dbus/system_bus_socket ]; then
-	run apply -c "$c1" --sysfs-root "$dgx" --unit-dir "$units"
+	# This host itself (no --sysfs-root), and a unit directory of the test's own.
+	f=$(conf cpu.conf "[replica a]
+unit = a.service
+memory = 1M")
+	run apply -c "$f" --unit-dir "$units"
 	if [ $rc -eq 3 ] && grep -q "nothing written" <<<"$err" && [ "$(tree_state "$units")" = "$before" ]; then
 		ok "apply with no systemd to reload exits 3 and writes nothing"
 	else fail "apply without systemd" "$rc" "$err"; fi
+else
+	echo "ok $((tap_n + 1)) - # SKIP systemd runs here: apply without systemd is not testable"
+	tap_n=$((tap_n + 1))
 fi
+run apply --sysfs-root "$dgx" -c "$c1" --unit-dir "$units"
+if [ $rc -eq 2 ] && grep -q "replays another host: add --no-reload" <<<"$err" && [ "$(tree_state "$units")" = "$before" ]; then
+	ok "a replayed host is never deployed to this host's systemd: exit 2, nothing written"
+else fail "replayed root with a reload" "$rc" "$err"; fi
+run apply --no-reload --sysfs-root "$dgx" -c "$c1"
+if [ $rc -eq 2 ] && grep -q "give --unit-dir a directory of your own" <<<"$err"; then
+	ok "nor written into this host's unit directory"
+else fail "replayed root into /etc/systemd/system" "$rc" "$err"; fi
 run apply --restart --no-reload -c "$c1" --sysfs-root "$dgx" --unit-dir "$units"
 is "--restart with --no-reload is a usage error" "$rc" 2
 is "and wrote nothing" "$(tree_state "$units")" "$before"
 
-# ---- the lock: a second apply waits for the first ----
-if command -v flock >/dev/null && [ -w /run ]; then
-	flock /run/numaplan.lock sleep 2 &
-	holder=$!
-	sleep 0.3
-	start=$(date +%s%N)
-	run apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
-	waited=$((($(date +%s%N) - start) / 1000000))
-	wait $holder
-	if [ $rc -eq 0 ] && [ $waited -ge 1000 ] && grep -q "waiting for another numaplan" <<<"$err"; then
-		ok "apply waits while another holds /run/numaplan.lock (${waited} ms)"
-	else fail "apply waits for the lock" "rc $rc, waited $waited ms" "$err"; fi
+# ---- the lock: a second apply waits for the first; remove takes it too ----
+if command -v flock >/dev/null; then
+	for verb in apply remove; do
+		flock "$units/.numaplan.lock" sleep 2 &
+		holder=$!
+		sleep 0.3
+		start=$(date +%s%N)
+		if [ $verb = apply ]; then
+			run apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
+		else
+			run remove --no-reload --unit-dir "$units" no-such.service
+		fi
+		waited=$((($(date +%s%N) - start) / 1000000))
+		wait $holder
+		if [ $rc -eq 0 ] && [ $waited -ge 1000 ] && grep -q "waiting for another numaplan" <<<"$err"; then
+			ok "$verb waits while another holds the unit directory's lock (${waited} ms)"
+		else fail "$verb waits for the lock" "rc $rc, waited $waited ms" "$err"; fi
+	done
 fi
 done_testing

@@ -54,7 +54,11 @@ case "$rc:$err" in 3:*node1/meminfo*) ok "a malformed meminfo exits 3 naming the
 # A trimmed PCI device directory: reported from what is there, with a warning, never fatal.
 run show --json --sysfs-root "$fixtures/hosts/gpus-numa-minus1"
 is "a trimmed PCI tree still exits 0" "$rc" 0
-case $err in *"0000:e2:00.0"*) ok "the trimmed device is named in a warning" ;; *) fail "trimmed device warning" "$err" ;; esac
+check "the trimmed device is a pci-incomplete warning in the JSON, naming the missing file as the host does" python3 -c '
+import json, sys
+w = [x for x in json.load(open(sys.argv[1]))["warnings"] if x["code"] == "pci-incomplete"]
+assert len(w) == 1 and w[0]["pci"] == "0000:e2:00.0", w
+assert "/sys/bus/pci/devices/0000:e2:00.0/vendor" in w[0]["message"] and "fixtures" not in w[0]["message"], w' "$scratch/out"
 cp -r "$fixtures/hosts/dgx-2s-8gpu" "$scratch/trim"
 find "$scratch/trim/sys/bus/pci/devices" -name class -path '*18:00.0*' -delete
 run show --json --sysfs-root "$scratch/trim"
@@ -73,9 +77,18 @@ for src in / "$fixtures/hosts/nps4-2s-8gpu"; do
 	else
 		fail "snapshot round trip of $src" "$(head -30 "$scratch/d")"
 	fi
-	"$numaplan" show --sysfs-root "$src" | grep -v 'GiB\|MiB\|TiB' >"$scratch/a"
-	"$numaplan" show --sysfs-root "$scratch/x" | grep -v 'GiB\|MiB\|TiB' >"$scratch/b"
-	if diff -u "$scratch/a" "$scratch/b" >"$scratch/d"; then ok "the table round-trips too ($src)"; else fail "table round trip ($src)" "$(head -30 "$scratch/d")"; fi
+	# A fixture is static: its whole table must come back, sizes included. This host's free
+	# memory moves between two reads: its node lines are compared without that column.
+	if [ "$src" = / ]; then
+		mask() { awk '/^ *[0-9]+  (cpu|memory)/ { $8 = "FREE"; $9 = "" } { print }'; }
+	else
+		mask() { cat; }
+	fi
+	"$numaplan" show --sysfs-root "$src" | mask >"$scratch/a"
+	"$numaplan" show --sysfs-root "$scratch/x" | mask >"$scratch/b"
+	if diff -u "$scratch/a" "$scratch/b" >"$scratch/d" && grep -q "GiB" "$scratch/a"; then
+		ok "the table round-trips too, sizes included ($src)"
+	else fail "table round trip ($src)" "$(head -30 "$scratch/d")"; fi
 done
 # A fixture is static: its replay must match byte for byte, free memory included.
 "$numaplan" show --json --sysfs-root "$fixtures/hosts/nps4-2s-8gpu" >"$scratch/a"

@@ -23,6 +23,7 @@
  *   --listen-after SECONDS do not bind until SECONDS after start (connections are refused)
  *   --fail-warmup          answer completions with 500 and a JSON error
  *   --fail-status CODE     the same, with status CODE (400-599) instead of 500
+ *   --answer-after SECONDS take SECONDS before answering each completion (a slow model)
  *   --pidfile FILE         write the main PID there once listening; removed at a clean exit
  *   -h, --help             this text
  * SECONDS may have a fraction (0.5); "start" is when the process started.
@@ -80,7 +81,7 @@ struct options {
 	const char *model;
 	const char *pidfile;
 	unsigned long kv_mib, workers, worker_mib, threads;
-	double ready_after, listen_after;
+	double ready_after, listen_after, answer_after;
 	int fail_status; /* 0: completions succeed */
 };
 
@@ -112,6 +113,7 @@ static const char usage_text[] =
 	"  --listen-after SECONDS do not listen until then\n"
 	"  --fail-warmup          answer completions with 500\n"
 	"  --fail-status CODE     answer completions with CODE (400-599)\n"
+	"  --answer-after SECONDS take SECONDS before answering each completion\n"
 	"  --pidfile FILE         write the PID there once listening\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -252,7 +254,7 @@ static void parse_listen(const char *s)
 
 enum {
 	OPT_LISTEN = 256, OPT_MODEL, OPT_KV_MIB, OPT_WORKERS, OPT_WORKER_MIB, OPT_THREADS,
-	OPT_READY_AFTER, OPT_LISTEN_AFTER, OPT_FAIL_WARMUP, OPT_FAIL_STATUS, OPT_PIDFILE,
+	OPT_READY_AFTER, OPT_LISTEN_AFTER, OPT_FAIL_WARMUP, OPT_FAIL_STATUS, OPT_PIDFILE, OPT_ANSWER_AFTER,
 };
 
 static void parse_options(int argc, char **argv)
@@ -269,6 +271,7 @@ static void parse_options(int argc, char **argv)
 		{ "fail-warmup", no_argument, NULL, OPT_FAIL_WARMUP },
 		{ "fail-status", required_argument, NULL, OPT_FAIL_STATUS },
 		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+		{ "answer-after", required_argument, NULL, OPT_ANSWER_AFTER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -288,6 +291,7 @@ static void parse_options(int argc, char **argv)
 		case OPT_THREADS: opt.threads = parse_count("threads", optarg, MAX_COUNT); break;
 		case OPT_READY_AFTER: opt.ready_after = parse_seconds("ready-after", optarg); break;
 		case OPT_LISTEN_AFTER: opt.listen_after = parse_seconds("listen-after", optarg); break;
+		case OPT_ANSWER_AFTER: opt.answer_after = parse_seconds("answer-after", optarg); break;
 		case OPT_FAIL_WARMUP:
 			if (!opt.fail_status)
 				opt.fail_status = 500;
@@ -783,6 +787,12 @@ static int route(int fd, const struct request *rq)
 		return 200;
 	}
 	use_memory();
+	if (opt.answer_after > 0) {
+		struct timespec ts = { .tv_sec = (time_t)opt.answer_after,
+				       .tv_nsec = (long)((opt.answer_after - (double)(time_t)opt.answer_after) * 1e9) };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_signal)
+			;
+	}
 	if (opt.fail_status) {
 		respond_error(fd, opt.fail_status, "warm-up failure requested with --fail-warmup");
 		return opt.fail_status;

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <errno.h>
+
+#include "basic/cpuset.h"
+#include "basic/util.h"
+
+#define WORDS (CPUSET_MAX / 64)
+
+unsigned cpuset_count(const struct cpuset *s) {
+        unsigned n = 0;
+        for (size_t i = 0; i < WORDS; i++)
+                n += (unsigned) __builtin_popcountll(s->bits[i]);
+        return n;
+}
+
+bool cpuset_is_empty(const struct cpuset *s) {
+        for (size_t i = 0; i < WORDS; i++)
+                if (s->bits[i])
+                        return false;
+        return true;
+}
+
+bool cpuset_equal(const struct cpuset *a, const struct cpuset *b) {
+        return memcmp(a->bits, b->bits, sizeof(a->bits)) == 0;
+}
+
+bool cpuset_is_subset(const struct cpuset *a, const struct cpuset *b) {
+        for (size_t i = 0; i < WORDS; i++)
+                if (a->bits[i] & ~b->bits[i])
+                        return false;
+        return true;
+}
+
+bool cpuset_intersects(const struct cpuset *a, const struct cpuset *b) {
+        for (size_t i = 0; i < WORDS; i++)
+                if (a->bits[i] & b->bits[i])
+                        return true;
+        return false;
+}
+
+void cpuset_or(struct cpuset *dst, const struct cpuset *src) {
+        for (size_t i = 0; i < WORDS; i++)
+                dst->bits[i] |= src->bits[i];
+}
+
+void cpuset_and(struct cpuset *dst, const struct cpuset *src) {
+        for (size_t i = 0; i < WORDS; i++)
+                dst->bits[i] &= src->bits[i];
+}
+
+void cpuset_andnot(struct cpuset *dst, const struct cpuset *src) {
+        for (size_t i = 0; i < WORDS; i++)
+                dst->bits[i] &= ~src->bits[i];
+}
+
+int cpuset_next(const struct cpuset *s, int from) {
+        if (from < 0)
+                from = 0;
+        for (size_t w = (size_t) from / 64; w < WORDS; w++) {
+                uint64_t word = s->bits[w];
+                if (w == (size_t) from / 64)
+                        word &= ~UINT64_C(0) << (from % 64);
+                if (word)
+                        return (int) (w * 64) + __builtin_ctzll(word);
+        }
+        return -1;
+}
+
+/* Parses a decimal id at *p, advancing it. */
+static int parse_id(const char **p, unsigned *ret) {
+        const char *s = *p;
+        unsigned long v = 0;
+
+        if (!isdigit((unsigned char) *s))
+                return -EINVAL;
+        while (isdigit((unsigned char) *s)) {
+                v = v * 10 + (unsigned long) (*s - '0');
+                if (v >= CPUSET_MAX)
+                        return -ERANGE;
+                s++;
+        }
+        *p = s;
+        *ret = (unsigned) v;
+        return 0;
+}
+
+static bool only_space(const char *s) {
+        /* A NUL inside the buffer ends the string already; trailing newlines and blanks are fine. */
+        for (; *s; s++)
+                if (!isspace((unsigned char) *s))
+                        return false;
+        return true;
+}
+
+int cpuset_parse_list(const char *s, struct cpuset *ret) {
+        struct cpuset set = {0};
+        const char *p = s;
+
+        if (only_space(p)) {
+                *ret = set;
+                return 0;
+        }
+        for (;;) {
+                unsigned lo, hi;
+                int r = parse_id(&p, &lo);
+                if (r < 0)
+                        return r;
+                hi = lo;
+                if (*p == '-') {
+                        p++;
+                        r = parse_id(&p, &hi);
+                        if (r < 0)
+                                return r;
+                        if (hi < lo)
+                                return -EINVAL;
+                }
+                for (unsigned i = lo; i <= hi; i++)
+                        cpuset_set(&set, i);
+                if (*p == ',') {
+                        p++;
+                        continue;
+                }
+                if (!only_space(p))
+                        return -EINVAL;
+                break;
+        }
+        *ret = set;
+        return 0;
+}
+
+static int hexval(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        c = (char) tolower((unsigned char) c);
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        return -1;
+}
+
+int cpuset_parse_mask(const char *s, struct cpuset *ret) {
+        struct cpuset set = {0};
+        size_t end = strlen(s);
+
+        while (end > 0 && isspace((unsigned char) s[end - 1]))
+                end--;
+        if (end == 0)
+                return -EINVAL;
+
+        /* Walk from the least significant digit; commas separate 32-bit groups. */
+        unsigned bit = 0, digits_in_group = 0;
+        for (size_t i = end; i-- > 0;) {
+                if (s[i] == ',') {
+                        if (digits_in_group == 0 || digits_in_group > 8)
+                                return -EINVAL;
+                        bit = (bit + 31) / 32 * 32;
+                        digits_in_group = 0;
+                        continue;
+                }
+                int v = hexval(s[i]);
+                if (v < 0)
+                        return -EINVAL;
+                for (unsigned b = 0; b < 4; b++)
+                        if (v & (1 << b)) {
+                                if (bit + b >= CPUSET_MAX)
+                                        return -ERANGE;
+                                cpuset_set(&set, bit + b);
+                        }
+                bit += 4;
+                digits_in_group++;
+        }
+        if (digits_in_group == 0 || digits_in_group > 8)
+                return -EINVAL;
+        *ret = set;
+        return 0;
+}
+
+char *cpuset_format(const struct cpuset *s) {
+        struct strbuf b = {0};
+
+        for (int i = cpuset_next(s, 0); i >= 0;) {
+                int j = i;
+                while (cpuset_isset(s, j + 1))
+                        j++;
+                if (b.len)
+                        strbuf_append(&b, ",");
+                if (j == i)
+                        strbuf_printf(&b, "%d", i);
+                else
+                        strbuf_printf(&b, "%d-%d", i, j);
+                i = cpuset_next(s, j + 1);
+        }
+        return strbuf_steal(&b);
+}
+
+int cpuset_from_bytes(const uint8_t *p, size_t n, struct cpuset *ret) {
+        struct cpuset set = {0};
+
+        for (size_t i = 0; i < n; i++)
+                for (unsigned b = 0; b < 8; b++)
+                        if (p[i] & (1u << b)) {
+                                if (i * 8 + b >= CPUSET_MAX)
+                                        return -ERANGE;
+                                cpuset_set(&set, (unsigned) (i * 8 + b));
+                        }
+        *ret = set;
+        return 0;
+}
+
+size_t cpuset_to_bytes(const struct cpuset *s, uint8_t *buf, size_t n) {
+        size_t used = 0;
+
+        memset(buf, 0, n);
+        CPUSET_FOREACH(i, s) {
+                if ((size_t) i / 8 >= n)
+                        break;
+                buf[i / 8] |= (uint8_t) (1u << (i % 8));
+                used = (size_t) i / 8 + 1;
+        }
+        return used;
+}

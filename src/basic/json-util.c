@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/cpuset.h"
+#include "basic/json-util.h"
+#include "basic/util.h"
+
+void json_print(json_object *o) {
+        fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                        JSON_C_TO_STRING_NOSLASHESCAPE),
+              stdout);
+        fputc('\n', stdout);
+}
+
+json_object *json_cpuset(const struct cpuset *s) {
+        _cleanup_free_ char *t = cpuset_format(s);
+        return json_object_new_string(t);
+}
+
+json_object *json_string_or_null(const char *s) {
+        return s ? json_object_new_string(s) : NULL;
+}
+
+json_object *json_uint64(uint64_t v) {
+        return json_object_new_uint64(v);
+}

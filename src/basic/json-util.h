@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <json-c/json.h>
+
+#include <stdint.h>
+
+struct cpuset;
+
+static inline void json_object_putp(json_object **o) {
+        if (*o)
+                json_object_put(*o);
+}
+#define _cleanup_json_ __attribute__((cleanup(json_object_putp)))
+
+/* Prints one JSON document on stdout: pretty, "/" unescaped, newline-terminated. */
+void json_print(json_object *o);
+/* A CPU or node set as a kernel list string, "0-3,8". */
+json_object *json_cpuset(const struct cpuset *s);
+json_object *json_string_or_null(const char *s);
+/* Byte and page counts: unsigned, so 2^63 and above do not print negative. */
+json_object *json_uint64(uint64_t v);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+
+#include "basic/table.h"
+#include "basic/util.h"
+
+struct table {
+        size_t n_columns;
+        char **cells; /* headers first, then rows */
+        size_t n_cells;
+};
+
+struct table *table_new(const char *const *headers, size_t n_columns) {
+        struct table *t = xmalloc0(sizeof(*t));
+        t->n_columns = n_columns;
+        for (size_t i = 0; i < n_columns; i++)
+                table_add(t, headers[i]);
+        return t;
+}
+
+void table_add(struct table *t, const char *cell) {
+        t->cells = xrealloc(t->cells, (t->n_cells + 1) * sizeof(char *));
+        t->cells[t->n_cells++] = xstrdup(cell ? cell : "");
+}
+
+void table_addf(struct table *t, const char *fmt, ...) {
+        va_list ap;
+        char *s;
+
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        table_add(t, s ? s : "?");
+        free(s);
+}
+
+static const char *header_text(const struct table *t, size_t col) {
+        const char *h = t->cells[col];
+        return h[0] == '>' ? h + 1 : h;
+}
+
+void table_print(const struct table *t, FILE *f, const char *indent) {
+        size_t *width = xmalloc0(t->n_columns * sizeof(size_t));
+
+        for (size_t i = 0; i < t->n_cells; i++) {
+                size_t col = i % t->n_columns;
+                size_t w = strlen(i < t->n_columns ? header_text(t, col) : t->cells[i]);
+                if (w > width[col])
+                        width[col] = w;
+        }
+        for (size_t i = 0; i < t->n_cells; i++) {
+                size_t col = i % t->n_columns;
+                bool right = t->cells[col][0] == '>';
+                bool last = col == t->n_columns - 1;
+                const char *s = i < t->n_columns ? header_text(t, col) : t->cells[i];
+                int w = (int) width[col];
+
+                if (col == 0)
+                        fputs(indent ? indent : "", f);
+                if (right)
+                        fprintf(f, "%*s", w, s);
+                else if (last)
+                        fputs(s, f);
+                else
+                        fprintf(f, "%-*s", w, s);
+                fputs(last ? "\n" : "  ", f);
+        }
+        free(width);
+}
+
+void table_free(struct table *t) {
+        for (size_t i = 0; i < t->n_cells; i++)
+                free(t->cells[i]);
+        free(t->cells);
+        free(t);
+}

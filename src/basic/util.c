@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "basic/util.h"
+
+static void oom(void) {
+        fputs("numaplan: out of memory\n", stderr);
+        abort();
+}
+
+void *xmalloc0(size_t n) {
+        void *p = calloc(1, n ? n : 1);
+        if (!p)
+                oom();
+        return p;
+}
+
+void *xrealloc(void *p, size_t n) {
+        p = realloc(p, n ? n : 1);
+        if (!p)
+                oom();
+        return p;
+}
+
+char *xstrdup(const char *s) {
+        char *p = strdup(s);
+        if (!p)
+                oom();
+        return p;
+}
+
+char *xstrndup(const char *s, size_t n) {
+        char *p = strndup(s, n);
+        if (!p)
+                oom();
+        return p;
+}
+
+char *xasprintf(const char *fmt, ...) {
+        va_list ap;
+        char *s;
+
+        va_start(ap, fmt);
+        int r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                oom();
+        return s;
+}
+
+static void strbuf_reserve(struct strbuf *b, size_t extra) {
+        if (b->len + extra + 1 <= b->cap)
+                return;
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + extra + 1)
+                cap *= 2;
+        b->s = xrealloc(b->s, cap);
+        b->cap = cap;
+}
+
+void strbuf_append(struct strbuf *b, const char *s) {
+        size_t n = strlen(s);
+        strbuf_reserve(b, n);
+        memcpy(b->s + b->len, s, n + 1);
+        b->len += n;
+}
+
+void strbuf_printf(struct strbuf *b, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        int n = vsnprintf(NULL, 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                oom();
+        strbuf_reserve(b, (size_t) n);
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->len, (size_t) n + 1, fmt, ap);
+        va_end(ap);
+        b->len += (size_t) n;
+}
+
+int parse_uint64(const char *s, unsigned base, uint64_t *ret) {
+        char *end;
+
+        if (!s || !isxdigit((unsigned char) *s))
+                return -EINVAL;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, (int) base);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (end == s || *end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_int(const char *s, int *ret) {
+        char *end;
+
+        if (!s || !*s || isspace((unsigned char) *s))
+                return -EINVAL;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+                return -ERANGE;
+        if (end == s || *end)
+                return -EINVAL;
+        *ret = (int) v;
+        return 0;
+}
+
+char *strip_trailing(char *s) {
+        size_t n = strlen(s);
+        while (n > 0 && isspace((unsigned char) s[n - 1]))
+                s[--n] = 0;
+        return s;
+}
+
+void format_bytes(char *buf, size_t n, uint64_t bytes) {
+        static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        double v = (double) bytes;
+        size_t u = 0;
+
+        while (v >= 1024.0 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1024.0;
+                u++;
+        }
+        if (u == 0)
+                snprintf(buf, n, "%" PRIu64 " B", bytes);
+        else
+                snprintf(buf, n, "%.1f %s", v, units[u]);
+}
+
+int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) {
+        va_list ap;
+
+        free(e->message);
+        va_start(ap, fmt);
+        if (vasprintf(&e->message, fmt, ap) < 0)
+                oom();
+        va_end(ap);
+        e->at = at;
+        return -EINVAL;
+}
+
+void error_at_done(struct error_at *e) {
+        free(e->message);
+        *e = (struct error_at){0};
+}

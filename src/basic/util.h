@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The few helpers every file uses: owned locals released by scope, and string tests. */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* Hand an owned pointer over, leaving the local empty so cleanup skips it. */
+#define TAKE_PTR(p)                      \
+        ({                               \
+                __typeof__(p) _p_ = (p); \
+                (p) = NULL;              \
+                _p_;                     \
+        })
+
+static inline void freep(void *p) {
+        free(*(void **) p);
+}
+static inline void closep(int *fd) {
+        if (*fd >= 0) {
+                int saved = errno;
+                close(*fd);
+                errno = saved;
+        }
+}
+static inline void fclosep(FILE **f) {
+        if (*f)
+                fclose(*f);
+}
+static inline void strv_free(char **v) {
+        if (!v)
+                return;
+        for (char **i = v; *i; i++)
+                free(*i);
+        free(v);
+}
+static inline void strv_freep(char ***v) {
+        strv_free(*v);
+}
+
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+#define _cleanup_strv_free_ _cleanup_(strv_freep)
+
+static inline bool streq(const char *a, const char *b) {
+        return strcmp(a, b) == 0;
+}
+static inline bool streq_ptr(const char *a, const char *b) {
+        if (!a || !b)
+                return a == b;
+        return streq(a, b);
+}
+static inline const char *startswith(const char *s, const char *prefix) {
+        size_t n = strlen(prefix);
+        return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+/* qsort() comparator for an array of strings. */
+static inline int strcmp_ptr(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+static inline const char *strempty(const char *s) {
+        return s ? s : "";
+}
+static inline size_t strv_length(char *const *v) {
+        size_t n = 0;
+        while (v && v[n])
+                n++;
+        return n;
+}
+
+/* Out-of-memory is the one error we do not thread through every caller's message. */
+void *xmalloc0(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+
+/* Appends to a malloc'd, NUL-terminated string buffer. */
+struct strbuf {
+        char *s;
+        size_t len, cap;
+};
+void strbuf_append(struct strbuf *b, const char *s);
+void strbuf_printf(struct strbuf *b, const char *fmt, ...) _printf_(2, 3);
+static inline char *strbuf_steal(struct strbuf *b) {
+        char *s = b->s ? b->s : xstrdup("");
+        *b = (struct strbuf){0};
+        return s;
+}
+static inline void strbuf_done(struct strbuf *b) {
+        free(b->s);
+        *b = (struct strbuf){0};
+}
+
+/* Strict number parsing: the whole string, no sign surprises. */
+int parse_uint64(const char *s, unsigned base, uint64_t *ret);
+int parse_int(const char *s, int *ret);
+/* Strips trailing whitespace (and NULs: some captured sysfs files end with one) in place. */
+char *strip_trailing(char *s);
+
+/* "48.0 GiB" style: one decimal, binary units. */
+void format_bytes(char *buf, size_t n, uint64_t bytes);
+#define FORMAT_BYTES_MAX 32
+
+/* Where something was written, for "file:line: message". A line of 0 means the file as a whole;
+ * a NULL file means nowhere (a setting nobody wrote). */
+struct where {
+        const char *file;
+        unsigned line;
+};
+
+/* An error in what the admin wrote (the configuration), found where it cannot be printed (the
+ * pure core): the caller prints it with log_error_at(). */
+struct error_at {
+        struct where at;
+        char *message;
+};
+
+/* Sets *e (freeing what it held) and returns -EINVAL. */
+int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) _printf_(3, 4);
+void error_at_done(struct error_at *e);

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+#include <libgen.h>
+
+#include "basic/fileio.h"
+#include "basic/log.h"
+#include "basic/util.h"
+#include "cli/inputs.h"
+#include "core/config.h"
+#include "core/planner.h"
+#include "core/topology.h"
+#include "host/config-files.h"
+#include "host/host-warnings.h"
+#include "host/root.h"
+#include "host/topology-read.h"
+
+static bool is_systemd_unit_dir(const char *dir) {
+        static const char *const dirs[] = {UNIT_DIR_PERSISTENT, UNIT_DIR_RUNTIME};
+        _cleanup_free_ char *real = realpath(dir, NULL);
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                if (streq(dir, dirs[i]) || (real && streq(real, dirs[i])))
+                        return true;
+        return false;
+}
+
+void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
+        in->unit_dir = g->unit_dir ? g->unit_dir : runtime ? UNIT_DIR_RUNTIME : UNIT_DIR_PERSISTENT;
+        free(in->runtime_dir);
+        free(in->marker);
+        if (g->runtime_dir)
+                in->runtime_dir = xstrdup(g->runtime_dir);
+        else if (is_systemd_unit_dir(in->unit_dir))
+                in->runtime_dir = xstrdup(RUNTIME_DIR);
+        else
+                in->runtime_dir = xasprintf("%s/.numaplan", in->unit_dir);
+        in->marker = xasprintf("%s/applied", in->runtime_dir);
+}
+
+int inputs_host(const struct globals *g, unsigned flags, const struct config *config, struct inputs *in) {
+        struct error_at err = {0};
+
+        int r = root_open(g->sysfs_root, flags & INPUTS_RECORD ? ROOT_RECORD : 0, &in->root);
+        if (r < 0) {
+                log_error_errno(r, "cannot open %s: %m", g->sysfs_root);
+                return EXIT_ENV;
+        }
+        r = topology_read(in->root, flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0, &in->warnings, &in->topology);
+        if (r < 0)
+                return EXIT_ENV;
+        r = EXIT_OK;
+        if (config && topology_apply_overrides(in->topology, config, &err) < 0) {
+                log_error_at_done(&err);
+                r = EXIT_USAGE;
+        }
+        host_warnings_collect(in->root, in->topology, &in->warnings);
+        return r;
+}
+
+int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret) {
+        struct inputs in = {0};
+        struct error_at err = {0};
+
+        inputs_dirs(g, runtime, &in);
+        int r = config_load(config_path, &in.config);
+        if (r < 0) {
+                inputs_done(&in);
+                return r == -ENOENT || r == -EINVAL || r == -EPERM ? EXIT_USAGE : EXIT_ENV;
+        }
+        r = inputs_host(g, 0, in.config, &in);
+        if (r == EXIT_OK && plan_compute(in.topology, in.config, &in.warnings, &in.plan, &err) < 0) {
+                log_error_at_done(&err);
+                r = EXIT_USAGE;
+        }
+        if (r != EXIT_OK) {
+                inputs_done(&in);
+                return r;
+        }
+        *ret = in;
+        return EXIT_OK;
+}
+
+void inputs_done(struct inputs *in) {
+        plan_free(in->plan);
+        config_free(in->config);
+        topology_free(in->topology);
+        root_free(in->root);
+        warnings_done(&in->warnings);
+        free(in->runtime_dir);
+        free(in->marker);
+        *in = (struct inputs){0};
+}
+
+int inputs_lock(const struct inputs *in) {
+        _cleanup_free_ char *lock = xasprintf("%s.lock", in->runtime_dir), *copy = xstrdup(lock);
+        int r = mkdir_parents(dirname(copy), 0755);
+        if (r < 0) {
+                log_error_errno(r, "cannot create the directory of %s: %m", lock);
+                return -EXIT_ENV;
+        }
+        int fd = lock_file(lock);
+        if (fd < 0) {
+                log_error_errno(fd, "cannot take the apply lock %s: %m", lock);
+                return -EXIT_ENV;
+        }
+        return fd;
+}
+
+int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb) {
+        if (root_is_live(in->root))
+                return EXIT_OK;
+        if (!g->unit_dir || is_systemd_unit_dir(in->unit_dir))
+                return verb_usage_error(verb, "--sysfs-root %s replays another host: its plan is not this host's; "
+                                              "give --unit-dir a directory of your own",
+                                        g->sysfs_root);
+        if (reload)
+                return verb_usage_error(verb, "--sysfs-root %s replays another host: add --no-reload, this host's "
+                                              "systemd has nothing to load from it",
+                                        g->sysfs_root);
+        return EXIT_OK;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the verbs start from: the host (through its root), the configuration, the plan, the run's
+ * warnings, and where drop-ins and apply's state go. Loading it turns failures into exit codes,
+ * which is the command line's job alone. */
+
+#include <stdbool.h>
+
+#include "cli/verbs.h"
+#include "core/warnings.h"
+
+struct config;
+struct plan;
+struct root;
+struct topology;
+
+struct inputs {
+        struct root *root;
+        struct topology *topology;
+        struct config *config;
+        struct plan *plan;
+        struct warnings warnings; /* of the host and of the plan: one list */
+        const char *unit_dir;
+        char *runtime_dir; /* the lock is <runtime_dir>.lock, the marker <runtime_dir>/applied */
+        char *marker;
+};
+
+#define UNIT_DIR_PERSISTENT "/etc/systemd/system"
+#define UNIT_DIR_RUNTIME "/run/systemd/system"
+#define RUNTIME_DIR "/run/numaplan"
+
+enum {
+        INPUTS_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */
+        INPUTS_NAMES = 1 << 1,  /* name accelerators from the PCI ID database */
+};
+
+/* Where drop-ins go and where apply keeps its state. The state follows the unit directory: for
+ * one of systemd's (the defaults), /run/numaplan, which a reboot clears; for any other (a test's,
+ * a staging tree), <unit-dir>/.numaplan, so that nothing of this host's /run is touched. */
+void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in);
+/* Opens the root and reads the host; the configuration's accelerator-nodes, when `config` is
+ * given, then the host's warnings. Returns an exit code; after EXIT_USAGE (an override naming
+ * what this host lacks, printed) the host is read all the same. */
+int inputs_host(const struct globals *g, unsigned flags, const struct config *config, struct inputs *in);
+/* The configuration (-c, or /etc/numaplan), the host, and the plan. Returns an exit code:
+ * EXIT_OK, EXIT_USAGE for a bad configuration (printed as path:line), EXIT_ENV for an unreadable
+ * host. */
+int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret);
+void inputs_done(struct inputs *in);
+
+/* Takes apply's lock (<runtime_dir>.lock), creating its directory. Returns the descriptor or an
+ * exit code below 0: -EXIT_ENV. */
+int inputs_lock(const struct inputs *in);
+/* Refuses, with EXIT_USAGE, to deploy a replayed host's plan to this host's systemd. */
+int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb);

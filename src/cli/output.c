@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/util.h"
+#include "cli/output.h"
+
+json_object *json_warnings(const struct warnings *w) {
+        static const char *const subject_keys[] = {
+                [SUBJECT_HOST] = NULL, [SUBJECT_NODE] = "node", [SUBJECT_PCI] = "pci", [SUBJECT_REPLICA] = "replica"};
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; i < w->n; i++) {
+                const struct warning *x = &w->v[i];
+                const struct warning_kind *k = &warning_kinds[x->code];
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "code", json_object_new_string(k->code));
+                json_object_object_add(o, "severity",
+                                       json_object_new_string(k->severity == SEVERITY_NOTICE ? "notice" : "warning"));
+                json_object_object_add(o, "message", json_object_new_string(x->message));
+                if (x->subject && subject_keys[k->subject]) {
+                        int node;
+                        json_object_object_add(o, subject_keys[k->subject],
+                                               k->subject == SUBJECT_NODE && parse_int(x->subject, &node) >= 0
+                                                       ? json_object_new_int(node)
+                                                       : json_object_new_string(x->subject));
+                }
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+void print_warnings(const struct warnings *w, const char *heading, const char *indent) {
+        if (w->n && heading)
+                fputs(heading, stdout);
+        for (size_t i = 0; i < w->n; i++)
+                printf("%s%s: %s\n", strempty(indent), warning_code(&w->v[i]), w->v[i].message);
+}
+
+void log_warnings(const struct warnings *w) {
+        for (size_t i = 0; i < w->n; i++)
+                if (warning_kinds[w->v[i].code].severity >= SEVERITY_WARNING)
+                        log_warning("%s: %s", warning_code(&w->v[i]), w->v[i].message);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan apply: write the plan's drop-ins, atomically and idempotently, and reload systemd. */
+
+#include "basic/log.h"
+#include "basic/util.h"
+#include "cli/inputs.h"
+#include "cli/changes.h"
+#include "cli/output.h"
+#include "core/config.h"
+#include "core/planner.h"
+#include "core/unit-name.h"
+#include "host/config-files.h"
+#include "systemd/changeset.h"
+#include "systemd/deploy.h"
+
+static void help(void) {
+        printf("Usage: numaplan apply [-c FILE] [--check] [--diff] [--runtime] [--no-reload] [--restart] [--json]\n\n"
+               "Write one drop-in per replica unit (" UNIT_DIR_PERSISTENT "/UNIT.d/50-numaplan.conf),\n"
+               "remove numaplan's drop-ins of replicas that left the configuration, and reload systemd\n"
+               "once if anything changed. All or nothing: a failed write restores every file. Once all\n"
+               "is done, creates the marker the drop-ins assert (" RUNTIME_DIR "/applied).\n\n"
+               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
+               "      --check         change nothing; exit 1 when changes are pending\n"
+               "      --diff          print a unified diff of every change\n"
+               "      --runtime       write under " UNIT_DIR_RUNTIME " (gone at reboot)\n"
+               "      --no-reload     do not reload systemd\n"
+               "      --restart       restart running replica units whose drop-in changed\n"
+               "      --json          {\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout\n"
+               "\nPinning takes effect when a unit starts: a running unit keeps its placement until it\n"
+               "restarts, and apply says so.\n");
+}
+
+struct apply_args {
+        const char *config;
+        bool check, diff, runtime, no_reload, restart, json;
+};
+
+static const struct verb_option options[] = {
+        VERB_VALUE("config", 'c', struct apply_args, config),
+        VERB_FLAG("check", 0, struct apply_args, check),
+        VERB_FLAG("diff", 0, struct apply_args, diff),
+        VERB_FLAG("runtime", 0, struct apply_args, runtime),
+        VERB_FLAG("no-reload", 0, struct apply_args, no_reload),
+        VERB_FLAG("restart", 0, struct apply_args, restart),
+        VERB_FLAG("json", 0, struct apply_args, json),
+        {},
+};
+
+static int run(const void *args, int argc, char **argv, const struct globals *g) {
+        const struct apply_args *a = args;
+        struct inputs in;
+        struct changeset cs;
+        _cleanup_close_ int lock = -1;
+
+        (void) argc;
+        (void) argv;
+        if (a->restart && a->no_reload)
+                return verb_usage_error("apply", "--restart needs the reload that --no-reload skips");
+        int r = inputs_load(g, a->config, a->runtime, &in);
+        if (r != EXIT_OK)
+                return r;
+        r = inputs_check_replay(&in, g, !a->no_reload && !a->check, "apply");
+        if (r != EXIT_OK)
+                goto out;
+
+        /* Names from templates are checked again as expanded, before any path is built. */
+        for (size_t i = 0; i < in.plan->n_replicas; i++) {
+                const char *why;
+                if (!unit_name_is_valid_service(in.plan->replicas[i].unit, &why)) {
+                        log_error_at(replica_where(in.plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
+                                     in.plan->replicas[i].unit, why);
+                        r = EXIT_USAGE;
+                        goto out;
+                }
+        }
+
+        /* What hurts pinning on this host and what the planner decided: stderr, since stdout is
+         * the report. */
+        log_warnings(&in.warnings);
+
+        lock = inputs_lock(&in);
+        if (lock < 0) {
+                r = -lock;
+                goto out;
+        }
+        if (changeset_for_plan(in.unit_dir, in.marker, in.topology, in.config, in.plan, &cs) < 0) {
+                r = EXIT_ENV;
+                goto out;
+        }
+        r = deploy_and_report(&cs, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
+        changeset_done(&cs);
+out:
+        inputs_done(&in);
+        return r;
+}
+
+const struct verb verb_apply = {
+        .name = "apply",
+        .summary = "write the drop-ins, reload systemd",
+        .options = options,
+        .args_size = sizeof(struct apply_args),
+        .max_args = 0,
+        .run = run,
+        .help = help,
+};

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+#include <getopt.h>
+#include <stdarg.h>
+
+#include "basic/util.h"
+#include "cli/verbs.h"
+
+int verb_usage_error(const char *verb, const char *fmt, ...) {
+        va_list ap;
+
+        if (fmt) {
+                fprintf(stderr, "numaplan %s: ", verb);
+                va_start(ap, fmt);
+                vfprintf(stderr, fmt, ap);
+                va_end(ap);
+                fputc('\n', stderr);
+        }
+        fprintf(stderr, "Try 'numaplan %s --help'.\n", verb);
+        return EXIT_USAGE;
+}
+
+const struct verb_option *verb_find_option(const struct verb *v, const char *arg) {
+        const char *name = startswith(arg, "--");
+
+        for (const struct verb_option *o = v->options; o->name; o++) {
+                if (name) {
+                        size_t n = strcspn(name, "=");
+                        if (strlen(o->name) == n && strncmp(o->name, name, n) == 0)
+                                return o;
+                } else if (arg[0] == '-' && o->short_name && arg[1] == o->short_name)
+                        return o;
+        }
+        return NULL;
+}
+
+int verb_parse_options(const struct verb *v, int argc, char **argv, void *args) {
+        size_t n = 0;
+        while (v->options[n].name)
+                n++;
+        _cleanup_free_ struct option *longs = xmalloc0((n + 1) * sizeof(struct option));
+        _cleanup_free_ char *shorts = xmalloc0(2 * n + 2);
+        size_t s = 0;
+
+        /* A leading ':' makes getopt report a missing value as ':', and with opterr = 0 we word the
+         * errors ourselves. */
+        shorts[s++] = ':';
+        for (size_t i = 0; i < n; i++) {
+                const struct verb_option *o = &v->options[i];
+                /* getopt hands back the short name, or 256 + the index for a long-only option. */
+                int val = o->short_name ? o->short_name : 256 + (int) i;
+                longs[i] = (struct option){o->name, o->has_value ? required_argument : no_argument, NULL, val};
+                if (o->short_name) {
+                        shorts[s++] = o->short_name;
+                        if (o->has_value)
+                                shorts[s++] = ':';
+                }
+        }
+
+        optind = 0;
+        opterr = 0;
+        for (int c; (c = getopt_long(argc, argv, shorts, longs, NULL)) >= 0;) {
+                if (c == '?' || c == ':') {
+                        /* optopt holds a short option's letter; a long option is in argv. */
+                        char letter[3] = {'-', (char) optopt, 0};
+                        const char *name = optopt > 0 && optopt < 256 ? letter : argv[optind - 1];
+                        if (c == ':')
+                                verb_usage_error(v->name, "option '%s' needs a value", name);
+                        else
+                                verb_usage_error(v->name, "unknown option '%s'", name);
+                        return -1;
+                }
+                size_t i = 0;
+                while (i < n && (v->options[i].short_name ? v->options[i].short_name : 256 + (int) i) != c)
+                        i++;
+                if (i == n)
+                        return -1;
+                char *dst = (char *) args + v->options[i].offset;
+                if (v->options[i].has_value)
+                        *(const char **) dst = optarg;
+                else
+                        *(bool *) dst = true;
+        }
+        if (v->max_args >= 0 && argc - optind > v->max_args) {
+                verb_usage_error(v->name, "unexpected argument '%s'", argv[optind + v->max_args]);
+                return -1;
+        }
+        return optind;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan plan: what apply would write, and why. Changes nothing. */
+
+#include "basic/json-util.h"
+#include "basic/table.h"
+#include "basic/util.h"
+#include "cli/inputs.h"
+#include "cli/output.h"
+#include "core/dropin.h"
+#include "core/planner.h"
+#include "host/config-files.h"
+
+static void help(void) {
+        printf("Usage: numaplan plan [-c FILE] [--json]\n\n"
+               "Place every replica of the configuration on this host and print the placement\n"
+               "(replica, unit, accelerators, nodes, policy, CPUs, memory against what each node can\n"
+               "hold) and each drop-in apply would write. Changes nothing.\n\n"
+               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
+               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n");
+}
+
+static json_object *node_list_json(const struct cpuset *s) {
+        json_object *a = json_object_new_array();
+        CPUSET_FOREACH(n, s)
+                json_object_array_add(a, json_object_new_int(n));
+        return a;
+}
+
+static json_object *plan_to_json(const struct inputs *in) {
+        const struct plan *p = in->plan;
+        json_object *o = json_object_new_object(), *replicas = json_object_new_array(),
+                    *nodes = json_object_new_array();
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                const struct placement *pl = &p->replicas[i];
+                json_object *r = json_object_new_object(), *accels = json_object_new_array();
+                _cleanup_free_ char *path = dropin_path(in->unit_dir, pl->unit),
+                                    *text = dropin_render(in->topology, in->config, p, pl, in->marker);
+
+                for (size_t j = 0; j < pl->n_accels; j++)
+                        json_object_array_add(accels, json_object_new_string(in->topology->accels[pl->accels[j]].pci));
+                json_object_object_add(r, "name", json_object_new_string(pl->name));
+                json_object_object_add(r, "unit", json_object_new_string(pl->unit));
+                json_object_object_add(r, "accelerators", accels);
+                json_object_object_add(r, "nodes", node_list_json(&pl->nodes));
+                json_object_object_add(r, "policy", json_object_new_string(policy_to_string(pl->policy)));
+                json_object_object_add(r, "cpus", json_cpuset(&pl->cpus));
+                json_object_object_add(r, "cpu_affinity",
+                                       pl->cpu_affinity_numa ? json_object_new_string("numa") : json_cpuset(&pl->cpus));
+                json_object_object_add(r, "memory_bytes", json_uint64(pl->memory));
+                json_object_object_add(r, "dropin_path", json_object_new_string(path));
+                json_object_object_add(r, "dropin", json_object_new_string(text));
+                json_object_array_add(replicas, r);
+        }
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                json_object *n = json_object_new_object();
+                json_object_object_add(n, "id", json_object_new_int(p->nodes[i].id));
+                json_object_object_add(n, "usable_bytes", json_uint64(p->nodes[i].usable));
+                json_object_object_add(n, "assigned_bytes", json_uint64(p->nodes[i].assigned));
+                json_object_array_add(nodes, n);
+        }
+        json_object_object_add(o, "replicas", replicas);
+        json_object_object_add(o, "nodes", nodes);
+        json_object_object_add(o, "warnings", json_warnings(&in->warnings));
+        return o;
+}
+
+static void print_table(const struct inputs *in) {
+        static const char *const headers[] = {"replica", "unit", "accelerators", "nodes", "policy", "cpus", ">memory"};
+        static const char *const node_headers[] = {">node", ">usable", ">assigned", ">left", "replicas"};
+        const struct plan *p = in->plan;
+        _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
+        _cleanup_table_ struct table *nodes = table_new(node_headers, ELEMENTSOF(node_headers));
+        _cleanup_free_ char *sources = config_sources(in->config);
+
+        printf("plan from %s%s\n\n", sources, in->config->builtin_default ? " (built-in default: one replica per "
+                                                                            "compute accelerator, or per node)"
+                                                                          : "");
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                const struct placement *pl = &p->replicas[i];
+                struct strbuf acc = {0};
+                char mem[FORMAT_BYTES_MAX];
+                _cleanup_free_ char *ns = cpuset_format(&pl->nodes), *cpus = cpuset_format(&pl->cpus);
+
+                for (size_t j = 0; j < pl->n_accels; j++)
+                        strbuf_printf(&acc, "%s%s", j ? "," : "", in->topology->accels[pl->accels[j]].pci);
+                format_bytes(mem, sizeof(mem), pl->memory);
+                table_add(tab, pl->name);
+                table_add(tab, pl->unit);
+                table_add(tab, acc.len ? acc.s : "-");
+                table_addf(tab, "%s%s", ns, pl->extended ? " (extended)" : "");
+                table_add(tab, policy_to_string(pl->policy));
+                table_addf(tab, "%s%s", cpus, pl->cpu_affinity_numa ? " (numa)" : "");
+                table_add(tab, mem);
+                strbuf_done(&acc);
+        }
+        if (p->n_replicas)
+                table_print(tab, stdout, NULL);
+        else
+                printf("no replicas: nothing to place\n");
+
+        for (size_t i = 0; i < p->n_nodes; i++) {
+                char u[FORMAT_BYTES_MAX], a[FORMAT_BYTES_MAX], l[FORMAT_BYTES_MAX];
+                struct strbuf names = {0};
+                format_bytes(u, sizeof(u), p->nodes[i].usable);
+                format_bytes(a, sizeof(a), p->nodes[i].assigned);
+                format_bytes(l, sizeof(l), p->nodes[i].usable - p->nodes[i].assigned);
+                for (size_t j = 0; j < p->n_replicas; j++)
+                        if (cpuset_isset(&p->replicas[j].nodes, p->nodes[i].id))
+                                strbuf_printf(&names, "%s%s", names.len ? " " : "", p->replicas[j].name);
+                table_addf(nodes, "%d", p->nodes[i].id);
+                table_add(nodes, u);
+                table_add(nodes, a);
+                table_add(nodes, l);
+                table_add(nodes, names.len ? names.s : "-");
+                strbuf_done(&names);
+        }
+        char hr[16];
+        snprintf(hr, sizeof(hr), "%u%%", in->config->headroom_bp / 100);
+        printf("\nmemory per node (usable = MemTotal less %s headroom):\n", hr);
+        table_print(nodes, stdout, "  ");
+
+        print_warnings(&in->warnings, "\n", "warning: ");
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                _cleanup_free_ char *path = dropin_path(in->unit_dir, p->replicas[i].unit),
+                                    *text = dropin_render(in->topology, in->config, p, &p->replicas[i], in->marker);
+                printf("\n%s\n%s", path, text);
+        }
+}
+
+struct plan_args {
+        const char *config;
+        bool json;
+};
+
+static const struct verb_option options[] = {
+        VERB_VALUE("config", 'c', struct plan_args, config),
+        VERB_FLAG("json", 0, struct plan_args, json),
+        {},
+};
+
+static int run(const void *args, int argc, char **argv, const struct globals *g) {
+        const struct plan_args *a = args;
+        struct inputs in;
+
+        (void) argc;
+        (void) argv;
+        int r = inputs_load(g, a->config, false, &in);
+        if (r != EXIT_OK)
+                return r;
+        if (a->json) {
+                _cleanup_json_ json_object *o = plan_to_json(&in);
+                json_print(o);
+        } else
+                print_table(&in);
+        inputs_done(&in);
+        return EXIT_OK;
+}
+
+const struct verb verb_plan = {
+        .name = "plan",
+        .summary = "placement and drop-in text; changes nothing",
+        .options = options,
+        .args_size = sizeof(struct plan_args),
+        .max_args = 0,
+        .run = run,
+        .help = help,
+};

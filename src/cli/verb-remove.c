@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan remove: delete numaplan's drop-ins and give the units back to systemd's defaults. */
+
+#include "basic/util.h"
+#include "cli/changes.h"
+#include "cli/inputs.h"
+#include "core/config.h"
+#include "core/unit-name.h"
+#include "host/config-files.h"
+#include "systemd/changeset.h"
+
+static void help(void) {
+        printf("Usage: numaplan remove [-c FILE] [UNIT...] [--runtime] [--no-reload] [--json]\n\n"
+               "Delete the drop-ins numaplan wrote (recognised by their first line): those of the named\n"
+               "units, or all of them. Reloads systemd once if anything was removed. Removing nothing\n"
+               "is success. The configuration is not needed: -c is accepted and checked only.\n\n"
+               "      --runtime       the drop-ins under " UNIT_DIR_RUNTIME "\n"
+               "      --no-reload     do not reload systemd\n"
+               "      --json          {\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout\n");
+}
+
+struct remove_args {
+        const char *config;
+        bool runtime, no_reload, json;
+};
+
+static const struct verb_option options[] = {
+        VERB_VALUE("config", 'c', struct remove_args, config),
+        VERB_FLAG("runtime", 0, struct remove_args, runtime),
+        VERB_FLAG("no-reload", 0, struct remove_args, no_reload),
+        VERB_FLAG("json", 0, struct remove_args, json),
+        {},
+};
+
+static int run(const void *args, int argc, char **argv, const struct globals *g) {
+        const struct remove_args *a = args;
+        struct inputs in = {0};
+        struct changeset cs;
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        for (int i = 0; i < argc; i++) {
+                const char *why;
+                if (!unit_name_is_valid_service(argv[i], &why))
+                        return verb_usage_error("remove", "'%s' is not a service unit name: it %s", argv[i], why);
+        }
+        if (a->config) {
+                _cleanup_config_ struct config *cfg = NULL;
+                if (config_load(a->config, &cfg) < 0)
+                        return EXIT_USAGE;
+        }
+
+        inputs_dirs(g, a->runtime, &in);
+        /* The same lock as apply: a remove must not interleave with an apply's commit. */
+        lock = inputs_lock(&in);
+        if (lock < 0) {
+                r = -lock;
+                goto out;
+        }
+        if (changeset_for_removal(in.unit_dir, argv, &cs) < 0) {
+                r = EXIT_ENV;
+                goto out;
+        }
+        r = deploy_and_report(&cs, NULL, false, false, !a->no_reload, false, a->json);
+        changeset_done(&cs);
+out:
+        inputs_done(&in);
+        return r;
+}
+
+const struct verb verb_remove = {
+        .name = "remove",
+        .summary = "delete numaplan's drop-ins, reload systemd",
+        .options = options,
+        .args_size = sizeof(struct remove_args),
+        .max_args = -1,
+        .run = run,
+        .help = help,
+};

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan verify: is each replica pinned as planned, and if not, why. systemd's view over
+ * D-Bus, every task's affinity in /proc, a warm-up request, and where the pages are. */
+
+#include <inttypes.h>
+#include <sys/stat.h>
+
+#include "basic/fileio.h"
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/table.h"
+#include "basic/util.h"
+#include "cli/inputs.h"
+#include "core/dropin.h"
+#include "core/planner.h"
+#include "core/verify-checks.h"
+#include "host/cgroup.h"
+#include "host/config-files.h"
+#include "host/host-facts.h"
+#include "host/numastat.h"
+#include "host/root.h"
+#include "host/tasks.h"
+#include "host/warmup.h"
+#include "systemd/bus.h"
+#include "systemd/unit-state.h"
+
+static void help(void) {
+        printf("Usage: numaplan verify [-c FILE] [UNIT...] [--no-warmup] [--json | --tap]\n\n"
+               "Check that each replica (all, or the named units) runs as planned: systemd's view over\n"
+               "D-Bus (NUMAPolicy, NUMAMask, CPU affinity, effective CPUs and memory nodes, drop-ins),\n"
+               "every task's allowed CPUs and nodes, a warm-up request, and the share of its resident\n"
+               "pages on its planned nodes. Exit 0 when every check passes, 1 otherwise.\n\n"
+               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
+               "      --no-warmup     do not send the warm-up request\n"
+               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n"
+               "      --tap           one TAP test point per check, for CI pipelines\n");
+}
+
+struct unit_report {
+        const struct placement *pl;
+        struct check checks[N_CHECKS];
+        bool ok;
+        struct page_tally pages;
+        struct numastat *before, *after;
+        size_t n_numastat;
+        char *summary;
+};
+
+/* ---- gathering ---- */
+
+static void gather_dropin(const struct inputs *in, const struct placement *pl, const struct unit_state *s,
+                          struct dropin_facts *d, char **path_buf) {
+        _cleanup_free_ char *suffix = xasprintf("/%s.d/" DROPIN_NAME, pl->unit), *content = NULL,
+                            *want = dropin_render(in->topology, in->config, in->plan, pl, in->marker);
+        struct strbuf over = {0};
+        struct stat st;
+        ssize_t ours = -1;
+
+        *path_buf = dropin_path(in->unit_dir, pl->unit);
+        *d = (struct dropin_facts){.path = *path_buf};
+        for (size_t i = 0; s->dropin_paths[i]; i++) {
+                const char *p = s->dropin_paths[i];
+                size_t lp = strlen(p), ls = strlen(suffix);
+                if (ours < 0 && lp >= ls && streq(p + lp - ls, suffix)) {
+                        ours = (ssize_t) i;
+                        free(*path_buf);
+                        *path_buf = xstrdup(p);
+                        d->path = *path_buf;
+                        continue;
+                }
+                if (ours < 0)
+                        continue;
+                /* systemd applies drop-ins in this order: a later one that sets our keys wins. */
+                _cleanup_free_ char *text = NULL, *keys = NULL;
+                if (read_file(p, &text) >= 0 && (keys = dropin_settings(text)))
+                        strbuf_printf(&over, "%s%s sets %s", over.len ? "; " : "", p, keys);
+        }
+        d->loaded = ours >= 0;
+        d->overridden_by = over.len ? strbuf_steal(&over) : NULL;
+        d->matches_plan = read_file(d->path, &content) >= 0 && streq(content, want);
+        if (stat(d->path, &st) >= 0)
+                d->mtime = (double) st.st_mtim.tv_sec + (double) st.st_mtim.tv_nsec / 1e9;
+}
+
+static void gather_tasks(struct root *root, const char *mount, const struct unit_state *s, struct task_facts *tf) {
+        bool has_cgroup = s->control_group && *s->control_group;
+
+        /* A unit without a cgroup (not running) readably has no process; one with a cgroup that
+         * cannot be listed (no cgroup v2 mount) is unreadable. */
+        *tf = (struct task_facts){.readable = !has_cgroup};
+        if (!has_cgroup || !mount ||
+            cgroup_processes(root, mount, s->control_group, &tf->processes, &tf->n_processes) < 0)
+                return;
+        tf->readable = true;
+        for (size_t i = 0; i < tf->n_processes; i++) {
+                struct task *t;
+                size_t n;
+                if (process_tasks(root, tf->processes[i].pid, &t, &n) < 0)
+                        continue;
+                tf->tasks = xrealloc(tf->tasks, (tf->n_tasks + n + 1) * sizeof(*tf->tasks));
+                memcpy(tf->tasks + tf->n_tasks, t, n * sizeof(*t));
+                tf->n_tasks += n;
+                free(t);
+        }
+}
+
+static void gather_pages(struct root *root, const struct task_facts *tf, const struct placement *pl,
+                         struct page_tally *pages) {
+        page_tally_init(pages, host_page_size(root) / 1024);
+        for (size_t i = 0; i < tf->n_processes; i++) {
+                int r = process_pages(root, tf->processes[i].pid, &pl->nodes, pages);
+                if (r == -EINVAL)
+                        log_warning("/proc/%d/numa_maps: a line numaplan cannot read; counted up to it",
+                                    (int) tf->processes[i].pid);
+        }
+}
+
+static int memory_node_ids(const struct topology *t, int **ret, struct cpuset *ret_set) {
+        int *ids = xmalloc0((t->n_nodes + 1) * sizeof(int));
+        int n = 0;
+        cpuset_clear(ret_set);
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].mem_total > 0) {
+                        ids[n++] = t->nodes[i].id;
+                        cpuset_set(ret_set, (unsigned) t->nodes[i].id);
+                }
+        *ret = ids;
+        return n;
+}
+
+static void summarize(struct unit_report *u) {
+        u->ok = true;
+        for (unsigned i = 0; i < N_CHECKS; i++)
+                u->ok = u->ok && u->checks[i].ok;
+        if (u->ok) {
+                _cleanup_free_ char *nodes = cpuset_format(&u->pl->nodes), *cpus = cpuset_format(&u->pl->cpus);
+                u->summary = xasprintf("pinned as planned: %s of its pages on node%s %s, every task on CPUs %s",
+                                       u->checks[CHECK_MEMORY_LOCALITY].got, cpuset_count(&u->pl->nodes) > 1 ? "s" : "",
+                                       nodes, cpus);
+                return;
+        }
+        for (unsigned i = 0; i < N_CHECKS; i++)
+                if (!u->checks[i].ok) {
+                        const struct check *c = &u->checks[i];
+                        u->summary = xasprintf("NOT pinned as planned: %s: %s", check_name(i),
+                                               c->detail ? c->detail : c->got);
+                        return;
+                }
+}
+
+static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, bool no_warmup,
+                       const struct cpuset *memory_nodes, const int *mem_ids, size_t n_mem, struct unit_report *u) {
+        const struct placement *pl = u->pl;
+        const struct replica_conf *r = pl->conf;
+        struct unit_state s;
+        struct dropin_facts d;
+        struct task_facts tf;
+        _cleanup_free_ char *dpath = NULL;
+
+        int ret = unit_state_read(bus, pl->unit, &s);
+        if (ret < 0)
+                return ret;
+        gather_dropin(in, pl, &s, &d, &dpath);
+        gather_tasks(in->root, mount, &s, &tf);
+
+        check_unit_active(&s, pl->unit, &u->checks[CHECK_UNIT_ACTIVE]);
+        check_numa_policy(&s, pl, &u->checks[CHECK_NUMA_POLICY]);
+        check_numa_mask(&s, pl, &u->checks[CHECK_NUMA_MASK]);
+        check_cpu_affinity(&s, pl, &u->checks[CHECK_CPU_AFFINITY]);
+        check_effective_cpus(&s, pl, &u->checks[CHECK_EFFECTIVE_CPUS]);
+        check_effective_memory_nodes(&s, pl, memory_nodes, &u->checks[CHECK_EFFECTIVE_MEMORY_NODES]);
+        check_dropin(&d, &u->checks[CHECK_DROPIN_IN_EFFECT]);
+        check_task_affinity(&s, pl, &tf, &d, &u->checks[CHECK_TASK_AFFINITY]);
+
+        /* The warm-up makes the server touch its memory; the pages are counted after it. */
+        read_numastat(in->root, mem_ids, n_mem, &u->before);
+        if (no_warmup)
+                check_warmup(NULL, NULL, "--no-warmup", &u->checks[CHECK_WARMUP]);
+        else if (!r->warmup_url)
+                check_warmup(NULL, NULL, "no warmup-url configured", &u->checks[CHECK_WARMUP]);
+        else if (tf.n_processes == 0) {
+                struct warmup_result w = {.detail = xstrdup("not sent: the unit runs no process")};
+                check_warmup(&w, r->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
+                free(w.detail);
+        } else {
+                struct warmup_result w = {0};
+                if (warmup_run(r->warmup_url, r->warmup_body ? r->warmup_body : "{}", replica_warmup_timeout(in->config, r),
+                               &w) < 0)
+                        w.detail = xstrdup("libcurl is not available");
+                check_warmup(&w, r->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
+                free(w.detail);
+        }
+        read_numastat(in->root, mem_ids, n_mem, &u->after);
+        u->n_numastat = n_mem;
+
+        gather_pages(in->root, &tf, pl, &u->pages);
+        check_memory_locality(&u->pages, pl, replica_min_local(in->config, r), &tf, &u->checks[CHECK_MEMORY_LOCALITY]);
+        summarize(u);
+
+        free(d.overridden_by);
+        free(tf.processes);
+        free(tf.tasks);
+        unit_state_done(&s);
+        return 0;
+}
+
+/* ---- output ---- */
+
+static json_object *by_node_json(const uint64_t *v) {
+        json_object *o = json_object_new_object();
+        for (int n = 0; n < NUMA_NODES_MAX; n++)
+                if (v[n]) {
+                        char key[16];
+                        snprintf(key, sizeof(key), "%d", n);
+                        json_object_object_add(o, key, json_uint64(v[n]));
+                }
+        return o;
+}
+
+static json_object *report_json(const struct unit_report *reports, size_t n) {
+        json_object *o = json_object_new_object(), *units = json_object_new_array();
+        bool all = true;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct unit_report *u = &reports[i];
+                json_object *uo = json_object_new_object(), *checks = json_object_new_array(),
+                            *pages = json_object_new_object(), *remote = json_object_new_array(),
+                            *stat = json_object_new_object();
+                for (unsigned k = 0; k < N_CHECKS; k++) {
+                        json_object *c = json_object_new_object();
+                        json_object_object_add(c, "name", json_object_new_string(check_name(k)));
+                        json_object_object_add(c, "ok", json_object_new_boolean(u->checks[k].ok));
+                        json_object_object_add(c, "want", json_object_new_string(strempty(u->checks[k].want)));
+                        json_object_object_add(c, "got", json_object_new_string(strempty(u->checks[k].got)));
+                        if (u->checks[k].detail)
+                                json_object_object_add(c, "detail", json_object_new_string(u->checks[k].detail));
+                        json_object_array_add(checks, c);
+                }
+                json_object_object_add(pages, "by_node", by_node_json(u->pages.total));
+                json_object_object_add(pages, "planned",
+                                       json_uint64(page_tally_on(u->pages.total, &u->pl->nodes)));
+                json_object_object_add(pages, "total", json_uint64(page_tally_sum(u->pages.total)));
+                json_object_object_add(pages, "anon", by_node_json(u->pages.anon));
+                json_object_object_add(pages, "file", by_node_json(u->pages.file));
+                json_object_object_add(pages, "huge", by_node_json(u->pages.huge));
+                json_object_object_add(pages, "page_size_kb", json_uint64(u->pages.base_kb));
+                for (size_t f = 0; f < u->pages.n_files; f++)
+                        if (file_pages_off_plan(&u->pages.files[f])) {
+                                json_object *rf = json_object_new_object();
+                                json_object_object_add(rf, "path", json_object_new_string(u->pages.files[f].path));
+                                json_object_object_add(rf, "pages_off_plan",
+                                                       json_uint64(u->pages.files[f].off_plan));
+                                json_object_array_add(remote, rf);
+                        }
+                for (size_t k = 0; k < u->n_numastat; k++) {
+                        json_object *d = json_object_new_object();
+                        char key[16];
+                        snprintf(key, sizeof(key), "%d", u->before[k].node);
+                        json_object_object_add(d, "numa_miss",
+                                               json_uint64(u->after[k].numa_miss - u->before[k].numa_miss));
+                        json_object_object_add(d, "numa_foreign",
+                                               json_uint64(u->after[k].numa_foreign - u->before[k].numa_foreign));
+                        json_object_object_add(d, "other_node",
+                                               json_uint64(u->after[k].other_node - u->before[k].other_node));
+                        json_object_object_add(stat, key, d);
+                }
+                json_object_object_add(uo, "unit", json_object_new_string(u->pl->unit));
+                json_object_object_add(uo, "ok", json_object_new_boolean(u->ok));
+                json_object_object_add(uo, "summary", json_object_new_string(u->summary));
+                json_object_object_add(uo, "checks", checks);
+                json_object_object_add(uo, "pages", pages);
+                json_object_object_add(uo, "remote_files", remote);
+                json_object_object_add(uo, "numastat_change", stat);
+                json_object_array_add(units, uo);
+                all = all && u->ok;
+        }
+        json_object_object_add(o, "ok", json_object_new_boolean(all));
+        json_object_object_add(o, "units", units);
+        return o;
+}
+
+static void print_tap(const struct unit_report *reports, size_t n) {
+        unsigned k = 0;
+        printf("1..%zu\n", n * N_CHECKS);
+        for (size_t i = 0; i < n; i++)
+                for (unsigned c = 0; c < N_CHECKS; c++) {
+                        const struct check *ch = &reports[i].checks[c];
+                        printf("%sok %u - %s: %s\n", ch->ok ? "" : "not ", ++k, reports[i].pl->unit, check_name(c));
+                        printf("# want %s, got %s%s%s\n", strempty(ch->want), strempty(ch->got), ch->detail ? ": " : "",
+                               strempty(ch->detail));
+                }
+}
+
+static void print_table(const struct unit_report *reports, size_t n) {
+        static const char *const headers[] = {"check", "", "want", "got"};
+
+        for (size_t i = 0; i < n; i++) {
+                const struct unit_report *u = &reports[i];
+                _cleanup_table_ struct table *t = table_new(headers, ELEMENTSOF(headers));
+                printf("%s%s: %s\n", i ? "\n" : "", u->pl->unit, u->summary);
+                for (unsigned c = 0; c < N_CHECKS; c++) {
+                        table_add(t, check_name(c));
+                        table_add(t, u->checks[c].ok ? "ok" : "FAIL");
+                        table_add(t, u->checks[c].want);
+                        table_add(t, u->checks[c].got);
+                }
+                table_print(t, stdout, "  ");
+                for (unsigned c = 0; c < N_CHECKS; c++)
+                        if (u->checks[c].detail && (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY))
+                                printf("  %s: %s\n", check_name(c), u->checks[c].detail);
+                struct strbuf ns = {0};
+                for (size_t k = 0; k < u->n_numastat; k++)
+                        strbuf_printf(&ns, "%snode %d +%" PRIu64 "/+%" PRIu64 "/+%" PRIu64, ns.len ? ", " : "",
+                                      u->before[k].node, u->after[k].numa_miss - u->before[k].numa_miss,
+                                      u->after[k].numa_foreign - u->before[k].numa_foreign,
+                                      u->after[k].other_node - u->before[k].other_node);
+                if (ns.len)
+                        printf("  numa_miss/numa_foreign/other_node during the warm-up: %s\n", ns.s);
+                strbuf_done(&ns);
+        }
+}
+
+/* ---- the verb ---- */
+
+static int preflight(sd_bus *bus, struct root *root, char **ret_mount) {
+        enum cgroup_mode mode;
+
+        if (bus_check_version(bus) < 0)
+                return -EOPNOTSUPP;
+        cgroup_detect(root, &mode, ret_mount);
+        if (mode == CGROUP_LEGACY || mode == CGROUP_UNIFIED_NO_CPUSET)
+                log_warning("no cgroup v2 cpuset controller: AllowedCPUs= and AllowedMemoryNodes= are not enforced");
+        return 0;
+}
+
+struct verify_args {
+        const char *config;
+        bool no_warmup, json, tap;
+};
+
+static const struct verb_option options[] = {
+        VERB_VALUE("config", 'c', struct verify_args, config),
+        VERB_FLAG("no-warmup", 0, struct verify_args, no_warmup),
+        VERB_FLAG("json", 0, struct verify_args, json),
+        VERB_FLAG("tap", 0, struct verify_args, tap),
+        {},
+};
+
+static int run(const void *args, int argc, char **argv, const struct globals *g) {
+        const struct verify_args *a = args;
+        bool no_warmup = a->no_warmup, json = a->json, tap = a->tap;
+        struct inputs in;
+        int r;
+
+        if (json && tap)
+                return verb_usage_error("verify", "--json and --tap exclude each other");
+        r = inputs_load(g, a->config, false, &in);
+        if (r != EXIT_OK)
+                return r;
+
+        /* The replicas to verify: all, or the named ones, which must be replicas. */
+        size_t n = 0;
+        struct unit_report *reports = xmalloc0((in.plan->n_replicas + 1) * sizeof(*reports));
+        for (size_t i = 0; i < in.plan->n_replicas; i++) {
+                bool wanted = argc == 0;
+                for (int k = 0; k < argc && !wanted; k++)
+                        wanted = streq(argv[k], in.plan->replicas[i].unit);
+                if (wanted)
+                        reports[n++].pl = &in.plan->replicas[i];
+        }
+        for (int k = 0; k < argc; k++) {
+                bool known = false;
+                for (size_t i = 0; i < n && !known; i++)
+                        known = streq(argv[k], reports[i].pl->unit);
+                if (!known) {
+                        log_error("%s is not a replica unit of the configuration", argv[k]);
+                        r = EXIT_USAGE;
+                }
+        }
+
+        _cleanup_bus_ sd_bus *bus = NULL;
+        _cleanup_free_ char *mount = NULL;
+        int *mem_ids = NULL;
+        struct cpuset memory_nodes;
+        size_t n_mem = (size_t) memory_node_ids(in.topology, &mem_ids, &memory_nodes);
+
+        if (r == EXIT_OK && (bus_connect(&bus) < 0 || preflight(bus, in.root, &mount) < 0))
+                r = EXIT_ENV;
+        for (size_t i = 0; r == EXIT_OK && i < n; i++)
+                if (verify_unit(&in, bus, mount, no_warmup, &memory_nodes, mem_ids, n_mem, &reports[i]) < 0)
+                        r = EXIT_ENV;
+
+        if (r == EXIT_OK) {
+                bool all = true;
+                for (size_t i = 0; i < n; i++)
+                        all = all && reports[i].ok;
+                if (json) {
+                        _cleanup_json_ json_object *o = report_json(reports, n);
+                        json_print(o);
+                } else if (tap)
+                        print_tap(reports, n);
+                else if (n == 0)
+                        printf("no replicas to verify\n");
+                else
+                        print_table(reports, n);
+                r = all ? EXIT_OK : EXIT_FAILED;
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                for (unsigned k = 0; k < N_CHECKS; k++)
+                        check_done(&reports[i].checks[k]);
+                page_tally_done(&reports[i].pages);
+                free(reports[i].before);
+                free(reports[i].after);
+                free(reports[i].summary);
+        }
+        free(reports);
+        free(mem_ids);
+        inputs_done(&in);
+        return r;
+}
+
+const struct verb verb_verify = {
+        .name = "verify",
+        .summary = "prove each replica is pinned as planned",
+        .options = options,
+        .args_size = sizeof(struct verify_args),
+        .max_args = -1,
+        .run = run,
+        .help = help,
+};

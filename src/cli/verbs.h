@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The verb table's contract: main.c parses the global options and, with the verb's own option
+ * table, the verb's options into the verb's argument struct, then calls the verb with its
+ * positional arguments. A verb returns the process exit code; nothing below this layer knows
+ * exit codes. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum {
+        EXIT_OK = 0,     /* success, in sync, verified */
+        EXIT_FAILED = 1, /* verification failed; apply --check: changes pending */
+        EXIT_USAGE = 2,  /* bad usage or configuration; nothing written */
+        EXIT_ENV = 3,    /* environment: no systemd on the bus, no cgroup v2 cpuset, unreadable sysfs */
+};
+
+struct globals {
+        const char *sysfs_root;  /* "/" unless --sysfs-root */
+        const char *unit_dir;    /* --unit-dir, or NULL: the verb's default (--runtime picks /run) */
+        const char *runtime_dir; /* --runtime-dir, or NULL: see inputs_runtime_dir() */
+};
+
+/* One option of a verb: a flag (a bool in the verb's argument struct) or one taking a value (a
+ * const char *); short_name 0 for a long option only. */
+struct verb_option {
+        const char *name;
+        char short_name;
+        bool has_value;
+        size_t offset;
+};
+#define VERB_FLAG(name, short_name, type, field) {name, short_name, false, offsetof(type, field)}
+#define VERB_VALUE(name, short_name, type, field) {name, short_name, true, offsetof(type, field)}
+
+struct verb {
+        const char *name;
+        const char *summary;
+        const struct verb_option *options; /* terminated by an entry without a name */
+        size_t args_size;                  /* the argument struct the options fill */
+        int max_args;                      /* positional arguments; -1: any number */
+        int (*run)(const void *args, int argc, char **argv, const struct globals *g); /* argv[argc] is NULL */
+        void (*help)(void);
+};
+
+extern const struct verb verb_show, verb_plan, verb_apply, verb_verify, verb_remove, verb_snapshot;
+
+/* Prints the message (if any) and a pointer to the verb's --help. Returns EXIT_USAGE. */
+int verb_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The option of any verb named `arg` ("-c", "--config", "--config=x"), or NULL. */
+const struct verb_option *verb_find_option(const struct verb *v, const char *arg);
+/* Parses argv (argv[0] is the verb's name) against v's options into `args` (v->args_size
+ * bytes, zeroed by the caller). Returns the index of the first positional argument, or -1 after
+ * printing a usage error that names the option or argument. */
+int verb_parse_options(const struct verb *v, int argc, char **argv, void *args);

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan.conf through inih, from text. Debian's libinih reports no line numbers to the
+ * handler, so the line source we hand inih counts lines itself: when inih calls the handler, the
+ * line it just read is the key's line. The line source also sees section headers (inih does not
+ * report sections without keys) and refuses what inih would silently misread: over-long lines,
+ * NUL bytes, and indented lines, which inih takes as continuations of the previous value. */
+
+#include <ctype.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "basic/parse-util.h"
+#include "basic/util.h"
+#include "core/config.h"
+#include "core/unit-name.h"
+
+#define BUILTIN "built-in default"
+
+enum section { SECTION_NONE, SECTION_NUMAPLAN, SECTION_REPLICA };
+
+struct parse_ctx {
+        struct config *c;
+        const char *file;
+        const char *text, *end; /* what is left to read */
+        unsigned line;
+        struct error_at *err;
+        bool failed;
+
+        enum section section;
+        struct replica_conf *replica; /* while section == SECTION_REPLICA */
+};
+
+_printf_(2, 3) static int fail(struct parse_ctx *ctx, const char *fmt, ...) {
+        va_list ap;
+        char *msg;
+
+        if (ctx->failed)
+                return 0;
+        va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        error_at_set(ctx->err, (struct where){ctx->file, ctx->line}, "%s", msg ? msg : "out of memory");
+        free(msg);
+        ctx->failed = true;
+        return 0; /* inih: this handler call failed */
+}
+
+/* ---- values ---- */
+
+/* A value parser: 1 when the value was stored in *dst, 0 after fail(). */
+typedef int (*value_parser)(struct parse_ctx *ctx, const char *key, const char *value, void *dst);
+
+const char *policy_to_string(enum policy p) {
+        static const char *const names[] = {"auto", "bind", "preferred", "interleave"};
+        return names[p];
+}
+
+static int value_policy(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        (void) key;
+        for (enum policy p = POLICY_AUTO; p <= POLICY_INTERLEAVE; p++)
+                if (streq(value, policy_to_string(p))) {
+                        *(enum policy *) dst = p;
+                        return 1;
+                }
+        return fail(ctx, "bad policy '%s': expected auto, bind, preferred or interleave", value);
+}
+
+static int value_per(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        (void) key;
+        if (streq(value, "accelerator"))
+                *(enum per *) dst = PER_ACCELERATOR;
+        else if (streq(value, "node"))
+                *(enum per *) dst = PER_NODE;
+        else
+                return fail(ctx, "bad per '%s': expected accelerator or node", value);
+        return 1;
+}
+
+static int value_boolean(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        if (parse_boolean(value, dst) < 0)
+                return fail(ctx, "bad %s '%s': expected yes or no", key, value);
+        return 1;
+}
+
+static int percent_at_most(struct parse_ctx *ctx, const char *key, const char *value, unsigned max_bp, unsigned *ret) {
+        unsigned v;
+        if (parse_percent(value, &v) < 0 || v > max_bp)
+                return fail(ctx, "bad %s '%s': expected a percentage such as 95%%", key, value);
+        *ret = v;
+        return 1;
+}
+
+static int value_percent(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        return percent_at_most(ctx, key, value, 10000, dst);
+}
+
+/* A headroom of 100% would leave no memory to plan with. */
+static int value_headroom(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        return percent_at_most(ctx, key, value, 9900, dst);
+}
+
+static int value_duration(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        uint64_t v;
+        if (parse_duration_ms(value, &v) < 0 || v == 0)
+                return fail(ctx, "bad %s '%s': expected a duration such as 120s, 2m or 500ms", key, value);
+        *(uint64_t *) dst = v;
+        return 1;
+}
+
+static int value_size(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        if (parse_size(value, dst) < 0)
+                return fail(ctx, "bad %s '%s': expected bytes with a binary suffix K, M, G or T", key, value);
+        return 1;
+}
+
+static int parse_set(struct parse_ctx *ctx, const char *key, const char *value, void *dst, const char *example) {
+        struct cpuset s;
+        if (streq(value, "none"))
+                cpuset_clear(&s);
+        else if (cpuset_parse_list(value, &s) < 0)
+                return fail(ctx, "bad %s '%s': expected %s", key, value, example);
+        *(struct cpuset *) dst = s;
+        return 1;
+}
+
+static int value_cpu_list(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        return parse_set(ctx, key, value, dst, "a CPU list such as 0,48");
+}
+
+static int value_node_list(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        return parse_set(ctx, key, value, dst, "a node list such as 2 or 2-3");
+}
+
+static int value_cpus(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        const char *n = startswith(value, "cores:");
+        uint64_t v = 0;
+
+        if (streq(value, "node"))
+                *(unsigned *) dst = 0;
+        else if (n && parse_uint64(n, 10, &v) >= 0 && v > 0 && v < CPUSET_MAX)
+                *(unsigned *) dst = (unsigned) v;
+        else
+                return fail(ctx, "bad %s '%s': expected node or cores:N", key, value);
+        return 1;
+}
+
+static int value_string(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        (void) ctx;
+        (void) key;
+        free(*(char **) dst);
+        *(char **) dst = xstrdup(value);
+        return 1;
+}
+
+static int value_absolute_path(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        if (value[0] != '/')
+                return fail(ctx, "%s '%s' must be an absolute path", key, value);
+        return value_string(ctx, key, value, dst);
+}
+
+static int value_url(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        if (!startswith(value, "http://") && !startswith(value, "https://"))
+                return fail(ctx, "bad %s '%s': expected http:// or https://", key, value);
+        return value_string(ctx, key, value, dst);
+}
+
+static int value_unit(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        const char *why;
+
+        if (ctx->replica->is_template) {
+                const char *i = strstr(value, "%i");
+                if (!i || strstr(i + 2, "%i"))
+                        return fail(ctx, "%s '%s' of a template must contain %%i once", key, value);
+                /* Check the name an instance will have before any path is built from it. */
+                _cleanup_free_ char *inst = xasprintf("%.*s0%s", (int) (i - value), value, i + 2);
+                if (!unit_name_is_valid_service(inst, &why))
+                        return fail(ctx, "%s '%s' is not a valid service name: its instance '%s' %s", key, value,
+                                    inst, why);
+        } else if (!unit_name_is_valid_service(value, &why))
+                return fail(ctx, "%s '%s' is not a valid service name: it %s", key, value, why);
+        return value_string(ctx, key, value, dst);
+}
+
+/* Splits a list value on commas and blanks; the caller frees. */
+static char **split_list(const char *value) {
+        char **v = xmalloc0(sizeof(char *));
+        size_t n = 0;
+
+        for (const char *p = value; *p;) {
+                p += strspn(p, ", \t");
+                size_t len = strcspn(p, ", \t");
+                if (len == 0)
+                        break;
+                v = xrealloc(v, (n + 2) * sizeof(char *));
+                v[n++] = xstrndup(p, len);
+                v[n] = NULL;
+                p += len;
+        }
+        return v;
+}
+
+static int canonical_pci(const char *s, char ret[PCI_ADDRESS_MAX]) {
+        struct pci_address a;
+        int r = pci_address_parse(s, true, &a);
+        if (r < 0)
+                return r;
+        pci_address_format(&a, ret);
+        return 0;
+}
+
+static void replica_accels_clear(struct replica_conf *r) {
+        for (size_t j = 0; j < r->n_accels; j++)
+                free(r->accels[j]);
+        free(r->accels);
+        r->accels = NULL;
+        r->n_accels = 0;
+}
+
+static int value_accelerators(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        struct replica_conf *r = ctx->replica;
+        _cleanup_strv_free_ char **items = split_list(value);
+        const char *n;
+
+        (void) dst;
+        replica_accels_clear(r);
+        if (strv_length(items) == 1 && streq(items[0], "none")) {
+                r->accel_mode = ACCEL_NONE;
+                return 1;
+        }
+        if (strv_length(items) == 1 && (n = startswith(items[0], "count:"))) {
+                uint64_t v;
+                if (parse_uint64(n, 10, &v) < 0 || v == 0 || v > 4096)
+                        return fail(ctx, "bad accelerator count '%s': expected count:N with N >= 1", items[0]);
+                r->accel_mode = ACCEL_COUNT;
+                r->count = (unsigned) v;
+                return 1;
+        }
+        if (!items[0])
+                return fail(ctx, "%s is empty: list PCI addresses, count:N, or none", key);
+        for (size_t i = 0; items[i]; i++) {
+                char pci[PCI_ADDRESS_MAX];
+                if (canonical_pci(items[i], pci) < 0)
+                        return fail(ctx, "bad PCI address '%s': expected DDDD:BB:DD.F or BB:DD.F", items[i]);
+                for (size_t j = 0; j < r->n_accels; j++)
+                        if (streq(r->accels[j], pci))
+                                return fail(ctx, "accelerator %s is listed twice", pci);
+                r->accels = xrealloc(r->accels, (r->n_accels + 1) * sizeof(char *));
+                r->accels[r->n_accels++] = xstrdup(pci);
+        }
+        r->accel_mode = ACCEL_LIST;
+        return 1;
+}
+
+static int value_overrides(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        _cleanup_strv_free_ char **items = split_list(value);
+        struct config *c = ctx->c;
+
+        (void) dst;
+        c->n_overrides = 0; /* a later file's list replaces an earlier one's */
+        if (strv_length(items) == 1 && streq(items[0], "none"))
+                return 1;
+        for (size_t i = 0; items[i]; i++) {
+                struct accel_override o = {.at = {ctx->file, ctx->line}};
+                char *eq = strchr(items[i], '=');
+                if (!eq)
+                        return fail(ctx, "bad %s entry '%s': expected PCI=NODE", key, items[i]);
+                *eq = 0;
+                if (canonical_pci(items[i], o.pci) < 0 || parse_int(eq + 1, &o.node) < 0 || o.node < 0)
+                        return fail(ctx, "bad %s entry '%s=%s': expected PCI=NODE", key, items[i], eq + 1);
+                c->overrides = xrealloc(c->overrides, (c->n_overrides + 1) * sizeof(*c->overrides));
+                c->overrides[c->n_overrides++] = o;
+        }
+        return 1;
+}
+
+/* ---- the key tables ---- */
+
+struct numaplan_item {
+        const char *name;
+        value_parser parse;
+        size_t offset;
+        const char *default_value;
+};
+static const struct numaplan_item numaplan_items[_NUMAPLAN_KEY_MAX] = {
+#define ROW(id, name, parser, field, def) [NUMAPLAN_##id] = {name, value_##parser, offsetof(struct config, field), def},
+        NUMAPLAN_KEYS(ROW)
+#undef ROW
+};
+
+struct replica_item {
+        const char *name;
+        unsigned sections;
+        value_parser parse;
+        size_t offset;
+        const char *default_value;
+};
+static const struct replica_item replica_items[_REPLICA_KEY_MAX] = {
+#define ROW(id, name, sections, parser, field, def) \
+        [REPLICA_##id] = {name, sections, value_##parser, offsetof(struct replica_conf, field), def},
+        REPLICA_KEYS(ROW)
+#undef ROW
+};
+
+struct config_key_info *config_keys(size_t *ret_n) {
+        struct config_key_info *keys = xmalloc0((_NUMAPLAN_KEY_MAX + 2 * _REPLICA_KEY_MAX) * sizeof(*keys));
+        size_t n = 0;
+
+        for (size_t i = 0; i < _NUMAPLAN_KEY_MAX; i++)
+                keys[n++] = (struct config_key_info){"numaplan", numaplan_items[i].name, numaplan_items[i].default_value};
+        for (unsigned in = IN_REPLICA; in <= IN_TEMPLATE; in <<= 1)
+                for (size_t i = 0; i < _REPLICA_KEY_MAX; i++)
+                        if (replica_items[i].sections & in)
+                                keys[n++] = (struct config_key_info){in == IN_REPLICA ? "replica" : "replicas",
+                                                                     replica_items[i].name,
+                                                                     replica_items[i].default_value};
+        *ret_n = n;
+        return keys;
+}
+
+/* Sets a section's defaults by parsing each default as if it had been written: the documented
+ * default and the applied one cannot drift apart. */
+static void apply_numaplan_defaults(struct config *c) {
+        struct error_at err = {0};
+        struct parse_ctx ctx = {.c = c, .file = BUILTIN, .err = &err};
+        for (size_t i = 0; i < _NUMAPLAN_KEY_MAX; i++)
+                if (numaplan_items[i].default_value)
+                        numaplan_items[i].parse(&ctx, numaplan_items[i].name, numaplan_items[i].default_value,
+                                                (char *) c + numaplan_items[i].offset);
+        error_at_done(&err);
+}
+
+static void apply_replica_defaults(struct config *c, struct replica_conf *r) {
+        struct error_at err = {0};
+        struct parse_ctx ctx = {.c = c, .file = BUILTIN, .err = &err, .replica = r};
+        for (size_t i = 0; i < _REPLICA_KEY_MAX; i++)
+                if (replica_items[i].default_value)
+                        replica_items[i].parse(&ctx, replica_items[i].name, replica_items[i].default_value,
+                                               (char *) r + replica_items[i].offset);
+        error_at_done(&err);
+}
+
+static int numaplan_key(struct parse_ctx *ctx, const char *name, const char *value) {
+        struct config *c = ctx->c;
+
+        for (size_t i = 0; i < _NUMAPLAN_KEY_MAX; i++) {
+                if (!streq(name, numaplan_items[i].name))
+                        continue;
+                /* A later file may override an earlier one's setting, but not its own. */
+                if (c->key_at[i].file && streq(c->key_at[i].file, ctx->file))
+                        return fail(ctx, "duplicate key '%s' in [numaplan]", name);
+                c->key_at[i] = (struct where){ctx->file, ctx->line};
+                return numaplan_items[i].parse(ctx, name, value, (char *) c + numaplan_items[i].offset);
+        }
+        return fail(ctx, "unknown key '%s' in [numaplan]", name);
+}
+
+static int replica_key(struct parse_ctx *ctx, const char *name, const char *value) {
+        struct replica_conf *r = ctx->replica;
+        const char *kind = r->is_template ? "replicas" : "replica";
+        unsigned in = r->is_template ? IN_TEMPLATE : IN_REPLICA;
+
+        for (size_t i = 0; i < _REPLICA_KEY_MAX; i++) {
+                if (!streq(name, replica_items[i].name) || !(replica_items[i].sections & in))
+                        continue;
+                if (replica_has(r, (enum replica_key) i))
+                        return fail(ctx, "duplicate key '%s' in [%s %s]", name, kind, r->name);
+                r->key_at[i] = (struct where){ctx->file, ctx->line};
+                return replica_items[i].parse(ctx, name, value, (char *) r + replica_items[i].offset);
+        }
+        return fail(ctx, "unknown key '%s' in [%s %s]", name, kind, r->name);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+        struct parse_ctx *ctx = user;
+
+        (void) section; /* the line source tracked it, with its line */
+        if (ctx->failed)
+                return 0;
+        switch (ctx->section) {
+        case SECTION_NONE:
+                return fail(ctx, "key '%s' outside a section", name);
+        case SECTION_NUMAPLAN:
+                return numaplan_key(ctx, name, value);
+        case SECTION_REPLICA:
+                return replica_key(ctx, name, value);
+        }
+        return 0;
+}
+
+/* ---- sections and lines ---- */
+
+static bool valid_name(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (!isalnum((unsigned char) *s) && !strchr("-_.", *s))
+                        return false;
+        return true;
+}
+
+/* A section header line: "[numaplan]", "[replica NAME]", "[replicas NAME]". */
+static void section_header(struct parse_ctx *ctx, const char *line) {
+        struct config *c = ctx->c;
+        const char *end = strchr(line, ']');
+        char kind[16] = "", name[200] = "", extra[2] = "";
+
+        if (!end) {
+                fail(ctx, "section header without ']'");
+                return;
+        }
+        _cleanup_free_ char *inner = xstrndup(line + 1, (size_t) (end - line - 1));
+        int n = sscanf(inner, "%15s %199s %1s", kind, name, extra);
+        if (n == 1 && streq(kind, "numaplan")) {
+                ctx->section = SECTION_NUMAPLAN;
+                return;
+        }
+        if (n < 1 || (!streq(kind, "replica") && !streq(kind, "replicas"))) {
+                fail(ctx, "unknown section [%s]: expected [numaplan], [replica NAME] or [replicas NAME]", inner);
+                return;
+        }
+        if (n != 2 || !valid_name(name)) {
+                fail(ctx, "bad section [%s]: the name must be one word of letters, digits, '-', '_' or '.'", inner);
+                return;
+        }
+        for (size_t i = 0; i < c->n_replicas; i++)
+                if (streq(c->replicas[i].name, name)) {
+                        fail(ctx, "[%s %s] is already defined at %s:%u", kind, name, c->replicas[i].at.file,
+                             c->replicas[i].at.line);
+                        return;
+                }
+        c->replicas = xrealloc(c->replicas, (c->n_replicas + 1) * sizeof(*c->replicas));
+        struct replica_conf *r = &c->replicas[c->n_replicas++];
+        *r = (struct replica_conf){
+                .name = xstrdup(name),
+                .is_template = streq(kind, "replicas"),
+                .at = {ctx->file, ctx->line},
+        };
+        apply_replica_defaults(c, r);
+        ctx->replica = r;
+        ctx->section = SECTION_REPLICA;
+}
+
+/* inih's line source (fgets semantics). Stops the parse after the first error we found. */
+static char *reader(char *str, int num, void *stream) {
+        struct parse_ctx *ctx = stream;
+
+        if (ctx->failed || ctx->text >= ctx->end)
+                return NULL;
+        const char *p = ctx->text, *nl = memchr(p, '\n', (size_t) (ctx->end - p));
+        size_t len = nl ? (size_t) (nl - p) + 1 : (size_t) (ctx->end - p);
+        ctx->line++;
+        if (memchr(p, 0, len)) {
+                fail(ctx, "a NUL byte: not a text file");
+                return NULL;
+        }
+        if (len > (size_t) num - 1) {
+                /* inih would cut the line and read the rest as a line of its own. */
+                fail(ctx, "line longer than %d bytes (inih's limit)", num - 1);
+                return NULL;
+        }
+        memcpy(str, p, len);
+        str[len] = 0;
+        ctx->text = p + len;
+
+        const char *s = str;
+        if (ctx->line == 1 && startswith(s, "\xEF\xBB\xBF"))
+                s += 3; /* inih skips a UTF-8 byte order mark */
+        const char *first = s;
+        s += strspn(s, " \t\r\n");
+        if (*s && s != first && !strchr(";#", *s)) {
+                fail(ctx, "indented line: inih would read it as a continuation of the previous value");
+                return NULL;
+        }
+        if (*s == '[')
+                section_header(ctx, s);
+        return ctx->failed ? NULL : str;
+}
+
+int config_parse_text(struct config *c, const char *text, size_t len, const char *name, struct error_at *err) {
+        size_t n = strv_length(c->files);
+        c->files = xrealloc(c->files, (n + 2) * sizeof(char *));
+        c->files[n] = xstrdup(name);
+        c->files[n + 1] = NULL;
+
+        struct parse_ctx ctx = {.c = c, .file = c->files[n], .text = text, .end = text + len, .err = err};
+        int line = ini_parse_stream(reader, &ctx, handler, &ctx);
+        if (line > 0 && (!ctx.failed || (unsigned) line < err->at.line))
+                return error_at_set(err, (struct where){ctx.file, (unsigned) line},
+                                    "syntax error: expected [section], key = value, or a comment");
+        return ctx.failed ? -EINVAL : 0;
+}
+
+struct config *config_new(void) {
+        struct config *c = xmalloc0(sizeof(*c));
+        c->files = xmalloc0(sizeof(char *));
+        apply_numaplan_defaults(c);
+        return c;
+}
+
+/* The built-in default: one replica per compute accelerator (or per node with CPUs on a host
+ * without any); the planner picks which, since only it knows the host. */
+static void add_default(struct config *c) {
+        c->builtin_default = true;
+        c->replicas = xrealloc(c->replicas, sizeof(*c->replicas));
+        struct replica_conf *r = &c->replicas[0];
+        *r = (struct replica_conf){.name = xstrdup("inference"), .is_template = true, .at = {BUILTIN, 0}};
+        apply_replica_defaults(c, r);
+        r->unit = xstrdup("inference@%i.service");
+        r->key_at[REPLICA_UNIT] = r->at;
+        c->n_replicas = 1;
+}
+
+int config_finish(struct config *c, struct error_at *err) {
+        for (size_t i = 0; i < c->n_replicas; i++) {
+                const struct replica_conf *r = &c->replicas[i];
+                if (!r->unit)
+                        return error_at_set(err, r->at, "[%s %s] has no unit", r->is_template ? "replicas" : "replica",
+                                            r->name);
+        }
+        if (c->n_replicas == 0)
+                add_default(c);
+        return 0;
+}
+
+int config_parse_string(const char *text, const char *name, struct config **ret, struct error_at *err) {
+        _cleanup_config_ struct config *c = config_new();
+
+        int r = config_parse_text(c, text, strlen(text), name, err);
+        if (r < 0)
+                return r;
+        r = config_finish(c, err);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+struct config *config_free(struct config *c) {
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n_replicas; i++) {
+                struct replica_conf *r = &c->replicas[i];
+                free(r->name);
+                free(r->unit);
+                replica_accels_clear(r);
+                free(r->model);
+                free(r->warmup_url);
+                free(r->warmup_body);
+        }
+        free(c->replicas);
+        free(c->overrides);
+        strv_free(c->files);
+        free(c);
+        return NULL;
+}
+
+char *config_sources(const struct config *c) {
+        struct strbuf b = {0};
+
+        for (size_t i = 0; c->files[i]; i++)
+                strbuf_printf(&b, "%s%s", i ? ", " : "", c->files[i]);
+        if (b.len == 0)
+                strbuf_append(&b, "the built-in default");
+        return strbuf_steal(&b);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* numaplan.conf as parsed: [numaplan] settings, [replica NAME] sections and [replicas NAME]
+ * templates, each value checked and each key's file and line kept for later error messages.
+ * Pure: text in, structs out; reading the files is host/config-files.c's.
+ *
+ * Every key is one row of a table below (section, name, parser, destination, default), in the
+ * manner of systemd's ConfigTableItem: adding a key is a row here, its field, and its text in
+ * numaplan.conf(5); a test checks that the table and the man page list the same keys. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/cpuset.h"
+#include "basic/util.h"
+#include "core/pci.h"
+
+enum policy { POLICY_AUTO, POLICY_BIND, POLICY_PREFERRED, POLICY_INTERLEAVE };
+enum per { PER_ACCELERATOR, PER_NODE };
+enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
+
+/* The keys of [numaplan]: X(ID, name, parser, field of struct config, default). */
+#define NUMAPLAN_KEYS(X)                                                                       \
+        X(HEADROOM, "headroom", headroom, headroom_bp, "10%")                                  \
+        X(RESERVE_CPUS, "reserve-cpus", cpu_list, reserve_cpus, "none")                        \
+        X(POLICY, "policy", policy, policy, "auto")                                            \
+        X(VISIBLE_DEVICES, "visible-devices", boolean, visible_devices, "yes")                 \
+        X(MIN_LOCAL, "min-local", percent, min_local_bp, "95%")                                \
+        X(WARMUP_TIMEOUT, "warmup-timeout", duration, warmup_timeout_ms, "120s")               \
+        X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")
+
+/* The keys of [replica NAME] and [replicas NAME]: X(ID, name, sections, parser, field of struct
+ * replica_conf, default). A NULL default leaves the key unset: required (unit), taken from
+ * [numaplan] (policy, visible-devices, min-local, warmup-timeout), or derived (memory). */
+#define REPLICA_KEYS(X)                                                                        \
+        X(UNIT, "unit", IN_BOTH, unit, unit, NULL)                                             \
+        X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accel_mode, "none")          \
+        X(PER, "per", IN_TEMPLATE, per, per, "accelerator")                                    \
+        X(MEMORY, "memory", IN_BOTH, size, memory, NULL)                                       \
+        X(MODEL, "model", IN_BOTH, absolute_path, model, NULL)                                 \
+        X(POLICY, "policy", IN_BOTH, policy, policy, NULL)                                     \
+        X(CPUS, "cpus", IN_BOTH, cpus, cores, "node")                                          \
+        X(MEMORY_NODES, "memory-nodes", IN_BOTH, node_list, memory_nodes, "none")              \
+        X(VISIBLE_DEVICES, "visible-devices", IN_BOTH, boolean, visible_devices, NULL)         \
+        X(WARMUP_URL, "warmup-url", IN_BOTH, url, warmup_url, NULL)                            \
+        X(WARMUP_BODY, "warmup-body", IN_BOTH, string, warmup_body, "{}")                      \
+        X(WARMUP_TIMEOUT, "warmup-timeout", IN_BOTH, duration, warmup_timeout_ms, NULL)        \
+        X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)
+
+enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
+
+#define CONFIG_KEY_ENUM(id, ...) NUMAPLAN_##id,
+enum numaplan_key { NUMAPLAN_KEYS(CONFIG_KEY_ENUM) _NUMAPLAN_KEY_MAX };
+#undef CONFIG_KEY_ENUM
+#define CONFIG_KEY_ENUM(id, ...) REPLICA_##id,
+enum replica_key { REPLICA_KEYS(CONFIG_KEY_ENUM) _REPLICA_KEY_MAX };
+#undef CONFIG_KEY_ENUM
+
+struct replica_conf {
+        char *name;
+        bool is_template;
+        struct where at;                   /* the section header */
+        struct where key_at[_REPLICA_KEY_MAX]; /* where each key was set; .file NULL when not */
+
+        char *unit; /* templates: contains %i */
+        enum per per;
+        enum accel_mode accel_mode;
+        char **accels; /* canonical "dddd:bb:dd.f" */
+        size_t n_accels;
+        unsigned count; /* accelerators = count:N */
+        uint64_t memory;
+        char *model;
+        enum policy policy;
+        unsigned cores; /* cpus = cores:N; 0 for cpus = node */
+        struct cpuset memory_nodes; /* added to the mask on request (PLACEMENT rule 6) */
+        bool visible_devices;
+        char *warmup_url, *warmup_body;
+        uint64_t warmup_timeout_ms;
+        unsigned min_local_bp;
+};
+
+struct accel_override {
+        char pci[PCI_ADDRESS_MAX];
+        int node;
+        struct where at;
+};
+
+struct config {
+        char **files; /* read, in order; NULL-terminated */
+        bool builtin_default; /* no replica sections anywhere: the built-in default template */
+        struct where key_at[_NUMAPLAN_KEY_MAX];
+
+        unsigned headroom_bp;
+        struct cpuset reserve_cpus;
+        enum policy policy;
+        bool visible_devices;
+        unsigned min_local_bp;
+        uint64_t warmup_timeout_ms;
+        struct accel_override *overrides; /* accelerator-nodes */
+        size_t n_overrides;
+
+        struct replica_conf *replicas; /* in file order */
+        size_t n_replicas;
+};
+
+/* One row of the tables above, for documentation and suggestions. */
+struct config_key_info {
+        const char *section; /* "numaplan", "replica" or "replicas" */
+        const char *name;
+        const char *default_value; /* NULL: see numaplan.conf(5) */
+};
+/* Every key of every section, [numaplan]'s first (malloc'd); *ret_n gets the count. */
+struct config_key_info *config_keys(size_t *ret_n);
+
+/* An empty configuration: [numaplan]'s defaults, no replicas, no files. */
+struct config *config_new(void);
+/* Parses one file's text (`name` for messages and drop-in headers) into `c`, after the files
+ * parsed before it: a later file's [numaplan] keys override an earlier one's; a replica section
+ * is defined once. -EINVAL with *err at the offending line. */
+int config_parse_text(struct config *c, const char *text, size_t len, const char *name, struct error_at *err);
+/* Checks every section as a whole once all files are parsed (each has a unit), and adds the
+ * built-in default when there is no replica section. */
+int config_finish(struct config *c, struct error_at *err);
+/* config_new() + config_parse_text() + config_finish(): for tests and the built-in default. */
+int config_parse_string(const char *text, const char *name, struct config **ret, struct error_at *err);
+struct config *config_free(struct config *c);
+static inline void config_freep(struct config **c) {
+        config_free(*c);
+}
+#define _cleanup_config_ _cleanup_(config_freep)
+
+const char *policy_to_string(enum policy p);
+/* The files for a drop-in header: "/etc/numaplan/numaplan.conf" or "a, b", or "the built-in default". */
+char *config_sources(const struct config *c);
+
+static inline bool replica_has(const struct replica_conf *r, enum replica_key k) {
+        return r->key_at[k].file != NULL;
+}
+/* Where a key was set, else the section header: the line an error about it names. */
+static inline struct where replica_where(const struct replica_conf *r, enum replica_key k) {
+        return replica_has(r, k) ? r->key_at[k] : r->at;
+}
+
+/* A replica's effective settings: its own, else [numaplan]'s. */
+static inline enum policy replica_policy(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_POLICY) ? r->policy : c->policy;
+}
+static inline bool replica_visible_devices(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_VISIBLE_DEVICES) ? r->visible_devices : c->visible_devices;
+}
+static inline unsigned replica_min_local(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_MIN_LOCAL) ? r->min_local_bp : c->min_local_bp;
+}
+static inline uint64_t replica_warmup_timeout(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_WARMUP_TIMEOUT) ? r->warmup_timeout_ms : c->warmup_timeout_ms;
+}

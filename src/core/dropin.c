@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/util.h"
+#include "core/dropin.h"
+
+static void describe_accelerators(const struct topology *t, const struct placement *pl, struct strbuf *b) {
+        struct cpuset nodes = {0};
+
+        if (pl->n_accels == 0) {
+                strbuf_printf(b, "CPU-only on node%s ", cpuset_count(&pl->home) > 1 ? "s" : "");
+        } else {
+                strbuf_printf(b, "accelerator%s ", pl->n_accels > 1 ? "s" : "");
+                for (size_t j = 0; j < pl->n_accels; j++) {
+                        const struct accelerator *a = &t->accels[pl->accels[j]];
+                        strbuf_printf(b, "%s%s", j ? ", " : "", a->pci);
+                        if (a->numa_node >= 0)
+                                cpuset_set(&nodes, (unsigned) a->numa_node);
+                }
+                strbuf_printf(b, " on node%s ", cpuset_count(&nodes) > 1 ? "s" : "");
+        }
+        _cleanup_free_ char *h = cpuset_format(pl->n_accels && !cpuset_is_empty(&nodes) ? &nodes : &pl->home);
+        strbuf_append(b, *h ? h : "-");
+}
+
+static void describe_memory(const struct plan *p, const struct placement *pl, struct strbuf *b) {
+        char mem[FORMAT_BYTES_MAX], usable[FORMAT_BYTES_MAX];
+        _cleanup_free_ char *nodes = cpuset_format(&pl->nodes);
+
+        format_bytes(mem, sizeof(mem), pl->memory);
+        if (cpuset_count(&pl->nodes) == 1) {
+                const struct plan_node *n = plan_node(p, cpuset_next(&pl->nodes, 0));
+                format_bytes(usable, sizeof(usable), n ? n->usable : 0);
+                strbuf_printf(b, "%s of %s usable on node %s", mem, usable, nodes);
+        } else {
+                strbuf_printf(b, "%s %s over nodes %s (usable:", mem,
+                              pl->policy == POLICY_INTERLEAVE ? "interleaved" : "bound", nodes);
+                CPUSET_FOREACH(id, &pl->nodes) {
+                        const struct plan_node *n = plan_node(p, id);
+                        format_bytes(usable, sizeof(usable), n ? n->usable : 0);
+                        strbuf_printf(b, " node %d %s", id, usable);
+                }
+                strbuf_append(b, ")");
+        }
+        if (pl->extended)
+                strbuf_append(b, "; extended beyond its home, which could not hold it");
+}
+
+char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
+                    const struct placement *pl, const char *marker) {
+        struct strbuf b = {0};
+        _cleanup_free_ char *sources = config_sources(c), *nodes = cpuset_format(&pl->nodes),
+                            *cpus = cpuset_format(&pl->cpus);
+
+        strbuf_printf(&b, "%s from %s. Do not edit: run numaplan apply.\n", DROPIN_HEADER, sources);
+        strbuf_printf(&b, "# replica %s: ", pl->name);
+        describe_accelerators(t, pl, &b);
+        strbuf_append(&b, "; ");
+        describe_memory(p, pl, &b);
+        strbuf_printf(&b, "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=%s\n\n[Service]\n", marker);
+        strbuf_printf(&b, "NUMAPolicy=%s\nNUMAMask=%s\n", policy_to_string(pl->policy), nodes);
+        strbuf_printf(&b, "CPUAffinity=%s\nAllowedCPUs=%s\n", pl->cpu_affinity_numa ? "numa" : cpus, cpus);
+        if (pl->policy != POLICY_PREFERRED) /* preferred lets the kernel fall back: no hard limit */
+                strbuf_printf(&b, "AllowedMemoryNodes=%s\n", nodes);
+        if (pl->environment)
+                strbuf_printf(&b, "Environment=%s\n", pl->environment);
+        return strbuf_steal(&b);
+}
+
+char *dropin_path(const char *unit_dir, const char *unit) {
+        return xasprintf("%s/%s.d/" DROPIN_NAME, unit_dir, unit);
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* A numa_maps line, as fs/proc/task_mmu.c prints it:
+ *   7f3e9fab4000 bind:1 file=/usr/lib/x86_64-linux-gnu/libc.so.6 mapped=204 mapmax=6 N1=204 kernelpagesize_kB=4
+ *   561e28110000 default heap anon=4 dirty=4 active=0 N0=4 kernelpagesize_kB=4
+ *   7f0000000000 default file=/dev/hugepages/x huge dirty=2 N0=2 kernelpagesize_kB=2048
+ * The address and policy, then either file=PATH (path with blanks escaped as octal), or heap,
+ * stack, huge, and key=value counts; Nx= are pages resident on node x. */
+
+#include <ctype.h>
+
+#include "core/numa-maps.h"
+#include "basic/util.h"
+
+void page_tally_init(struct page_tally *t, uint64_t base_kb) {
+        *t = (struct page_tally){.base_kb = base_kb ? base_kb : 4};
+}
+
+void page_tally_done(struct page_tally *t) {
+        for (size_t i = 0; i < t->n_files; i++)
+                free(t->files[i].path);
+        free(t->files);
+        t->files = NULL;
+        t->n_files = 0;
+}
+
+uint64_t page_tally_sum(const uint64_t *by_node) {
+        uint64_t s = 0;
+        for (size_t i = 0; i < NUMA_NODES_MAX; i++)
+                s += by_node[i];
+        return s;
+}
+
+uint64_t page_tally_on(const uint64_t *by_node, const struct cpuset *nodes) {
+        uint64_t s = 0;
+        CPUSET_FOREACH(n, nodes) {
+                if (n >= NUMA_NODES_MAX)
+                        break;
+                s += by_node[n];
+        }
+        return s;
+}
+
+static struct file_pages *file_entry(struct page_tally *t, const char *path, size_t len) {
+        for (size_t i = 0; i < t->n_files; i++)
+                if (strlen(t->files[i].path) == len && strncmp(t->files[i].path, path, len) == 0)
+                        return &t->files[i];
+        t->files = xrealloc(t->files, (t->n_files + 1) * sizeof(*t->files));
+        t->files[t->n_files] = (struct file_pages){.path = xstrndup(path, len)};
+        return &t->files[t->n_files++];
+}
+
+struct mapping {
+        const char *path;
+        size_t path_len;
+        bool huge;
+        uint64_t anon, page_kb;
+        uint64_t count[NUMA_NODES_MAX];
+        int max_node;
+};
+
+static int parse_line(const char *p, const char *eol, struct mapping *m) {
+        /* Only the nodes the previous line touched need clearing: a big process has thousands
+         * of mappings, and NUMA_NODES_MAX counters each. */
+        for (int n = 0; n <= m->max_node; n++)
+                m->count[n] = 0;
+        m->path = NULL;
+        m->path_len = 0;
+        m->huge = false;
+        m->anon = 0;
+        m->page_kb = 4;
+        m->max_node = -1;
+
+        /* The address, then the policy. */
+        for (int field = 0; field < 2; field++) {
+                const char *s = p;
+                while (p < eol && !isspace((unsigned char) *p))
+                        p++;
+                if (p == s)
+                        return -EINVAL;
+                if (field == 0)
+                        for (const char *q = s; q < p; q++)
+                                if (!isxdigit((unsigned char) *q))
+                                        return -EINVAL;
+                while (p < eol && isspace((unsigned char) *p))
+                        p++;
+        }
+        while (p < eol) {
+                const char *tok = p;
+                while (p < eol && !isspace((unsigned char) *p))
+                        p++;
+                size_t len = (size_t) (p - tok);
+                while (p < eol && isspace((unsigned char) *p))
+                        p++;
+
+                const char *eq = memchr(tok, '=', len);
+                if (!eq) {
+                        m->huge = m->huge || (len == 4 && strncmp(tok, "huge", 4) == 0);
+                        continue; /* heap, stack, huge */
+                }
+                if (eq - tok == 4 && strncmp(tok, "file", 4) == 0) {
+                        m->path = eq + 1;
+                        m->path_len = len - 5;
+                        continue;
+                }
+                uint64_t v = 0;
+                const char *d = eq + 1;
+                if (d == tok + len)
+                        return -EINVAL;
+                for (; d < tok + len; d++) {
+                        if (!isdigit((unsigned char) *d))
+                                return -EINVAL;
+                        v = v * 10 + (uint64_t) (*d - '0');
+                }
+                if (tok[0] == 'N' && eq - tok > 1 && isdigit((unsigned char) tok[1])) {
+                        int node = atoi(tok + 1);
+                        if (node >= NUMA_NODES_MAX)
+                                return -ERANGE;
+                        m->count[node] += v;
+                        m->max_node = node > m->max_node ? node : m->max_node;
+                } else if (eq - tok == 4 && strncmp(tok, "anon", 4) == 0)
+                        m->anon = v;
+                else if (eq - tok == 17 && strncmp(tok, "kernelpagesize_kB", 17) == 0)
+                        m->page_kb = v ? v : 4;
+        }
+        return 0;
+}
+
+int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpuset *planned) {
+        struct mapping *m = xmalloc0(sizeof(*m));
+        int r = 0;
+
+        m->max_node = -1;
+
+        t->processes++;
+        for (const char *p = numa_maps; *p;) {
+                const char *eol = strchrnul(p, '\n');
+                if (eol > p) {
+                        r = parse_line(p, eol, m);
+                        if (r < 0)
+                                break;
+                        uint64_t total = 0, scale = m->page_kb / t->base_kb ? m->page_kb / t->base_kb : 1;
+                        bool huge = m->huge || m->page_kb > t->base_kb;
+                        for (int n = 0; n <= m->max_node; n++)
+                                total += m->count[n];
+                        struct file_pages *f = m->path && !huge ? file_entry(t, m->path, m->path_len) : NULL;
+                        for (int n = 0; n <= m->max_node; n++) {
+                                uint64_t c = m->count[n];
+                                if (c == 0)
+                                        continue;
+                                t->total[n] += c * scale;
+                                if (huge) {
+                                        t->huge[n] += c * scale;
+                                        continue;
+                                }
+                                /* numa_maps gives the anon count of the mapping, not per node:
+                                 * anonymous (COW) pages of a file mapping split in proportion. */
+                                uint64_t anon = !m->path ? c : m->anon >= total ? c : c * m->anon / total;
+                                t->anon[n] += anon;
+                                t->file[n] += c - anon;
+                                if (f) {
+                                        f->total += c - anon;
+                                        if (!cpuset_isset(planned, n))
+                                                f->off_plan += c - anon;
+                                }
+                        }
+                }
+                p = *eol ? eol + 1 : eol;
+        }
+        free(m);
+        return r;
+}

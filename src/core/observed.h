@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What verify observes of a running replica: systemd's view of its unit and the processes and
+ * threads in its cgroup. The readers fill these (systemd/unit-state.c over D-Bus, host/tasks.c
+ * from /proc); core/verify-checks.c judges them against the plan. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "basic/cpuset.h"
+
+struct unit_state {
+        char *load_state, *active_state, *sub_state, *control_group;
+        int numa_policy; /* systemd's MPOL_* value; -1 when not set */
+        struct cpuset numa_mask, cpu_affinity, effective_cpus, effective_mems;
+        bool cpu_affinity_from_numa;
+        char **dropin_paths; /* NULL-terminated, in the order systemd applies them */
+};
+
+void unit_state_done(struct unit_state *s);
+/* systemd's MPOL_* number in words: "bind", "interleave", "preferred", "default", "local", or
+ * "unset". */
+const char *numa_policy_name(int mpol);
+
+struct task {
+        pid_t pid, tid;
+        char comm[32];
+        struct cpuset cpus, mems; /* Cpus_allowed_list, Mems_allowed_list */
+};
+
+struct process {
+        pid_t pid;
+        char comm[32];
+        double start; /* seconds since the epoch; 0 when unknown */
+};
+
+/* The warm-up request's outcome (host/warmup.c). */
+struct warmup_result {
+        bool ok;
+        long status;  /* the last HTTP status, 0 if none */
+        unsigned tries;
+        double seconds;
+        char *detail; /* what happened, in words */
+};

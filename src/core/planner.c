@@ -1,0 +1,710 @@
+/* SPDX-License-Identifier: MIT */
+/* Placement, in the order the rules of numaplan.conf(5), PLACEMENT, build on each other:
+ *   1. expand the configuration into replicas and give each its accelerators (rule 7);
+ *   2. find each replica's home nodes (rules 1 and 6);
+ *   3. fit memory, extending to the nearest nodes when the home cannot hold it (rules 2-4);
+ *   4. split the CPUs of shared nodes by physical core (rule 5);
+ *   5. name the visible devices (rule 9).
+ * Every loop runs in a fixed order (config order, %i order, node id, PCI address), so the same
+ * input gives the same plan (rule 8). */
+
+#include <stdarg.h>
+
+#include "basic/util.h"
+#include "core/planner.h"
+
+struct ctx {
+        const struct topology *t;
+        const struct config *c;
+        struct plan *p;
+        struct warnings *w;
+        struct error_at *err;
+        uint64_t *usable, *assigned; /* by topology node index */
+        struct cpuset *cpus;         /* each node's CPUs for planning, by node index (see below) */
+        unsigned *replicas_on;       /* replicas whose mask holds the node, by node index */
+        const struct replica_conf **claimed_by; /* by accelerator index */
+};
+
+_printf_(3, 4) static int fail(struct ctx *x, struct where at, const char *fmt, ...) {
+        va_list ap;
+        char *msg;
+
+        va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        error_at_set(x->err, at, "%s", msg ? msg : "cannot plan");
+        free(msg);
+        return -EINVAL;
+}
+
+static char *bytes(uint64_t v) {
+        char buf[FORMAT_BYTES_MAX];
+        format_bytes(buf, sizeof(buf), v);
+        return xstrdup(buf);
+}
+
+static int idx(const struct ctx *x, int node) {
+        return topology_node_index(x->t, node);
+}
+
+static uint64_t free_on(const struct ctx *x, int node) {
+        int i = idx(x, node);
+        return x->usable[i] - x->assigned[i];
+}
+
+static bool has_cpus(const struct ctx *x, int node) {
+        return !cpuset_is_empty(&x->cpus[idx(x, node)]);
+}
+
+/* ---- 1. replicas and their accelerators ---- */
+
+static struct placement *add_placement(struct ctx *x, const struct replica_conf *r, int instance) {
+        struct plan *p = x->p;
+        p->replicas = xrealloc(p->replicas, (p->n_replicas + 1) * sizeof(*p->replicas));
+        struct placement *pl = &p->replicas[p->n_replicas++];
+        *pl = (struct placement){.conf = r};
+        if (instance < 0) {
+                pl->name = xstrdup(r->name);
+                pl->unit = xstrdup(r->unit);
+        } else {
+                const char *i = strstr(r->unit, "%i");
+                pl->name = xasprintf("%s-%d", r->name, instance);
+                pl->unit = xasprintf("%.*s%d%s", (int) (i - r->unit), r->unit, instance, i + 2);
+        }
+        return pl;
+}
+
+static void give(struct ctx *x, struct placement *pl, size_t accel) {
+        pl->accels = xrealloc(pl->accels, (pl->n_accels + 1) * sizeof(size_t));
+        pl->accels[pl->n_accels++] = accel;
+        x->claimed_by[accel] = pl->conf;
+}
+
+static int claim_listed(struct ctx *x, struct placement *pl) {
+        const struct replica_conf *r = pl->conf;
+
+        for (size_t j = 0; j < r->n_accels; j++) {
+                const struct accelerator *a = topology_accel(x->t, r->accels[j]);
+                if (!a) {
+                        _cleanup_free_ char *found = topology_list_accelerators(x->t);
+                        return fail(x, replica_where(r, REPLICA_ACCELERATORS),
+                                    "replica %s: unknown accelerator %s; this host has: %s", r->name,
+                                    r->accels[j], found);
+                }
+                size_t i = (size_t) (a - x->t->accels);
+                if (x->claimed_by[i])
+                        return fail(x, replica_where(r, REPLICA_ACCELERATORS),
+                                    "replica %s: accelerator %s already belongs to replica %s (%s:%u)", r->name, a->pci,
+                                    x->claimed_by[i]->name, replica_where(x->claimed_by[i], REPLICA_ACCELERATORS).file,
+                                    replica_where(x->claimed_by[i], REPLICA_ACCELERATORS).line);
+                give(x, pl, i);
+        }
+        return 0;
+}
+
+/* count:N: N unclaimed compute accelerators on as few nodes as possible. Greedy by how many each
+ * node still has is optimal for that; ties go to the node nearest those already chosen, then to
+ * the lower id. */
+static int claim_count(struct ctx *x, struct placement *pl) {
+        const struct topology *t = x->t;
+        const struct replica_conf *r = pl->conf;
+        unsigned need = r->count, have = 0;
+        struct cpuset chosen = {0};
+
+        for (size_t i = 0; i < t->n_accels; i++)
+                have += t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node >= 0;
+        if (have < need)
+                return fail(x, replica_where(r, REPLICA_ACCELERATORS),
+                            "replica %s: count:%u asks for %u compute accelerators with a node; %u are left",
+                            r->name, need, need, have);
+
+        while (need > 0) {
+                int best = -1;
+                unsigned best_n = 0, best_d = 0;
+                for (size_t ni = 0; ni < t->n_nodes; ni++) {
+                        int id = t->nodes[ni].id;
+                        unsigned n = 0, d = 0;
+                        if (cpuset_isset(&chosen, id))
+                                continue;
+                        for (size_t i = 0; i < t->n_accels; i++)
+                                n += t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node == id;
+                        CPUSET_FOREACH(c, &chosen) {
+                                unsigned dd = (unsigned) topology_distance(t, c, id);
+                                d = d == 0 || dd < d ? dd : d;
+                        }
+                        if (n > best_n || (n == best_n && n > 0 && d < best_d)) {
+                                best = id;
+                                best_n = n;
+                                best_d = d;
+                        }
+                }
+                cpuset_set(&chosen, (unsigned) best);
+                for (size_t i = 0; i < t->n_accels && need > 0; i++)
+                        if (t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node == best) {
+                                give(x, pl, i);
+                                need--;
+                        }
+        }
+        return 0;
+}
+
+static void expand_template(struct ctx *x, const struct replica_conf *r) {
+        const struct topology *t = x->t;
+        bool per_node = r->per == PER_NODE;
+        int instance = 0;
+
+        /* The built-in default: per accelerator where there are compute accelerators. */
+        if (x->c->builtin_default) {
+                per_node = true;
+                for (size_t i = 0; i < t->n_accels; i++)
+                        per_node = per_node && !t->accels[i].compute;
+        }
+
+        if (!per_node) {
+                for (size_t i = 0; i < t->n_accels; i++)
+                        if (t->accels[i].compute && !x->claimed_by[i])
+                                give(x, add_placement(x, r, instance++), i);
+                return;
+        }
+        for (size_t ni = 0; ni < t->n_nodes; ni++) {
+                const struct node *n = &t->nodes[ni];
+                if (cpuset_is_empty(&x->cpus[ni]))
+                        continue;
+                struct placement *pl = add_placement(x, r, instance++);
+                cpuset_set(&pl->home, (unsigned) n->id);
+                for (size_t i = 0; i < t->n_accels; i++)
+                        if (t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node == n->id)
+                                give(x, pl, i);
+        }
+}
+
+/* Listed accelerators are claimed first wherever their section stands, then count:N in config
+ * order, then templates; the plan keeps config order, templates expanded in place. */
+static int expand(struct ctx *x) {
+        const struct config *c = x->c;
+        struct plan *p = x->p;
+        size_t *first = xmalloc0((c->n_replicas + 1) * sizeof(size_t));
+        struct plan staged = {0};
+        int r = 0;
+
+        /* Explicit replicas get their slots now, templates a marker to expand later. */
+        for (size_t i = 0; i < c->n_replicas; i++) {
+                first[i] = p->n_replicas;
+                if (!c->replicas[i].is_template)
+                        add_placement(x, &c->replicas[i], -1);
+        }
+        first[c->n_replicas] = p->n_replicas;
+        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
+                if (p->replicas[i].conf->accel_mode == ACCEL_LIST)
+                        r = claim_listed(x, &p->replicas[i]);
+        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
+                if (p->replicas[i].conf->accel_mode == ACCEL_COUNT)
+                        r = claim_count(x, &p->replicas[i]);
+        if (r < 0) {
+                free(first);
+                return r;
+        }
+
+        /* Templates expand at the end of the array; then everything is put back in config order. */
+        size_t *tfirst = xmalloc0((c->n_replicas + 1) * sizeof(size_t));
+        for (size_t i = 0; i < c->n_replicas; i++) {
+                tfirst[i] = p->n_replicas;
+                if (c->replicas[i].is_template)
+                        expand_template(x, &c->replicas[i]);
+        }
+        tfirst[c->n_replicas] = p->n_replicas;
+
+        staged.replicas = xmalloc0((p->n_replicas + 1) * sizeof(*p->replicas));
+        for (size_t i = 0; i < c->n_replicas; i++) {
+                size_t from = c->replicas[i].is_template ? tfirst[i] : first[i];
+                size_t to = c->replicas[i].is_template ? tfirst[i + 1] : first[i] + 1;
+                for (size_t j = from; j < to; j++)
+                        staged.replicas[staged.n_replicas++] = p->replicas[j];
+        }
+        free(p->replicas);
+        p->replicas = staged.replicas;
+        free(first);
+        free(tfirst);
+
+        for (size_t i = 0; i < p->n_replicas; i++)
+                for (size_t j = 0; j < i; j++)
+                        if (streq(p->replicas[i].unit, p->replicas[j].unit))
+                                return fail(x, replica_where(p->replicas[i].conf, REPLICA_UNIT),
+                                            "replica %s: unit %s is also replica %s's",
+                                            p->replicas[i].name, p->replicas[i].unit, p->replicas[j].name);
+        return 0;
+}
+
+/* ---- 2. home nodes ---- */
+
+/* The node with CPUs nearest `node` (lower id on ties); -1 if no node has CPUs. */
+static int nearest_with_cpus(const struct ctx *x, int node) {
+        int best = -1, best_d = 0;
+        for (size_t i = 0; i < x->t->n_nodes; i++) {
+                const struct node *n = &x->t->nodes[i];
+                int d = topology_distance(x->t, node, n->id);
+                if (!cpuset_is_empty(&x->cpus[i]) && (best < 0 || d < best_d)) {
+                        best = n->id;
+                        best_d = d;
+                }
+        }
+        return best;
+}
+
+static void find_home(struct ctx *x, struct placement *pl) {
+        for (size_t j = 0; j < pl->n_accels; j++) {
+                const struct accelerator *a = &x->t->accels[pl->accels[j]];
+                if (a->numa_node < 0 || idx(x, a->numa_node) < 0) {
+                        warnings_add(x->w, WARNING_ACCELERATOR_NO_NODE, a->pci,
+                                     "replica %s: accelerator %s has no NUMA node; placed as a CPU-only replica "
+                                     "(set accelerator-nodes = %s=NODE in [numaplan])",
+                                     pl->name, a->pci, a->pci);
+                        continue;
+                }
+                int home = a->numa_node;
+                if (!has_cpus(x, home)) {
+                        /* Rule 6: a memory-only node is never a CPU home. */
+                        int near = nearest_with_cpus(x, home);
+                        warnings_add(x->w, WARNING_MEMORY_ONLY_HOME, pl->name,
+                                     "replica %s: accelerator %s sits on memory-only node %d; homed on node %d, the "
+                                     "nearest with CPUs (memory-nodes = %d adds that node's memory)",
+                                     pl->name, a->pci, home, near, home);
+                        home = near;
+                }
+                if (home >= 0)
+                        cpuset_set(&pl->home, (unsigned) home);
+        }
+}
+
+/* Rule 1 for CPU-only replicas: the node with CPUs with the most usable memory left, then the
+ * fewest replicas, then the lowest id. */
+static int roomiest_node(const struct ctx *x) {
+        int best = -1;
+        for (size_t i = 0; i < x->t->n_nodes; i++) {
+                if (cpuset_is_empty(&x->cpus[i]))
+                        continue;
+                if (best < 0) {
+                        best = (int) i;
+                        continue;
+                }
+                uint64_t f = x->usable[i] - x->assigned[i], bf = x->usable[best] - x->assigned[best];
+                if (f > bf || (f == bf && x->replicas_on[i] < x->replicas_on[best]))
+                        best = (int) i;
+        }
+        return best < 0 ? -1 : x->t->nodes[best].id;
+}
+
+
+/* ---- 3. memory ---- */
+
+/* Whether `mem` fits `set` under `policy`; with `commit`, books it the way the kernel fills
+ * memory: bind from the lowest node up, interleave evenly, preferred on its one node. */
+static bool fit(struct ctx *x, const struct cpuset *set, enum policy policy, uint64_t mem, bool commit) {
+        unsigned k = cpuset_count(set);
+        if (k == 0)
+                return false;
+        if (policy == POLICY_INTERLEAVE) {
+                uint64_t share = mem / k, extra = mem % k;
+                unsigned j = 0;
+                CPUSET_FOREACH(n, set)
+                        if (share + (j++ < extra) > free_on(x, n))
+                                return false;
+                j = 0;
+                if (commit)
+                        CPUSET_FOREACH(n, set)
+                                x->assigned[idx(x, n)] += share + (j++ < extra);
+                return true;
+        }
+        uint64_t left = mem;
+        CPUSET_FOREACH(n, set)
+                left -= left < free_on(x, n) ? left : free_on(x, n);
+        if (left > 0 || !commit)
+                return left == 0;
+        left = mem;
+        CPUSET_FOREACH(n, set) {
+                uint64_t take = left < free_on(x, n) ? left : free_on(x, n);
+                x->assigned[idx(x, n)] += take;
+                left -= take;
+        }
+        return true;
+}
+
+static char *describe_room(const struct ctx *x, const struct cpuset *set) {
+        struct strbuf b = {0};
+        CPUSET_FOREACH(n, set) {
+                _cleanup_free_ char *f = bytes(free_on(x, n)), *u = bytes(x->usable[idx(x, n)]);
+                strbuf_printf(&b, "%snode %d: %s left of %s usable", b.len ? "; " : "", n, f, u);
+        }
+        return strbuf_steal(&b);
+}
+
+/* Rule 3: nodes added nearest first (by distance to the closest node already in the set, then
+ * id), only nodes with CPUs and memory: memory-only nodes join a mask only on request. */
+static int nearest_candidate(const struct ctx *x, const struct cpuset *set) {
+        int best = -1, best_d = 0;
+        for (size_t i = 0; i < x->t->n_nodes; i++) {
+                const struct node *n = &x->t->nodes[i];
+                if (cpuset_isset(set, n->id) || cpuset_is_empty(&x->cpus[i]) || x->usable[i] == 0)
+                        continue;
+                int d = -1;
+                CPUSET_FOREACH(s, set) {
+                        int dd = topology_distance(x->t, s, n->id);
+                        d = d < 0 || dd < d ? dd : d;
+                }
+                if (best < 0 || d < best_d) {
+                        best = n->id;
+                        best_d = d;
+                }
+        }
+        return best;
+}
+
+static int place_memory(struct ctx *x, struct placement *pl) {
+        const struct replica_conf *r = pl->conf;
+        enum policy asked = replica_policy(x->c, r);
+        struct cpuset set = pl->home;
+        uint64_t mem = pl->memory;
+
+        CPUSET_FOREACH(n, &r->memory_nodes) {
+                int i = idx(x, n);
+                if (i < 0 || x->t->nodes[i].mem_total == 0)
+                        return fail(x, replica_where(r, REPLICA_MEMORY_NODES),
+                                    "replica %s: memory-nodes names node %d, which %s", pl->name, n,
+                                    i < 0 ? "this host does not have" : "has no memory");
+                cpuset_set(&set, (unsigned) n);
+        }
+
+        if (asked == POLICY_PREFERRED) {
+                _cleanup_free_ char *nodes = cpuset_format(&set);
+                if (cpuset_count(&set) != 1)
+                        return fail(x, replica_where(r, REPLICA_POLICY),
+                                    "replica %s: policy = preferred needs exactly one node, and it would have nodes %s",
+                                    pl->name, nodes);
+                if (!fit(x, &set, POLICY_PREFERRED, mem, true)) {
+                        _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, &set);
+                        return fail(x, replica_where(r, REPLICA_MEMORY),
+                                    "replica %s needs %s but does not fit its preferred node (%s); use policy = auto to "
+                                    "spread it",
+                                    pl->name, need, room);
+                }
+                pl->policy = POLICY_PREFERRED;
+                pl->nodes = set;
+                return 0;
+        }
+
+        /* Rule 4: a replica spanning nodes interleaves unless asked to bind. */
+        enum policy mode = asked == POLICY_AUTO ? (cpuset_count(&pl->home) > 1 ? POLICY_INTERLEAVE : POLICY_BIND)
+                                                : asked;
+        if (!fit(x, &set, mode, mem, false)) {
+                /* Rule 3: extend to the nearest nodes; interleave across them unless bind was asked. */
+                if (asked == POLICY_AUTO)
+                        mode = POLICY_INTERLEAVE;
+                struct cpuset home = set;
+                int n;
+                while (!fit(x, &set, mode, mem, false) && (n = nearest_candidate(x, &set)) >= 0)
+                        cpuset_set(&set, (unsigned) n);
+                if (!fit(x, &set, mode, mem, false)) {
+                        _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, &set),
+                                            *nodes = cpuset_format(&set);
+                        return fail(x, replica_where(r, REPLICA_MEMORY),
+                                    "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)", pl->name, need,
+                                    mode == POLICY_INTERLEAVE ? " interleaved" : "", nodes, room);
+                }
+                pl->extended = true;
+                if (asked == POLICY_BIND) {
+                        _cleanup_free_ char *h = cpuset_format(&home), *s = cpuset_format(&set);
+                        warnings_add(x->w, WARNING_BIND_EXTENDED, pl->name,
+                                     "replica %s does not fit node%s %s; bound to nodes %s as asked (policy = bind), "
+                                     "which the kernel fills lowest node first",
+                                     pl->name, cpuset_count(&home) > 1 ? "s" : "", h, s);
+                }
+        }
+        fit(x, &set, mode, mem, true);
+        pl->policy = mode;
+        pl->nodes = set;
+        CPUSET_FOREACH(n, &set)
+                x->replicas_on[idx(x, n)]++;
+        return 0;
+}
+
+/* ---- 4. CPUs ---- */
+
+/* The nodes whose CPUs a replica runs on: every node of its mask with CPUs. */
+static struct cpuset cpu_nodes(const struct ctx *x, const struct placement *pl) {
+        struct cpuset s = {0};
+        CPUSET_FOREACH(n, &pl->nodes)
+                if (has_cpus(x, n))
+                        cpuset_set(&s, (unsigned) n);
+        return s;
+}
+
+/* A node's physical cores in the order of its CPU list, SMT siblings together, reserved CPUs
+ * left out. Returns the number of cores; cores[k] is the k-th core's CPUs. */
+static size_t node_cores(const struct ctx *x, int node, struct cpuset **ret) {
+        const struct cpuset *cpus = &x->cpus[idx(x, node)];
+        struct cpuset *cores = xmalloc0((cpuset_count(cpus) + 1) * sizeof(struct cpuset));
+        struct cpuset done = {0};
+        size_t k = 0;
+
+        CPUSET_FOREACH(c, cpus) {
+                if (cpuset_isset(&done, c))
+                        continue;
+                int leader = x->t->core_of[c] >= 0 ? x->t->core_of[c] : c;
+                CPUSET_FOREACH(s, cpus)
+                        if (s == c || x->t->core_of[s] == leader) {
+                                cpuset_set(&done, (unsigned) s);
+                                if (!cpuset_isset(&x->c->reserve_cpus, s))
+                                        cpuset_set(&cores[k], (unsigned) s);
+                        }
+                if (!cpuset_is_empty(&cores[k]))
+                        k++;
+        }
+        *ret = cores;
+        return k;
+}
+
+static int split_node(struct ctx *x, int node) {
+        struct plan *p = x->p;
+        struct cpuset *cores;
+        size_t n_cores = node_cores(x, node, &cores);
+        size_t users = 0, even = 0, fixed = 0, first_user = 0;
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
+                if (!cpuset_isset(&cn, node))
+                        continue;
+                if (users++ == 0)
+                        first_user = i;
+                if (p->replicas[i].conf->cores)
+                        fixed += p->replicas[i].conf->cores;
+                else
+                        even++;
+        }
+        if (users == 0) {
+                free(cores);
+                return 0;
+        }
+
+        size_t left = n_cores > fixed ? n_cores - fixed : 0, base = even ? left / even : 0,
+               extra = even ? left % even : 0;
+        if (fixed > n_cores || (even > 0 && base == 0)) {
+                free(cores);
+                return fail(x, p->replicas[first_user].conf->at,
+                            "replica %s: node %d has %zu physical cores (after reserve-cpus) for %zu replicas: %zu "
+                            "cores asked with cores:N and %zu replicas sharing the rest",
+                            p->replicas[first_user].name, node, n_cores, users, fixed, even);
+        }
+
+        /* Earlier replicas first, the first `extra` of the even ones with one core more. */
+        size_t next = 0, even_seen = 0;
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct placement *pl = &p->replicas[i];
+                struct cpuset cn = cpu_nodes(x, pl);
+                if (!cpuset_isset(&cn, node))
+                        continue;
+                size_t take = pl->conf->cores ? pl->conf->cores : base + (even_seen++ < extra);
+                for (size_t k = 0; k < take; k++)
+                        cpuset_or(&pl->cpus, &cores[next++]);
+        }
+        free(cores);
+        return 0;
+}
+
+static int place_cpus(struct ctx *x) {
+        struct plan *p = x->p;
+        unsigned *users = xmalloc0(x->t->n_nodes * sizeof(unsigned));
+        int r = 0;
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
+                if (cpuset_is_empty(&cn)) {
+                        free(users);
+                        return fail(x, p->replicas[i].conf->at, "replica %s: none of its nodes has CPUs",
+                                    p->replicas[i].name);
+                }
+                CPUSET_FOREACH(n, &cn)
+                        users[idx(x, n)]++;
+        }
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct placement *pl = &p->replicas[i];
+                struct cpuset cn = cpu_nodes(x, pl);
+                bool alone = !pl->conf->cores;
+                CPUSET_FOREACH(n, &cn)
+                        alone = alone && users[idx(x, n)] == 1;
+                if (!alone)
+                        continue;
+                /* Rule 5: alone on its nodes, it gets them whole, and systemd derives the affinity. */
+                pl->cpu_affinity_numa = true;
+                CPUSET_FOREACH(n, &cn)
+                        cpuset_or(&pl->cpus, &x->cpus[idx(x, n)]);
+                cpuset_andnot(&pl->cpus, &x->c->reserve_cpus);
+        }
+        for (size_t ni = 0; r == 0 && ni < x->t->n_nodes; ni++) {
+                int id = x->t->nodes[ni].id;
+                bool shared = users[ni] > 1;
+                for (size_t i = 0; !shared && i < p->n_replicas; i++) {
+                        struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
+                        shared = cpuset_isset(&cn, id) && !p->replicas[i].cpu_affinity_numa;
+                }
+                if (shared)
+                        r = split_node(x, id);
+        }
+        free(users);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct placement *pl = &p->replicas[i];
+                struct cpuset cn = cpu_nodes(x, pl);
+                if (cpuset_is_empty(&pl->cpus))
+                        return fail(x, pl->conf->at, "replica %s: reserve-cpus leaves it no CPU", pl->name);
+                if (pl->policy == POLICY_INTERLEAVE && cpuset_count(&pl->nodes) > 1 && cpuset_count(&cn) < 2)
+                        return fail(x, pl->conf->at,
+                                    "replica %s would interleave memory over several nodes with the CPUs of one; "
+                                    "use policy = bind with memory-nodes",
+                                    pl->name);
+        }
+        return 0;
+}
+
+/* ---- 5. visible devices ---- */
+
+static void add_visible(const struct topology *t, struct placement *pl, struct strbuf *env, uint16_t vendor,
+                        const char *prefix) {
+        struct strbuf ids = {0};
+        for (size_t j = 0; j < pl->n_accels; j++) {
+                const struct accelerator *a = &t->accels[pl->accels[j]];
+                if (!a->ids_known || a->vendor != vendor || !a->compute)
+                        continue;
+                unsigned index = 0;
+                for (size_t i = 0; i < pl->accels[j]; i++)
+                        index += t->accels[i].ids_known && t->accels[i].vendor == vendor && t->accels[i].compute;
+                strbuf_printf(&ids, "%s%u", ids.len ? "," : "", index);
+        }
+        if (ids.len)
+                strbuf_printf(env, "%s%s%s", env->len ? " " : "", prefix, ids.s);
+        strbuf_done(&ids);
+}
+
+static void set_environment(const struct ctx *x, struct placement *pl) {
+        struct strbuf env = {0};
+        if (!replica_visible_devices(x->c, pl->conf))
+                return;
+        add_visible(x->t, pl, &env, 0x10de, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=");
+        add_visible(x->t, pl, &env, 0x1002, "ROCR_VISIBLE_DEVICES=");
+        pl->environment = env.len ? strbuf_steal(&env) : NULL;
+}
+
+/* ---- the whole ---- */
+
+int plan_compute(const struct topology *t, const struct config *c, struct warnings *w, struct plan **ret,
+                 struct error_at *err) {
+        struct plan *p = xmalloc0(sizeof(*p));
+        struct ctx x = {
+                .t = t,
+                .c = c,
+                .p = p,
+                .w = w,
+                .err = err,
+                .usable = xmalloc0((t->n_nodes + 1) * sizeof(uint64_t)),
+                .assigned = xmalloc0((t->n_nodes + 1) * sizeof(uint64_t)),
+                .replicas_on = xmalloc0((t->n_nodes + 1) * sizeof(unsigned)),
+                .claimed_by = xmalloc0((t->n_accels + 1) * sizeof(void *)),
+        };
+        int r;
+
+        /* A CPU runs on one node. Firmware that lists CPUs in several nodes (seen on real hosts)
+         * would hand them to several replicas: plan each CPU on the lowest node that lists it. */
+        x.cpus = xmalloc0((t->n_nodes + 1) * sizeof(struct cpuset));
+        struct cpuset seen = {0}, twice = {0};
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                x.cpus[i] = t->nodes[i].cpus;
+                struct cpuset dup = t->nodes[i].cpus;
+                cpuset_and(&dup, &seen);
+                cpuset_or(&twice, &dup);
+                cpuset_andnot(&x.cpus[i], &seen);
+                cpuset_or(&seen, &t->nodes[i].cpus);
+        }
+        if (!cpuset_is_empty(&twice)) {
+                _cleanup_free_ char *s = cpuset_format(&twice);
+                if (!warnings_has(w, WARNING_OVERLAPPING_CPUS, NULL))
+                        warnings_add(w, WARNING_OVERLAPPING_CPUS, NULL,
+                                     "CPUs %s are listed in more than one node (a firmware bug): each is planned on "
+                                     "the lowest node that lists it",
+                                     s);
+        }
+        /* Rule 2: usable = MemTotal x (1 - headroom). */
+        for (size_t i = 0; i < t->n_nodes; i++)
+                x.usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
+
+        r = expand(&x);
+        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
+                p->replicas[i].memory = p->replicas[i].conf->memory;
+        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
+                if (p->replicas[i].n_accels > 0)
+                        find_home(&x, &p->replicas[i]);
+
+        /* Replicas with a home first, so CPU-only ones see what the accelerators already took. */
+        for (int pass = 0; r == 0 && pass < 2; pass++)
+                for (size_t i = 0; r == 0 && i < p->n_replicas; i++) {
+                        struct placement *pl = &p->replicas[i];
+                        bool homed = !cpuset_is_empty(&pl->home);
+                        if (homed != (pass == 0))
+                                continue;
+                        if (!homed) {
+                                int n = roomiest_node(&x);
+                                if (n < 0) {
+                                        r = fail(&x, pl->conf->at, "replica %s: no node has CPUs", pl->name);
+                                        break;
+                                }
+                                cpuset_set(&pl->home, (unsigned) n);
+                        }
+                        r = place_memory(&x, pl);
+                }
+        if (r == 0)
+                r = place_cpus(&x);
+        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
+                set_environment(&x, &p->replicas[i]);
+
+        for (size_t i = 0; r == 0 && i < t->n_nodes; i++)
+                if (t->nodes[i].mem_total > 0) {
+                        p->nodes = xrealloc(p->nodes, (p->n_nodes + 1) * sizeof(*p->nodes));
+                        p->nodes[p->n_nodes++] = (struct plan_node){t->nodes[i].id, x.usable[i], x.assigned[i]};
+                }
+
+        free(x.usable);
+        free(x.assigned);
+        free(x.cpus);
+        free(x.replicas_on);
+        free(x.claimed_by);
+        if (r < 0) {
+                plan_free(p);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+struct plan *plan_free(struct plan *p) {
+        if (!p)
+                return NULL;
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                free(p->replicas[i].name);
+                free(p->replicas[i].unit);
+                free(p->replicas[i].accels);
+                free(p->replicas[i].environment);
+        }
+        free(p->replicas);
+        free(p->nodes);
+        free(p);
+        return NULL;
+}
+
+const struct plan_node *plan_node(const struct plan *p, int id) {
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (p->nodes[i].id == id)
+                        return &p->nodes[i];
+        return NULL;
+}

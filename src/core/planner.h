@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The placement: topology and configuration in, plan out. Pure: no I/O, no printing, no globals,
+ * so the same inputs give byte-identical plans and the tests can run it on any host. The rules
+ * of numaplan.conf(5), PLACEMENT, are the contract. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/cpuset.h"
+#include "core/config.h"
+#include "core/topology.h"
+#include "core/warnings.h"
+
+struct placement {
+        char *name; /* "llama-0", or "<template>-<i>" */
+        char *unit;
+        const struct replica_conf *conf;
+        size_t *accels; /* indices into topology.accels, in PCI order */
+        size_t n_accels;
+        struct cpuset home; /* the nodes of its accelerators, or its CPU-only home */
+        struct cpuset nodes; /* NUMAMask= and, unless preferred, AllowedMemoryNodes= */
+        enum policy policy; /* bind, preferred or interleave: never auto */
+        struct cpuset cpus; /* AllowedCPUs= */
+        bool cpu_affinity_numa; /* CPUAffinity=numa; else CPUAffinity= lists `cpus` */
+        uint64_t memory;
+        bool extended; /* did not fit its home nodes (rule 3) */
+        char *environment; /* the Environment= value, or NULL */
+};
+
+struct plan_node {
+        int id;
+        uint64_t usable, assigned;
+};
+
+struct plan {
+        struct placement *replicas; /* config order; template instances in %i order */
+        size_t n_replicas;
+        struct plan_node *nodes; /* every node with memory, by id */
+        size_t n_nodes;
+};
+
+/* Returns 0 and the plan, adding what it decided for the admin to `w`; or -EINVAL with *err
+ * naming the replica, the line of the key that decided it, and the reason in numbers. */
+int plan_compute(const struct topology *t, const struct config *c, struct warnings *w, struct plan **ret,
+                 struct error_at *err);
+struct plan *plan_free(struct plan *p);
+static inline void plan_freep(struct plan **p) {
+        plan_free(*p);
+}
+#define _cleanup_plan_ __attribute__((cleanup(plan_freep)))
+
+const struct plan_node *plan_node(const struct plan *p, int id);

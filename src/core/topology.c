@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/util.h"
+#include "core/config.h"
+#include "core/topology.h"
+
+struct topology *topology_free(struct topology *t) {
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                free(t->nodes[i].distances);
+                free(t->nodes[i].hugepages);
+        }
+        free(t->nodes);
+        for (size_t i = 0; i < t->n_accels; i++)
+                free(t->accels[i].name);
+        free(t->accels);
+        free(t->core_of);
+        free(t->socket_of);
+        free(t);
+        return NULL;
+}
+
+int topology_node_index(const struct topology *t, int id) {
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].id == id)
+                        return (int) i;
+        return -1;
+}
+
+const struct node *topology_node(const struct topology *t, int id) {
+        int i = topology_node_index(t, id);
+        return i < 0 ? NULL : &t->nodes[i];
+}
+
+int topology_distance(const struct topology *t, int from, int to) {
+        int a = topology_node_index(t, from), b = topology_node_index(t, to);
+        if (a >= 0 && b >= 0 && t->nodes[a].distances)
+                return t->nodes[a].distances[b];
+        /* No SLIT: the kernel's own defaults, LOCAL_DISTANCE and REMOTE_DISTANCE. */
+        return from == to ? 10 : 20;
+}
+
+const struct accelerator *topology_accel(const struct topology *t, const char *pci) {
+        for (size_t i = 0; i < t->n_accels; i++)
+                if (streq(t->accels[i].pci, pci))
+                        return &t->accels[i];
+        return NULL;
+}
+
+const char *node_kind_to_string(enum node_kind k) {
+        switch (k) {
+        case NODE_CPU_MEMORY:
+                return "cpu+memory";
+        case NODE_MEMORY_ONLY:
+                return "memory-only";
+        case NODE_CPU_ONLY:
+                return "cpu-only";
+        }
+        return "?";
+}
+
+const char *numa_source_to_string(enum numa_source s) {
+        switch (s) {
+        case NUMA_SOURCE_NUMA_NODE:
+                return "numa_node";
+        case NUMA_SOURCE_LOCAL_CPUS:
+                return "local_cpus";
+        case NUMA_SOURCE_OVERRIDE:
+                return "override";
+        case NUMA_SOURCE_NONE:
+                break;
+        }
+        return "none";
+}
+
+void accelerator_resolve_node(struct accelerator *a, int sysfs_numa_node, const struct topology *t) {
+        if (sysfs_numa_node >= 0) {
+                a->numa_node = sysfs_numa_node;
+                a->numa_source = NUMA_SOURCE_NUMA_NODE;
+                return;
+        }
+
+        a->numa_node = -1;
+        a->numa_source = NUMA_SOURCE_NONE;
+        if (!a->has_local_cpus)
+                return;
+
+        /* Only online CPUs count; an empty mask says nothing (it would fit every node). */
+        struct cpuset local = a->local_cpus;
+        cpuset_and(&local, &t->online_cpus);
+        if (cpuset_is_empty(&local))
+                return;
+
+        int found = -1;
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                if (!cpuset_is_subset(&local, &t->nodes[i].cpus))
+                        continue;
+                if (found >= 0)
+                        return; /* inside two nodes: firmware lists CPUs twice; no answer */
+                found = t->nodes[i].id;
+        }
+        if (found >= 0) {
+                a->numa_node = found;
+                a->numa_source = NUMA_SOURCE_LOCAL_CPUS;
+        }
+}
+
+char *topology_list_accelerators(const struct topology *t) {
+        struct strbuf b = {0};
+        for (size_t i = 0; i < t->n_accels; i++)
+                strbuf_printf(&b, "%s%s", i ? ", " : "", t->accels[i].pci);
+        if (!b.len)
+                strbuf_append(&b, "none");
+        return strbuf_steal(&b);
+}
+
+int topology_apply_overrides(struct topology *t, const struct config *c, struct error_at *err) {
+        for (size_t i = 0; i < c->n_overrides; i++) {
+                const struct accel_override *o = &c->overrides[i];
+                struct accelerator *a = (struct accelerator *) topology_accel(t, o->pci);
+                if (!a) {
+                        _cleanup_free_ char *found = topology_list_accelerators(t);
+                        return error_at_set(err, o->at, "accelerator-nodes: unknown accelerator %s; this host has: %s",
+                                            o->pci, found);
+                }
+                if (topology_node_index(t, o->node) < 0)
+                        return error_at_set(err, o->at, "accelerator-nodes: %s=%d names a node this host does not have",
+                                            o->pci, o->node);
+                a->numa_node = o->node;
+                a->numa_source = NUMA_SOURCE_OVERRIDE;
+        }
+        return 0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What numaplan knows about a host: NUMA nodes, CPUs and accelerators. The host readers fill it
+ * (host/topology-read.h); everything downstream (show, the planner) only reads these structs. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/cpuset.h"
+#include "core/pci.h"
+
+struct config;
+
+enum node_kind { NODE_CPU_MEMORY, NODE_MEMORY_ONLY, NODE_CPU_ONLY };
+
+struct hugepage_pool {
+        uint64_t page_kb;
+        uint64_t total, free;
+};
+
+struct node {
+        int id;
+        struct cpuset cpus; /* online CPUs only */
+        uint64_t mem_total, mem_free; /* bytes */
+        int *distances; /* by index into topology.nodes; NULL when the kernel gave none */
+        struct hugepage_pool *hugepages;
+        size_t n_hugepages;
+        enum node_kind kind;
+        unsigned cores; /* physical cores: SMT siblings counted once */
+};
+
+enum numa_source { NUMA_SOURCE_NONE, NUMA_SOURCE_NUMA_NODE, NUMA_SOURCE_LOCAL_CPUS, NUMA_SOURCE_OVERRIDE };
+
+struct accelerator {
+        struct pci_address address;
+        char pci[PCI_ADDRESS_MAX]; /* "0000:3b:00.0" */
+        bool ids_known; /* vendor and device could be read */
+        uint16_t vendor, device;
+        uint32_t class; /* 24 bits: class, subclass, prog-if */
+        int sysfs_numa_node; /* what sysfs said, -1 for none */
+        char *name; /* from the PCI ID database; NULL without one */
+        int numa_node; /* -1: no source says */
+        enum numa_source numa_source;
+        bool has_local_cpus;
+        struct cpuset local_cpus;
+        bool compute;
+};
+
+struct topology {
+        struct node *nodes; /* sorted by id */
+        size_t n_nodes;
+        bool has_node_dirs; /* false: one node 0 made from /proc/meminfo */
+
+        struct cpuset online_cpus;
+        struct cpuset offline_cpus; /* present but not online */
+        int max_cpu; /* highest online CPU id, -1 if none */
+        int *core_of; /* [cpu] lowest online SMT sibling; -1 when not online */
+        int *socket_of; /* [cpu] physical package id; -1 unknown */
+
+        struct accelerator *accels; /* sorted by PCI address */
+        size_t n_accels;
+};
+
+struct topology *topology_free(struct topology *t);
+static inline void topology_freep(struct topology **t) {
+        topology_free(*t);
+}
+#define _cleanup_topology_ _cleanup_(topology_freep)
+
+const struct node *topology_node(const struct topology *t, int id);
+int topology_node_index(const struct topology *t, int id);
+/* Distance between two nodes by id; 10/20 when the kernel gave no table. */
+int topology_distance(const struct topology *t, int from, int to);
+const struct accelerator *topology_accel(const struct topology *t, const char *pci);
+
+const char *node_kind_to_string(enum node_kind k);
+const char *numa_source_to_string(enum numa_source s);
+
+/* Fills `numa_node` and `numa_source` of `a` from its sysfs numa_node value and local CPUs:
+ * numa_node >= 0 wins; otherwise the one node whose CPUs contain all its online local CPUs. */
+void accelerator_resolve_node(struct accelerator *a, int sysfs_numa_node, const struct topology *t);
+
+/* Applies [numaplan] accelerator-nodes: the named accelerators' numa_source becomes "override".
+ * An unknown accelerator or node is an error at the key's line. */
+int topology_apply_overrides(struct topology *t, const struct config *c, struct error_at *err);
+/* "0000:18:00.0, 0000:2a:00.0", or "none": for messages naming what the host has. */
+char *topology_list_accelerators(const struct topology *t);

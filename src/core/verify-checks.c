@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <inttypes.h>
+
+#include "basic/parse-util.h"
+#include "basic/util.h"
+#include "core/planner.h"
+#include "core/verify-checks.h"
+
+const char *numa_policy_name(int mpol) {
+        /* systemd sends the kernel's MPOL_* numbers. */
+        static const char *const names[] = {"default", "preferred", "bind", "interleave", "local"};
+        return mpol >= 0 && (size_t) mpol < ELEMENTSOF(names) ? names[mpol] : "unset";
+}
+
+void unit_state_done(struct unit_state *s) {
+        free(s->load_state);
+        free(s->active_state);
+        free(s->sub_state);
+        free(s->control_group);
+        strv_free(s->dropin_paths);
+        *s = (struct unit_state){0};
+}
+
+const char *check_name(unsigned i) {
+        static const char *const names[N_CHECKS] = {
+                "unit-active",   "numa-policy",    "numa-mask", "cpu-affinity", "effective-cpus",
+                "effective-memory-nodes", "dropin-in-effect", "task-affinity", "warmup", "memory-locality",
+        };
+        return i < N_CHECKS ? names[i] : "?";
+}
+
+void check_done(struct check *c) {
+        free(c->want);
+        free(c->got);
+        free(c->detail);
+        *c = (struct check){0};
+}
+
+static void set(struct check *c, bool ok, char *want, char *got, char *detail) {
+        check_done(c);
+        *c = (struct check){.ok = ok, .want = want, .got = got, .detail = detail};
+}
+
+static bool is_active(const struct unit_state *s) {
+        return streq_ptr(s->load_state, "loaded") && streq_ptr(s->active_state, "active");
+}
+
+/* Why a property systemd fills only for a running unit is empty. */
+static char *inactive_detail(const struct unit_state *s, const char *what) {
+        return xasprintf("the unit is %s: systemd reports %s only while it runs", strempty(s->active_state), what);
+}
+
+void check_unit_active(const struct unit_state *s, const char *unit, struct check *c) {
+        char *got = xasprintf("%s (%s)", strempty(s->active_state), strempty(s->sub_state)), *detail = NULL;
+
+        if (!streq_ptr(s->load_state, "loaded")) {
+                free(got);
+                got = xstrdup(strempty(s->load_state));
+                detail = xasprintf("systemd cannot load the unit (%s): install it, or fix unit= in the configuration",
+                                   strempty(s->load_state));
+        } else if (streq_ptr(s->active_state, "failed"))
+                detail = xasprintf("the unit failed: see journalctl -u %s; if it failed an assertion, numaplan apply "
+                                   "did not succeed on this boot",
+                                   unit);
+        else if (!is_active(s))
+                detail = xasprintf("the unit is not running: start it (systemctl start %s)", unit);
+        set(c, is_active(s), xstrdup("active"), got, detail);
+}
+
+void check_numa_policy(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        const char *got = numa_policy_name(s->numa_policy), *want = policy_to_string(pl->policy);
+        char *detail = NULL;
+        if (s->numa_policy < 0)
+                detail = xstrdup("systemd has no NUMAPolicy= for the unit: numaplan's drop-in is not loaded");
+        else if (!streq(got, want))
+                detail = xasprintf("systemd applies NUMAPolicy=%s, the plan says %s", got, want);
+        set(c, streq(got, want), xstrdup(want), xstrdup(got), detail);
+}
+
+static void compare_sets(struct check *c, const struct cpuset *want, const struct cpuset *got, char *detail_if_empty,
+                         const char *what) {
+        char *w = cpuset_format(want), *g = cpuset_format(got), *detail = NULL;
+        bool ok = cpuset_equal(want, got);
+        if (!ok && cpuset_is_empty(got))
+                detail = detail_if_empty;
+        else {
+                free(detail_if_empty);
+                if (!ok)
+                        detail = xasprintf("systemd's %s is %s, the plan's %s", what, *g ? g : "empty", w);
+        }
+        set(c, ok, w, g, detail);
+}
+
+void check_numa_mask(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        compare_sets(c, &pl->nodes, &s->numa_mask, xstrdup("systemd has no NUMAMask= for the unit"), "NUMAMask");
+}
+
+void check_cpu_affinity(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        if (pl->cpu_affinity_numa) {
+                _cleanup_free_ char *list = cpuset_format(&s->cpu_affinity);
+                char *got = s->cpu_affinity_from_numa ? xstrdup("numa") : xstrdup(*list ? list : "unset");
+                set(c, s->cpu_affinity_from_numa, xstrdup("numa"), got,
+                    s->cpu_affinity_from_numa ? NULL
+                                              : xstrdup("systemd does not derive the unit's CPU affinity from its "
+                                                        "NUMA nodes (CPUAffinity=numa)"));
+                return;
+        }
+        compare_sets(c, &pl->cpus, &s->cpu_affinity, xstrdup("systemd has no CPUAffinity= for the unit"),
+                     "CPUAffinity");
+}
+
+void check_effective_cpus(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        compare_sets(c, &pl->cpus, &s->effective_cpus,
+                     is_active(s) ? xstrdup("systemd reports no effective CPUs for the running unit: no cgroup v2 "
+                                            "cpuset, so AllowedCPUs= is not enforced")
+                                  : inactive_detail(s, "effective CPUs"),
+                     "EffectiveCPUs");
+}
+
+void check_effective_memory_nodes(const struct unit_state *s, const struct placement *pl,
+                                  const struct cpuset *memory_nodes, struct check *c) {
+        /* preferred sets no AllowedMemoryNodes=: the kernel may fall back to any node. */
+        const struct cpuset *want = pl->policy == POLICY_PREFERRED ? memory_nodes : &pl->nodes;
+        compare_sets(c, want, &s->effective_mems,
+                     is_active(s) ? xstrdup("systemd reports no effective memory nodes for the running unit: no "
+                                            "cgroup v2 cpuset, so AllowedMemoryNodes= is not enforced")
+                                  : inactive_detail(s, "effective memory nodes"),
+                     "EffectiveMemoryNodes");
+}
+
+void check_dropin(const struct dropin_facts *d, struct check *c) {
+        char *got, *detail = NULL;
+        bool ok = d->loaded && !d->overridden_by && d->matches_plan;
+
+        if (!d->loaded) {
+                got = xstrdup("not loaded");
+                detail = xasprintf("%s is not among the unit's drop-ins: run numaplan apply (it reloads systemd)",
+                                   d->path);
+        } else if (d->overridden_by) {
+                got = xstrdup("overridden");
+                detail = xasprintf("%s, after numaplan's drop-in, so it wins: remove those settings (or the file), "
+                                   "then systemctl daemon-reload and restart the unit",
+                                   d->overridden_by);
+        } else if (!d->matches_plan) {
+                got = xstrdup("stale");
+                detail = xasprintf("%s differs from the current plan (the configuration or the hardware changed since "
+                                   "apply): run numaplan apply",
+                                   d->path);
+        } else
+                got = xstrdup("in effect");
+        set(c, ok, xstrdup("in effect"), got, detail);
+}
+
+void check_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,
+                         const struct dropin_facts *d, struct check *c) {
+        _cleanup_free_ char *cpus = cpuset_format(&pl->cpus), *nodes = cpuset_format(&pl->nodes);
+        bool check_mems = pl->policy != POLICY_PREFERRED;
+        char *want = check_mems ? xasprintf("CPUs %s, nodes %s", cpus, nodes) : xasprintf("CPUs %s", cpus);
+        struct strbuf bad = {0}, stale = {0};
+        unsigned n_bad = 0, n_stale = 0;
+
+        if (!tf->readable || tf->n_processes == 0) {
+                set(c, false, want, xstrdup("no processes"),
+                    !tf->readable ? xasprintf("cannot list the processes of %s", strempty(s->control_group))
+                                  : xstrdup("the unit's cgroup holds no process: start the unit"));
+                return;
+        }
+        for (size_t i = 0; i < tf->n_tasks; i++) {
+                const struct task *t = &tf->tasks[i];
+                if (cpuset_is_subset(&t->cpus, &pl->cpus) && (!check_mems || cpuset_is_subset(&t->mems, &pl->nodes)))
+                        continue;
+                if (n_bad++ < 4) {
+                        _cleanup_free_ char *tc = cpuset_format(&t->cpus), *tm = cpuset_format(&t->mems);
+                        char thread[32] = "";
+                        if (t->tid != t->pid)
+                                snprintf(thread, sizeof(thread), " thread %d", (int) t->tid);
+                        strbuf_printf(&bad, "%spid %d (%s)%s: CPUs %s, nodes %s", bad.len ? "; " : "", (int) t->pid,
+                                      t->comm, thread, tc, tm);
+                }
+        }
+        for (size_t i = 0; d->mtime > 0 && i < tf->n_processes; i++) {
+                const struct process *p = &tf->processes[i];
+                if (p->start > 0 && p->start < d->mtime && n_stale++ < 4)
+                        strbuf_printf(&stale, "%spid %d (%s) started %.1f s before numaplan's drop-in was written",
+                                      stale.len ? "; " : "", (int) p->pid, p->comm, d->mtime - p->start);
+        }
+
+        char *got = n_bad == 0 ? xasprintf("%zu process%s, %zu thread%s within", tf->n_processes,
+                                           tf->n_processes == 1 ? "" : "es", tf->n_tasks, tf->n_tasks == 1 ? "" : "s")
+                               : xasprintf("%u of %zu threads outside", n_bad, tf->n_tasks);
+        char *detail = NULL;
+        if (n_stale)
+                detail = xasprintf("%s%s%s: restart the unit (systemctl restart %s) so it starts with numaplan's "
+                                   "placement",
+                                   stale.s, n_bad ? "; " : "", n_bad ? bad.s : "", pl->unit);
+        else if (n_bad)
+                detail = xasprintf("%s%s: restart the unit (systemctl restart %s) so it starts with numaplan's "
+                                   "placement; if it still runs outside, something else sets its affinity",
+                                   bad.s, n_bad > 4 ? ", ..." : "", pl->unit);
+        set(c, n_bad == 0 && n_stale == 0, want, got, detail);
+        strbuf_done(&bad);
+        strbuf_done(&stale);
+}
+
+void check_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c) {
+        if (!w) {
+                set(c, true, xstrdup("-"), xstrdup("skipped"), xstrdup(why));
+                return;
+        }
+        set(c, w->ok, xasprintf("2xx from %s", url), w->status ? xasprintf("HTTP %ld", w->status) : xstrdup("no answer"),
+            xstrdup(w->detail));
+}
+
+static char *percent(uint64_t part, uint64_t whole) {
+        /* One decimal, rounded down, so 99.96% does not read as 100.0%. */
+        uint64_t per_mille = whole ? part * 1000 / whole : 0;
+        return xasprintf("%" PRIu64 ".%" PRIu64 "%%", per_mille / 10, per_mille % 10);
+}
+
+void check_memory_locality(const struct page_tally *pages, const struct placement *pl, unsigned min_local_bp,
+                           const struct task_facts *tf, struct check *c) {
+        char want_buf[16];
+        uint64_t total = page_tally_sum(pages->total), planned = page_tally_on(pages->total, &pl->nodes);
+
+        format_percent(want_buf, sizeof(want_buf), min_local_bp);
+        char *want = xasprintf(">= %s", want_buf);
+        if (total == 0) {
+                set(c, false, want, xstrdup("no pages"),
+                    xstrdup(tf->n_processes ? "numa_maps shows no resident page" : "the unit runs no process"));
+                return;
+        }
+        bool ok = (unsigned __int128) planned * 10000 >= (unsigned __int128) min_local_bp * total;
+        _cleanup_free_ char *nodes = cpuset_format(&pl->nodes);
+        struct strbuf d = {0};
+        char sz[FORMAT_BYTES_MAX];
+        format_bytes(sz, sizeof(sz), total * pages->base_kb * 1024);
+        strbuf_printf(&d, "%" PRIu64 " of %" PRIu64 " pages (%s) on node%s %s", planned, total, sz,
+                      cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
+        for (int n = 0; n < NUMA_NODES_MAX; n++)
+                if (pages->total[n] && !cpuset_isset(&pl->nodes, n))
+                        strbuf_printf(&d, "; node %d holds %" PRIu64 " (anon %" PRIu64 ", file %" PRIu64 ", huge %" PRIu64 ")", n,
+                                      pages->total[n], pages->anon[n], pages->file[n], pages->huge[n]);
+        for (size_t i = 0; i < pages->n_files; i++)
+                if (file_pages_off_plan(&pages->files[i]))
+                        strbuf_printf(&d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
+                                      "filled before the pinning; evict it (vmtouch -e FILE, or "
+                                      "dd if=FILE iflag=nocache count=0) and restart the unit",
+                                      pages->files[i].path, pages->files[i].off_plan, pages->files[i].total);
+        set(c, ok, want, percent(planned, total), strbuf_steal(&d));
+}
+
+char *dropin_settings(const char *text) {
+        static const char *const keys[] = {"NUMAPolicy", "NUMAMask", "CPUAffinity", "AllowedCPUs", "AllowedMemoryNodes"};
+        struct strbuf b = {0};
+
+        for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+                for (const char *p = text; *p;) {
+                        const char *line = p + strspn(p, " \t");
+                        const char *eol = strchrnul(p, '\n');
+                        size_t kl = strlen(keys[k]);
+                        const char *after = line + kl;
+                        while (after < eol && (*after == ' ' || *after == '\t'))
+                                after++;
+                        if (strncmp(line, keys[k], kl) == 0 && after < eol && *after == '=') {
+                                strbuf_printf(&b, "%s%s=", b.len ? ", " : "", keys[k]);
+                                break;
+                        }
+                        p = *eol ? eol + 1 : eol;
+                }
+        return b.len ? strbuf_steal(&b) : NULL;
+}

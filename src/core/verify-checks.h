@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The ten checks of `numaplan verify`, as pure functions of what was observed: systemd's view,
+ * the tasks, the warm-up, the pages. cli/verb-verify.c gathers the observations; tests feed
+ * their own. The check names are stable (numaplan(8), VERIFY). */
+
+#include <stdbool.h>
+
+#include "core/numa-maps.h"
+#include "core/observed.h"
+#include "core/planner.h"
+
+enum {
+        CHECK_UNIT_ACTIVE,
+        CHECK_NUMA_POLICY,
+        CHECK_NUMA_MASK,
+        CHECK_CPU_AFFINITY,
+        CHECK_EFFECTIVE_CPUS,
+        CHECK_EFFECTIVE_MEMORY_NODES,
+        CHECK_DROPIN_IN_EFFECT,
+        CHECK_TASK_AFFINITY,
+        CHECK_WARMUP,
+        CHECK_MEMORY_LOCALITY,
+        N_CHECKS,
+};
+
+struct check {
+        bool ok;
+        char *want, *got, *detail; /* detail may be NULL */
+};
+
+const char *check_name(unsigned i);
+void check_done(struct check *c);
+
+/* What the drop-in files say, read by the caller. */
+struct dropin_facts {
+        const char *path;       /* where numaplan's drop-in should be */
+        bool loaded;            /* systemd lists it in DropInPaths */
+        bool matches_plan;      /* its content is what the plan renders now */
+        char *overridden_by;    /* "PATH sets KEY=, KEY=" for later drop-ins; NULL if none */
+        double mtime;           /* when it was written (seconds since the epoch), 0 unknown */
+};
+
+/* Tasks seen in the unit's cgroup. */
+struct task_facts {
+        struct process *processes;
+        size_t n_processes;
+        struct task *tasks;
+        size_t n_tasks;
+        bool readable; /* the cgroup could be listed */
+};
+
+struct placement;
+
+void check_unit_active(const struct unit_state *s, const char *unit, struct check *c);
+void check_numa_policy(const struct unit_state *s, const struct placement *pl, struct check *c);
+void check_numa_mask(const struct unit_state *s, const struct placement *pl, struct check *c);
+void check_cpu_affinity(const struct unit_state *s, const struct placement *pl, struct check *c);
+void check_effective_cpus(const struct unit_state *s, const struct placement *pl, struct check *c);
+/* `memory_nodes`: every node with memory (what a preferred replica may use). */
+void check_effective_memory_nodes(const struct unit_state *s, const struct placement *pl,
+                                  const struct cpuset *memory_nodes, struct check *c);
+void check_dropin(const struct dropin_facts *d, struct check *c);
+void check_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,
+                         const struct dropin_facts *d, struct check *c);
+/* `w` NULL: skipped, with `why`. */
+void check_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c);
+void check_memory_locality(const struct page_tally *pages, const struct placement *pl, unsigned min_local_bp,
+                           const struct task_facts *tf, struct check *c);
+
+/* Which of numaplan's settings a drop-in's text sets: "NUMAPolicy=, CPUAffinity=", or NULL. */
+char *dropin_settings(const char *text);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+
+#include "core/warnings.h"
+
+const struct warning_kind warning_kinds[_WARNING_MAX] = {
+        [WARNING_NUMA_BALANCING_ON] = {"numa-balancing-on", SEVERITY_WARNING, SUBJECT_HOST,
+                                       "automatic NUMA balancing moves the pages of pinned replicas"},
+        [WARNING_MEMORY_IMBALANCE] = {"memory-imbalance", SEVERITY_WARNING, SUBJECT_NODE,
+                                      "one node is nearly full while another is mostly free"},
+        [WARNING_SINGLE_NODE] = {"single-node", SEVERITY_NOTICE, SUBJECT_HOST, "one NUMA node: nothing to pin"},
+        [WARNING_CPUSET_RESTRICTED] = {"cpuset-restricted", SEVERITY_WARNING, SUBJECT_HOST,
+                                       "numaplan itself runs restricted to some CPUs or nodes"},
+        [WARNING_ACCELERATOR_NO_NODE] = {"accelerator-no-node", SEVERITY_WARNING, SUBJECT_PCI,
+                                         "an accelerator reports no NUMA node"},
+        [WARNING_OFFLINE_CPUS] = {"offline-cpus", SEVERITY_WARNING, SUBJECT_HOST,
+                                  "CPUs are present but offline"},
+        [WARNING_CGROUP_V1] = {"cgroup-v1", SEVERITY_WARNING, SUBJECT_HOST,
+                               "no cgroup v2 cpuset controller: AllowedCPUs= and AllowedMemoryNodes= are not enforced"},
+        [WARNING_OVERLAPPING_CPUS] = {"overlapping-cpus", SEVERITY_WARNING, SUBJECT_HOST,
+                                      "firmware lists CPUs in more than one node"},
+        [WARNING_PCI_INCOMPLETE] = {"pci-incomplete", SEVERITY_WARNING, SUBJECT_PCI,
+                                    "a PCI device's sysfs directory lacks files numaplan reads"},
+        [WARNING_PCI_UNREADABLE] = {"pci-unreadable", SEVERITY_WARNING, SUBJECT_HOST,
+                                    "the PCI tree cannot be scanned"},
+        [WARNING_MEMORY_ONLY_HOME] = {"memory-only-home", SEVERITY_WARNING, SUBJECT_REPLICA,
+                                      "a replica's accelerator sits on a memory-only node"},
+        [WARNING_BIND_EXTENDED] = {"bind-extended", SEVERITY_WARNING, SUBJECT_REPLICA,
+                                   "a replica bound as asked to more nodes than its home"},
+};
+
+void warnings_add(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...) {
+        va_list ap;
+        char *msg;
+
+        va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+        l->v[l->n++] = (struct warning){
+                .code = code,
+                .subject = subject ? xstrdup(subject) : NULL,
+                .message = msg ? msg : xstrdup(warning_kinds[code].summary),
+        };
+}
+
+bool warnings_has(const struct warnings *l, enum warning_code code, const char *subject) {
+        for (size_t i = 0; i < l->n; i++)
+                if (l->v[i].code == code && streq_ptr(l->v[i].subject, subject))
+                        return true;
+        return false;
+}
+
+void warnings_done(struct warnings *l) {
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].subject);
+                free(l->v[i].message);
+        }
+        free(l->v);
+        *l = (struct warnings){0};
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/util.h"
+#include "host/cgroup.h"
+#include "host/host-facts.h"
+#include "host/root.h"
+#include "host/sysfs-parse.h"
+
+/* Is `word` one of the space-separated words of `list`? */
+static bool has_word(const char *list, const char *word) {
+        size_t n = strlen(word);
+        for (const char *p = list; (p = strstr(p, word)); p += n)
+                if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ' || p[n] == '\n'))
+                        return true;
+        return false;
+}
+
+static void cpuset_available(struct root *root, enum cgroup_mode *ret) {
+        _cleanup_free_ char *controllers = NULL;
+        /* An unreadable list (a capture without it) is given the benefit of the doubt. */
+        if (root_read_file(root, "sys/fs/cgroup/cgroup.controllers", &controllers, NULL) < 0)
+                *ret = CGROUP_UNIFIED;
+        else
+                *ret = has_word(controllers, "cpuset") ? CGROUP_UNIFIED : CGROUP_UNIFIED_NO_CPUSET;
+}
+
+void cgroup_detect(struct root *root, enum cgroup_mode *ret, char **ret_mount) {
+        _cleanup_free_ char *mounts = NULL, *v2 = NULL;
+
+        /* On the live host, ask the file system type, as systemd does: one statfs() instead of the
+         * mount table, which is the slowest file `show` would read. A capture carries the table. */
+        int unified_root = host_is_cgroup2(root, "/sys/fs/cgroup");
+        if (unified_root != -EOPNOTSUPP) {
+                if (unified_root > 0) {
+                        cpuset_available(root, ret);
+                        v2 = xstrdup("/sys/fs/cgroup");
+                } else {
+                        *ret = CGROUP_LEGACY;
+                        if (host_is_cgroup2(root, "/sys/fs/cgroup/unified") > 0)
+                                v2 = xstrdup("/sys/fs/cgroup/unified");
+                }
+                if (ret_mount)
+                        *ret_mount = TAKE_PTR(v2);
+                return;
+        }
+
+        if (root_read_file(root, "proc/self/mounts", &mounts, NULL) < 0 &&
+            root_read_file(root, "proc/mounts", &mounts, NULL) < 0) {
+                *ret = CGROUP_UNKNOWN;
+                if (ret_mount)
+                        *ret_mount = NULL;
+                return;
+        }
+
+        /* "cgroup2 /sys/fs/cgroup cgroup2 rw,... 0 0": the second field is the mount point, the
+         * third the type. The last mount of a path wins, as in the kernel. */
+        bool unified = false;
+        for (char *line = mounts, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                char dev[256], path[4096], type[64];
+                if (sscanf(line, "%255s %4095s %63s", dev, path, type) != 3)
+                        continue;
+                if (streq(path, "/sys/fs/cgroup")) {
+                        unified = streq(type, "cgroup2");
+                        if (unified) {
+                                free(v2);
+                                v2 = xstrdup(path);
+                        }
+                } else if (streq(type, "cgroup2") && !v2)
+                        v2 = xstrdup(path);
+        }
+
+        if (unified)
+                cpuset_available(root, ret);
+        else
+                *ret = CGROUP_LEGACY;
+        if (ret_mount)
+                *ret_mount = TAKE_PTR(v2);
+}
+
+/* When the process started, from field 22 of /proc/PID/stat (clock ticks after boot). The
+ * command name in field 2 may hold blanks and parentheses: fields count from the last ')'. */
+static double start_time(struct root *root, pid_t pid, double btime, long ticks, char comm[32]) {
+        _cleanup_free_ char *path = xasprintf("proc/%d/stat", (int) pid), *stat = NULL;
+        unsigned long long start;
+
+        if (root_read_file(root, path, &stat, NULL) < 0)
+                return 0;
+        char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
+        if (!open_paren || !close_paren || close_paren < open_paren)
+                return 0;
+        snprintf(comm, 32, "%.*s", (int) (close_paren - open_paren - 1), open_paren + 1);
+        const char *p = close_paren + 1;
+        for (int field = 3; field < 22 && p; field++) /* skip state .. itrealvalue */
+                p = strchr(p + 1, ' ');
+        if (!p || sscanf(p, " %llu", &start) != 1 || btime == 0)
+                return 0;
+        return btime + (double) start / (double) ticks;
+}
+
+int cgroup_processes(struct root *root, const char *mount, const char *cgroup, struct process **ret, size_t *ret_n) {
+        _cleanup_free_ char *path = xasprintf("%s%s/cgroup.procs", mount, cgroup), *text = NULL;
+        struct process *v = NULL;
+        size_t n = 0;
+
+        int r = root_read_file(root, path, &text, NULL);
+        if (r < 0)
+                return r;
+        double btime = host_boot_time(root);
+        long ticks = host_clock_ticks(root);
+        for (char *p = text; *p;) {
+                char *end;
+                long pid = strtol(p, &end, 10);
+                if (end == p || pid <= 0) {
+                        free(v);
+                        return -EINVAL;
+                }
+                v = xrealloc(v, (n + 1) * sizeof(*v));
+                v[n] = (struct process){.pid = (pid_t) pid};
+                v[n].start = start_time(root, (pid_t) pid, btime, ticks, v[n].comm);
+                n++;
+                p = end + strspn(end, "\n");
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}

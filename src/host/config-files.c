@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "basic/fileio.h"
+#include "basic/log.h"
+#include "basic/util.h"
+#include "host/config-files.h"
+
+/* Far beyond any real configuration; a file larger than this is not one. */
+#define CONFIG_SIZE_MAX (4U << 20)
+
+/* Running as root, a file anyone else can write would let them choose what root writes into
+ * /etc/systemd/system: refuse it, like sudo and sshd refuse theirs. */
+static int check_owner(const char *path, const struct stat *st) {
+        if (geteuid() != 0 || !S_ISREG(st->st_mode))
+                return 0; /* -c /dev/null and the like: nobody writes a configuration into those */
+        if (st->st_uid != 0) {
+                log_error_at((struct where){path, 0}, "owned by uid %u, not root: refused (numaplan runs as root)",
+                             (unsigned) st->st_uid);
+                return -EPERM;
+        }
+        if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+                log_error_at((struct where){path, 0}, "writable by group or others (mode %04o): refused",
+                             (unsigned) (st->st_mode & 07777));
+                return -EPERM;
+        }
+        return 0;
+}
+
+/* What a configuration can be read from: a regular file, or /dev/null for an empty one. A FIFO
+ * would block, /dev/zero never end, and a directory is a mistake for its conf.d. */
+static const char *unreadable_type(const struct stat *st) {
+        if (S_ISREG(st->st_mode) || (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3)))
+                return NULL;
+        if (S_ISDIR(st->st_mode))
+                return "a directory";
+        if (S_ISFIFO(st->st_mode))
+                return "a FIFO";
+        if (S_ISSOCK(st->st_mode))
+                return "a socket";
+        return "a device";
+}
+
+static int parse_file(struct config *c, const char *path, bool missing_ok) {
+        /* O_NONBLOCK: opening a FIFO must not wait for a writer before its type is checked. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_free_ char *text = NULL;
+        struct error_at err = {0};
+        struct stat st;
+        size_t len;
+
+        if (fd < 0) {
+                if (errno == ENOENT && missing_ok)
+                        return 0;
+                int r = -errno;
+                log_error_at((struct where){path, 0}, "cannot open: %s", strerror(errno));
+                return r == -ENOENT ? -ENOENT : -EINVAL;
+        }
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(-errno, "%s: %m", path);
+        const char *type = unreadable_type(&st);
+        if (type) {
+                log_error_at((struct where){path, 0}, "is %s, not a configuration file: refused", type);
+                return -EINVAL;
+        }
+        int r = check_owner(path, &st);
+        if (r < 0)
+                return r;
+        r = read_fd_all(fd, CONFIG_SIZE_MAX, &text, &len);
+        if (r < 0) {
+                log_error_at((struct where){path, 0}, "cannot read: %s", strerror(-r));
+                return -EINVAL;
+        }
+        /* Drop-in headers name the file: the same file must give the same bytes from any cwd. */
+        _cleanup_free_ char *abs = realpath(path, NULL);
+        r = config_parse_text(c, text, len, abs ? abs : path, &err);
+        return r < 0 ? log_error_at_done(&err) : 0;
+}
+
+/* A model's size, when memory = is not set: what the replica will map at least. */
+static int size_models(struct config *c) {
+        for (size_t i = 0; i < c->n_replicas; i++) {
+                struct replica_conf *r = &c->replicas[i];
+                struct stat st;
+
+                if (!r->model || replica_has(r, REPLICA_MEMORY))
+                        continue;
+                if (stat(r->model, &st) < 0)
+                        return log_error_at(replica_where(r, REPLICA_MODEL), "[%s %s]: cannot size model %s (%s): set memory =",
+                                            r->is_template ? "replicas" : "replica", r->name, r->model, strerror(errno));
+                r->memory = (uint64_t) st.st_size;
+        }
+        return 0;
+}
+
+int config_load(const char *path, struct config **ret) {
+        _cleanup_config_ struct config *c = config_new();
+        struct error_at err = {0};
+        int r;
+
+        if (path)
+                r = parse_file(c, path, false);
+        else {
+                glob_t g = {0};
+                r = parse_file(c, CONFIG_FILE, true);
+                if (r >= 0 && glob(CONFIG_DROPIN_DIR "/*.conf", 0, NULL, &g) == 0)
+                        for (size_t i = 0; r >= 0 && i < g.gl_pathc; i++) /* glob sorts */
+                                r = parse_file(c, g.gl_pathv[i], false);
+                globfree(&g);
+        }
+        if (r < 0)
+                return r;
+        r = config_finish(c, &err);
+        if (r < 0)
+                return log_error_at_done(&err);
+        r = size_models(c);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(c);
+        return 0;
+}

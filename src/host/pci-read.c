@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* Accelerators, through libpci's sysfs backend (its sysfs.path pointed into the root).
+ *
+ * Two costs shape this file. libpci (with libudev and zlib) takes longer to load than all of
+ * `numactl --hardware` takes to run, and its ID database longer still, so numaplan first reads
+ * each device's class, as libpci's own first step would, and loads libpci only when an
+ * accelerator class is there. And libpci reports errors through a callback that must not return
+ * (its default calls exit()): ours jumps back to the call that failed, so a trimmed sysfs tree
+ * costs one device's details, never the process. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+
+#include "basic/log.h"
+#include "basic/util.h"
+#include "core/pci.h"
+#include "core/topology.h"
+#include "host/pci-dl.h"
+#include "host/pci-read.h"
+#include "host/root.h"
+#include "host/udev-dl.h"
+
+#define PCI_DEVICES "sys/bus/pci/devices"
+
+static jmp_buf pci_jump;
+static char pci_error_message[512];
+
+static _Noreturn void on_pci_error(char *msg, ...) {
+        va_list ap;
+
+        va_start(ap, msg);
+        vsnprintf(pci_error_message, sizeof(pci_error_message), msg, ap);
+        va_end(ap);
+        strip_trailing(pci_error_message);
+        longjmp(pci_jump, 1);
+}
+
+static void on_pci_warning(char *msg, ...) {
+        va_list ap;
+        char buf[512];
+
+        va_start(ap, msg);
+        vsnprintf(buf, sizeof(buf), msg, ap);
+        va_end(ap);
+        log_debug("libpci: %s", strip_trailing(buf));
+}
+
+static void on_pci_debug(_unused_ char *msg, ...) {
+}
+
+static char *device_path(const struct accelerator *a, const char *file) {
+        return xasprintf(PCI_DEVICES "/%s/%s", a->pci, file);
+}
+
+/* Reads a "0x1234"-style attribute; false when absent or malformed. */
+static bool read_hex(struct root *root, const struct accelerator *a, const char *file, uint64_t *ret) {
+        _cleanup_free_ char *p = device_path(a, file), *s = NULL;
+        return root_read_string(root, p, &s) >= 0 && parse_uint64(s, 16, ret) >= 0;
+}
+
+/* The devices whose class says accelerator, with address and class filled in. */
+static void find_candidates(struct root *root, struct warnings *w, struct accelerator **ret, size_t *ret_n) {
+        _cleanup_free_ struct accelerator *list = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        DIR *d;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (root_opendir(root, PCI_DEVICES, &d) < 0)
+                return; /* no PCI tree (containers, trimmed captures): no accelerators */
+        while ((de = readdir(d))) {
+                struct accelerator a = {.numa_node = -1};
+                uint64_t class;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                if (pci_address_parse(de->d_name, false, &a.address) < 0) {
+                        log_debug("PCI entry %s: not an address, ignored", de->d_name);
+                        continue;
+                }
+                pci_address_format(&a.address, a.pci);
+                if (!read_hex(root, &a, "class", &class) || class > 0xffffff) {
+                        warnings_add(w, WARNING_PCI_INCOMPLETE, a.pci, "PCI device %s: no readable class; skipped", a.pci);
+                        continue;
+                }
+                a.class = (uint32_t) class;
+                if (!pci_class_is_accelerator(a.class))
+                        continue;
+                list = xrealloc(list, (n + 1) * sizeof(*list));
+                list[n++] = a;
+        }
+        closedir(d);
+        *ret = TAKE_PTR(list);
+        *ret_n = n;
+}
+
+/* libpci names the files it failed on by their full path; a warning names them as the host
+ * does (/sys/...), so that a replayed capture warns as the captured host did. */
+static const char *unrooted_error(struct root *root) {
+        static char buf[sizeof(pci_error_message)];
+        _cleanup_free_ char *prefix = root_join(root, "sys");
+        const char *p = strstr(pci_error_message, prefix);
+
+        if (!p || streq(prefix, "/sys"))
+                return pci_error_message;
+        snprintf(buf, sizeof(buf), "%.*s/sys%s", (int) (p - pci_error_message), pci_error_message, p + strlen(prefix));
+        return buf;
+}
+
+/* One libpci call; false (pci_error_message says why) when libpci gave up. */
+static bool pci_fill(struct pci_dev *d, int flags) {
+        if (setjmp(pci_jump) != 0)
+                return false;
+        sym_pci_fill_info(d, flags);
+        return true;
+}
+
+static struct pci_access *pci_open(struct root *root, struct warnings *w) {
+        _cleanup_free_ char *sysfs_path = root_join(root, "sys/bus/pci");
+
+        if (dlopen_libpci() < 0)
+                return NULL;
+        struct pci_access *pacc = sym_pci_alloc();
+        pacc->error = on_pci_error;
+        pacc->warning = on_pci_warning;
+        pacc->debug = on_pci_debug;
+        pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+        pacc->id_lookup_mode = 0; /* no ~/.pciids-cache, no network lookups */
+        sym_pci_set_param(pacc, "sysfs.path", sysfs_path);
+        if (setjmp(pci_jump) != 0) {
+                warnings_add(w, WARNING_PCI_UNREADABLE, NULL, "libpci cannot read /sys/bus/pci: %s", unrooted_error(root));
+                sym_pci_cleanup(pacc);
+                return NULL;
+        }
+        sym_pci_init(pacc);
+        sym_pci_scan_bus(pacc);
+        return pacc;
+}
+
+static struct accelerator *find(struct accelerator *list, size_t n, const struct pci_dev *d) {
+        for (size_t i = 0; i < n; i++)
+                if (list[i].address.domain == (unsigned) d->domain && list[i].address.bus == d->bus &&
+                    list[i].address.dev == d->dev && list[i].address.func == d->func)
+                        return &list[i];
+        return NULL;
+}
+
+/* What libpci says of each candidate. Candidates it cannot read keep ids_known false. */
+static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct warnings *w, struct accelerator *list,
+                             size_t n) {
+        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
+                struct accelerator *a = find(list, n, d);
+                if (!a)
+                        continue;
+                /* The class (with its programming interface) is known from the scan. */
+                if (!pci_fill(d, PCI_FILL_IDENT | PCI_FILL_NUMA_NODE)) {
+                        warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: %s; reported from the files present",
+                                     a->pci, unrooted_error(root));
+                        continue;
+                }
+                a->vendor = d->vendor_id;
+                a->device = d->device_id;
+                a->sysfs_numa_node = d->numa_node;
+                a->ids_known = true;
+        }
+}
+
+/* libpci could not read this device (a trimmed capture): take what its files still say. */
+static void salvage(struct root *root, struct accelerator *a) {
+        uint64_t vendor, device;
+        _cleanup_free_ char *p = device_path(a, "numa_node"), *s = NULL;
+
+        a->ids_known = read_hex(root, a, "vendor", &vendor) && read_hex(root, a, "device", &device) &&
+                       vendor <= 0xffff && device <= 0xffff;
+        if (a->ids_known) {
+                a->vendor = (uint16_t) vendor;
+                a->device = (uint16_t) device;
+        }
+        if (root_read_string(root, p, &s) < 0 || parse_int(s, &a->sysfs_numa_node) < 0)
+                a->sysfs_numa_node = -1;
+}
+
+static void read_local_cpus(struct root *root, struct warnings *w, struct accelerator *a) {
+        static const char *const files[] = {"local_cpulist", "local_cpus"};
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *p = device_path(a, files[i]), *s = NULL;
+                if (root_read_file(root, p, &s, NULL) < 0)
+                        continue;
+                int r = i == 0 ? cpuset_parse_list(s, &a->local_cpus) : cpuset_parse_mask(s, &a->local_cpus);
+                if (r < 0) {
+                        warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "/%s: malformed CPU %s, ignored", p,
+                                     i == 0 ? "list" : "mask");
+                        continue;
+                }
+                a->has_local_cpus = true;
+                return;
+        }
+}
+
+/* udev's hardware database: "pci:v000010DEd00002335" gives ID_VENDOR_FROM_DATABASE and
+ * ID_MODEL_FROM_DATABASE, as libpci's own hwdb lookup asks it. */
+struct hwdb {
+        bool tried;
+        struct udev *udev;
+        struct udev_hwdb *hwdb;
+};
+
+static void hwdb_lookup(struct hwdb *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
+        char key[64];
+
+        if (!h->tried) {
+                h->tried = true;
+                if (dlopen_libudev() >= 0 && (h->udev = sym_udev_new()))
+                        h->hwdb = sym_udev_hwdb_new(h->udev);
+        }
+        if (!h->hwdb)
+                return;
+        snprintf(key, sizeof(key), "pci:v%08Xd%08X", a->vendor, a->device);
+        for (struct udev_list_entry *e = sym_udev_hwdb_get_properties_list_entry(h->hwdb, key, 0); e;
+             e = sym_udev_list_entry_get_next(e)) {
+                const char *name = sym_udev_list_entry_get_name(e), *value = sym_udev_list_entry_get_value(e);
+                if (streq(name, "ID_VENDOR_FROM_DATABASE") && !*ret_vendor)
+                        *ret_vendor = xstrdup(value);
+                else if (streq(name, "ID_MODEL_FROM_DATABASE") && !*ret_model)
+                        *ret_model = xstrdup(value);
+        }
+}
+
+static void hwdb_done(struct hwdb *h) {
+        if (h->hwdb)
+                sym_udev_hwdb_unref(h->hwdb);
+        if (h->udev)
+                sym_udev_unref(h->udev);
+}
+
+/* One lookup in the text database; NULL when not found. */
+static const char *lookup(struct pci_access *pacc, char *buf, int size, int flags, unsigned vendor,
+                          unsigned device) {
+        if (setjmp(pci_jump) != 0)
+                return NULL;
+        return sym_pci_lookup_name(pacc, buf, size, flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, (int) vendor,
+                                   (int) device);
+}
+
+static void load_database(struct pci_access *pacc) {
+        if (setjmp(pci_jump) != 0)
+                log_warning("PCI ID database: %s; names left out", pci_error_message);
+        else if (!sym_pci_load_name_list(pacc))
+                log_debug("no PCI ID database; names left out");
+}
+
+/* "Vendor Device" as lspci prints it. udev's hwdb first: it is mmap'ed and indexed, where
+ * pci.ids takes some 20 ms to parse; pci.ids, through libpci, only for what hwdb lacks (or on
+ * hosts without it). */
+static void lookup_name(struct pci_access *pacc, struct hwdb *h, bool *db_loaded, struct accelerator *a) {
+        _cleanup_free_ char *v = NULL, *d = NULL;
+        char vbuf[128], dbuf[128];
+
+        hwdb_lookup(h, a, &v, &d);
+        if (!v || !d) {
+                if (!*db_loaded) {
+                        *db_loaded = true;
+                        load_database(pacc);
+                }
+                const char *s;
+                if (!v && (s = lookup(pacc, vbuf, sizeof(vbuf), PCI_LOOKUP_VENDOR, a->vendor, 0)))
+                        v = xstrdup(s);
+                if (!d && (s = lookup(pacc, dbuf, sizeof(dbuf), PCI_LOOKUP_DEVICE, a->vendor, a->device)))
+                        d = xstrdup(s);
+        }
+        if (v && d)
+                a->name = xasprintf("%s %s", v, d);
+        else if (v)
+                a->name = xasprintf("%s Device %04x", v, a->device);
+}
+
+static int compare_accel(const void *x, const void *y) {
+        const struct accelerator *a = x, *b = y;
+        return pci_address_compare(&a->address, &b->address);
+}
+
+int pci_read_accelerators(struct root *root, bool names, struct warnings *w, struct topology *t) {
+        struct accelerator *list;
+        size_t n;
+        bool db_loaded = false;
+        struct hwdb hwdb = {0};
+
+        find_candidates(root, w, &list, &n);
+        if (n == 0)
+                return 0;
+
+        struct pci_access *pacc = pci_open(root, w);
+        if (pacc)
+                fill_from_libpci(root, pacc, w, list, n);
+
+        for (size_t i = 0; i < n; i++) {
+                struct accelerator *a = &list[i];
+                if (!a->ids_known)
+                        salvage(root, a);
+                else {
+                        /* libpci read these itself: record them for `numaplan snapshot`. */
+                        static const char *const files[] = {"vendor", "device", "numa_node"};
+                        for (size_t j = 0; j < ELEMENTSOF(files); j++) {
+                                _cleanup_free_ char *p = device_path(a, files[j]);
+                                root_record_file(root, p);
+                        }
+                }
+                read_local_cpus(root, w, a);
+                accelerator_resolve_node(a, a->sysfs_numa_node, t);
+                a->compute = !a->ids_known || pci_is_compute(a->vendor, a->class);
+                if (names && pacc && a->ids_known)
+                        lookup_name(pacc, &hwdb, &db_loaded, a);
+        }
+        if (pacc)
+                sym_pci_cleanup(pacc);
+        hwdb_done(&hwdb);
+
+        qsort(list, n, sizeof(*list), compare_accel);
+        t->accels = list;
+        t->n_accels = n;
+        return 0;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+
+#include "core/warnings.h"
+
+struct root;
+struct topology;
+
+/* Finds the accelerators under <root>/sys/bus/pci through libpci's sysfs backend, names them from
+ * the PCI ID database, and resolves the node of each (nodes must be read already). A device that
+ * libpci cannot read is reported from whatever files it has, with a warning in `w`; never fatal. */
+int pci_read_accelerators(struct root *root, bool names, struct warnings *w, struct topology *t);

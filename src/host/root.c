@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "host/root.h"
+#include "basic/util.h"
+
+struct root {
+        int fd;
+        char *path;
+        bool host; /* this machine's own / */
+        bool recording;
+        struct root_entry *rec;
+        size_t n_rec;
+};
+
+/* openat() wants a relative path: "/sys/x" and "sys/x" mean the same file under the root. */
+static const char *rel(const char *path) {
+        path += strspn(path, "/");
+        return *path ? path : ".";
+}
+
+int root_open(const char *path, unsigned flags, struct root **ret) {
+        struct stat st, slash;
+        int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+
+        struct root *r = xmalloc0(sizeof(*r));
+        r->fd = fd;
+        r->path = xstrdup(path);
+        r->host = stat("/", &slash) == 0 && st.st_dev == slash.st_dev && st.st_ino == slash.st_ino;
+        r->recording = flags & ROOT_RECORD;
+        *ret = r;
+        return 0;
+}
+
+struct root *root_free(struct root *r) {
+        if (!r)
+                return NULL;
+        close(r->fd);
+        for (size_t i = 0; i < r->n_rec; i++) {
+                free(r->rec[i].path);
+                free(r->rec[i].data);
+        }
+        free(r->rec);
+        free(r->path);
+        free(r);
+        return NULL;
+}
+
+const char *root_path(const struct root *r) {
+        return r->path;
+}
+
+bool root_is_live(const struct root *r) {
+        return r->host && !r->recording;
+}
+
+char *root_join(const struct root *r, const char *path) {
+        const char *sep = r->path[strlen(r->path) - 1] == '/' ? "" : "/";
+        return xasprintf("%s%s%s", r->path, sep, rel(path));
+}
+
+static void record(struct root *r, const char *path, const char *data, size_t len) {
+        const char *p = rel(path);
+
+        if (!r->recording)
+                return;
+        for (size_t i = 0; i < r->n_rec; i++)
+                if (streq(r->rec[i].path, p))
+                        return;
+        r->rec = xrealloc(r->rec, (r->n_rec + 1) * sizeof(*r->rec));
+        struct root_entry *e = &r->rec[r->n_rec++];
+        *e = (struct root_entry){.path = xstrdup(p), .len = len};
+        if (data) {
+                e->data = xmalloc0(len + 1);
+                memcpy(e->data, data, len);
+        }
+}
+
+static int read_fd(int fd, bool sysfs, char **ret, size_t *ret_len) {
+        /* A sysfs attribute (or its captured copy, a regular file) hands over everything in one
+         * read, so a short read is the end: that saves a syscall per file, which is most of what
+         * `show` costs. /proc files such as numa_maps come a page at a time: read until 0. */
+        size_t cap = 4096, len = 0;
+        _cleanup_free_ char *buf = malloc(cap + 1);
+
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len == cap) {
+                        cap *= 2;
+                        buf = xrealloc(buf, cap + 1);
+                } else if (sysfs)
+                        break;
+        }
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = openat(r->fd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        char *buf = NULL;
+        size_t len = 0;
+
+        if (fd < 0)
+                return -errno;
+        int e = read_fd(fd, startswith(rel(path), "sys/") != NULL, &buf, &len);
+        if (e < 0)
+                return e;
+        record(r, path, buf, len);
+        *ret = buf;
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+int root_read_string(struct root *r, const char *path, char **ret) {
+        char *s;
+        int e = root_read_file(r, path, &s, NULL);
+        if (e < 0)
+                return e;
+        *ret = strip_trailing(s);
+        return 0;
+}
+
+int root_opendir(struct root *r, const char *path, DIR **ret) {
+        int fd = openat(r->fd, rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        record(r, path, NULL, 0);
+        *ret = d;
+        return 0;
+}
+
+void root_record_file(struct root *r, const char *path) {
+        if (!r->recording)
+                return;
+        _cleanup_free_ char *buf = NULL;
+        (void) root_read_file(r, path, &buf, NULL);
+}
+
+const struct root_entry *root_recorded(const struct root *r, size_t *ret_n) {
+        *ret_n = r->n_rec;
+        return r->rec;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Every file numaplan reads from the host goes through one root ("/" or --sysfs-root DIR), the way
+ * hwloc's HWLOC_FSROOT works: paths are resolved relative to a directory descriptor. A root can also
+ * record what was read, which is how `numaplan snapshot` captures exactly that. */
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct root;
+
+enum {
+        ROOT_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */
+};
+/* Opens `path` as the root. Whether it is this machine's own root directory is decided here,
+ * once: by identity (device and inode), so "/", "//" and a bind mount of / all count. */
+int root_open(const char *path, unsigned flags, struct root **ret);
+struct root *root_free(struct root *r);
+static inline void root_freep(struct root **r) {
+        root_free(*r);
+}
+#define _cleanup_root_ _cleanup_(root_freep)
+
+/* The root as given ("/" for the live host). */
+const char *root_path(const struct root *r);
+/* True when facts may come from this process's own system calls (the root is this machine's
+ * and nothing is being recorded); false for a replayed capture, whose files must answer. */
+bool root_is_live(const struct root *r);
+/* "<root>/<path>" for libraries that want a path string (libpci). Caller frees. */
+char *root_join(const struct root *r, const char *path);
+
+/* Reads a whole file into a malloc'd NUL-terminated buffer; -errno on failure. */
+int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len);
+/* Like root_read_file, with trailing whitespace stripped. -ENOENT when absent. */
+int root_read_string(struct root *r, const char *path, char **ret);
+/* Opens a directory for listing; -errno on failure. Listing a directory records it. */
+int root_opendir(struct root *r, const char *path, DIR **ret);
+
+/* Recording (ROOT_RECORD): every successful read adds its path (and its content, so that a
+ * snapshot holds exactly what was seen) to the record. */
+/* Adds a file read by a library on our behalf (libpci) to the record, if it exists. */
+void root_record_file(struct root *r, const char *path);
+
+struct root_entry {
+        char *path; /* relative, no leading slash */
+        char *data; /* NULL for a directory */
+        size_t len;
+};
+/* The recorded entries in the order they were first read; duplicates removed. */
+const struct root_entry *root_recorded(const struct root *r, size_t *ret_n);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The threads of a process and where its pages are, read from /proc through the root, so tests
+ * replay them. */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/numa-maps.h"
+#include "core/observed.h"
+
+struct root;
+
+/* Every thread of `pid` with its allowed CPUs and nodes. A process that exits meanwhile gives
+ * no tasks, not an error. */
+int process_tasks(struct root *root, pid_t pid, struct task **ret, size_t *ret_n);
+/* Adds the pages of `pid` (its numa_maps) to `t`. -ENOENT when it has exited; -EINVAL (counted
+ * up to the line) for a line numaplan cannot read. */
+int process_pages(struct root *root, pid_t pid, const struct cpuset *planned, struct page_tally *t);

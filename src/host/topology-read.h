@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Reads a host's topology (core/topology.h) from the sysfs and /proc under a root. */
+
+#include "core/topology.h"
+#include "core/warnings.h"
+
+struct root;
+
+enum {
+        TOPOLOGY_NAMES = 1 << 0, /* name accelerators from the PCI ID database (only `show` prints them,
+                                  * and the database costs more than everything else) */
+};
+
+/* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the
+ * rest usable (a trimmed PCI tree) are added to `w`. */
+int topology_read(struct root *root, unsigned flags, struct warnings *w, struct topology **ret);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* numaplan's D-Bus client for systemd (sd-bus, loaded on first use). */
+
+#include <stdint.h>
+
+#include "systemd/systemd-dl.h"
+
+#define SD_DEST "org.freedesktop.systemd1"
+#define SD_PATH "/org/freedesktop/systemd1"
+#define SD_MANAGER "org.freedesktop.systemd1.Manager"
+#define SD_UNIT "org.freedesktop.systemd1.Unit"
+#define SD_SERVICE "org.freedesktop.systemd1.Service"
+
+/* As root, systemd's private socket (it works before dbus-daemon runs, at boot and in minimal
+ * systems), as systemctl does; otherwise the system bus. Logs; -errno. */
+int bus_connect(sd_bus **ret);
+/* daemon-reload; returns once systemd has finished reloading. */
+int bus_reload(sd_bus *bus);
+/* A unit's object path (loading the unit if systemd had not). */
+int bus_unit_path(const char *unit, char **ret);
+/* A string property of a unit ("ActiveState", ...). */
+int bus_unit_string(sd_bus *bus, const char *unit, const char *interface, const char *property, char **ret);
+/* Restarts each unit and waits for its job; a unit whose restart failed is logged. Returns the
+ * number of failures, or -errno. */
+int bus_restart_units(sd_bus *bus, char *const *units);
+/* systemd's version number ("252.39-1" gives 252), or -errno. */
+int bus_systemd_version(sd_bus *bus, int *ret);
+/* Refuses (logged, -EOPNOTSUPP) a systemd older than 243, which lacks NUMAPolicy=/NUMAMask=. */
+int bus_check_version(sd_bus *bus);

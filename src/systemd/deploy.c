@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+#include <libgen.h>
+
+#include "basic/fileio.h"
+#include "basic/log.h"
+#include "basic/util.h"
+#include "systemd/bus.h"
+#include "systemd/changeset.h"
+#include "systemd/deploy.h"
+
+#define MARKER_TEXT "numaplan apply succeeded on this boot\n"
+
+int deploy_write_marker(const char *marker) {
+        _cleanup_free_ char *copy = xstrdup(marker), *old = NULL;
+
+        remove_stale_temporaries(marker);
+        /* Idempotent like the drop-ins: an apply that changes nothing writes nothing. */
+        if (read_file(marker, &old) >= 0 && streq(old, MARKER_TEXT))
+                return 0;
+        int r = mkdir_parents(dirname(copy), 0755);
+        if (r >= 0)
+                r = write_file_atomic(marker, MARKER_TEXT);
+        if (r < 0)
+                return log_error_errno(r,
+                                       "cannot create %s: %m; every replica's drop-in asserts it, so the replicas will "
+                                       "not start: fix the cause and run numaplan apply again",
+                                       marker);
+        return 0;
+}
+
+static bool is_running(sd_bus *bus, const char *unit) {
+        _cleanup_free_ char *state = NULL;
+        return bus_unit_string(bus, unit, SD_UNIT, "ActiveState", &state) >= 0 &&
+               (streq(state, "active") || streq(state, "activating") || streq(state, "reloading"));
+}
+
+/* Pinning takes effect when a unit starts: restart the running ones that changed, or say so.
+ * Returns the number of restarts that failed, or -errno. */
+static int restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart) {
+        _cleanup_free_ char **running = xmalloc0((cs->n + 1) * sizeof(char *));
+        size_t n = 0;
+
+        for (size_t i = 0; i < cs->n; i++) {
+                if (cs->v[i].action == ACTION_UNCHANGED || !is_running(bus, cs->v[i].unit))
+                        continue;
+                if (restart && cs->v[i].action != ACTION_REMOVED)
+                        running[n++] = cs->v[i].unit;
+                else
+                        log_notice("%s is running with its old placement: pinning takes effect when it starts "
+                                   "(numaplan apply --restart, or systemctl restart %s)",
+                                   cs->v[i].unit, cs->v[i].unit);
+        }
+        if (n == 0)
+                return 0;
+        int r = bus_restart_units(bus, running);
+        if (r == 0)
+                for (size_t i = 0; i < n; i++)
+                        log_notice("restarted %s", running[i]);
+        return r;
+}
+
+int deploy(const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret) {
+        bool changed = changeset_changed(cs);
+        _cleanup_bus_ sd_bus *bus = NULL;
+        int r;
+
+        *ret = (struct deploy_result){.stage = DEPLOY_CONNECT};
+        /* systemd is asked before anything is written: a write it could not reload is a half step. */
+        if (changed && o->reload) {
+                r = bus_connect(&bus);
+                if (r >= 0)
+                        r = bus_check_version(bus);
+                if (r < 0)
+                        return r;
+        }
+
+        ret->stage = DEPLOY_COMMIT;
+        if (changed) {
+                r = changeset_commit(cs);
+                if (r < 0)
+                        return r;
+        }
+
+        ret->stage = DEPLOY_RELOAD;
+        if (changed && o->reload) {
+                r = bus_reload(bus);
+                if (r < 0)
+                        return r;
+                ret->stage = DEPLOY_RESTART;
+                r = restart_or_tell(bus, cs, o->restart);
+                if (r != 0)
+                        return r < 0 ? r : -EIO;
+        }
+
+        /* Last: the marker says the drop-ins are in place and systemd knows them. */
+        ret->stage = DEPLOY_MARKER;
+        if (o->marker) {
+                r = deploy_write_marker(o->marker);
+                if (r < 0)
+                        return r;
+        }
+        ret->stage = DEPLOY_DONE;
+        return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The end apply and remove share: write a changeset (its commit), tell systemd, restart or name
+ * the running units it concerns, and record that apply succeeded. Returns -errno; the verb turns
+ * that and `struct deploy_result` into its report and exit code. */
+
+#include <stdbool.h>
+
+struct changeset;
+
+struct deploy_options {
+        bool reload;        /* reload systemd after a change (and ask it first, before writing) */
+        bool restart;       /* restart running units whose drop-in changed */
+        const char *marker; /* create this file once all is done (apply); NULL for none */
+};
+
+enum deploy_stage {
+        DEPLOY_CONNECT, /* systemd could not be asked: nothing written */
+        DEPLOY_COMMIT,  /* writing failed: everything restored, or named if it could not be */
+        DEPLOY_RELOAD,  /* written, but systemd did not reload */
+        DEPLOY_RESTART, /* written and reloaded; a restart failed */
+        DEPLOY_MARKER,  /* written and reloaded; the marker could not be created */
+        DEPLOY_DONE,
+};
+
+struct deploy_result {
+        enum deploy_stage stage; /* how far it got */
+};
+
+int deploy(const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret);
+
+/* Creates `marker` (and its directory) atomically. Logs; -errno. */
+int deploy_write_marker(const char *marker);

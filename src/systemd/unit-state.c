@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/log.h"
+#include "basic/util.h"
+#include "systemd/unit-state.h"
+
+static int get_string(sd_bus *bus, const char *path, const char *iface, const char *name, char **ret) {
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = sym_sd_bus_get_property_string(bus, SD_DEST, path, iface, name, &error, ret);
+        if (r < 0)
+                log_debug("%s %s: %s", path, name, error.message ? error.message : strerror(-r));
+        return r;
+}
+
+/* systemd's CPU and node sets travel as byte arrays, bit n in byte n/8. A property the running
+ * systemd lacks reads as the empty set. */
+static int get_set(sd_bus *bus, const char *path, const char *name, struct cpuset *ret) {
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_bus_message_ sd_bus_message *reply = NULL;
+        const void *p;
+        size_t n;
+
+        cpuset_clear(ret);
+        int r = sym_sd_bus_get_property(bus, SD_DEST, path, SD_SERVICE, name, &error, &reply, "ay");
+        if (r < 0)
+                return 0;
+        r = sym_sd_bus_message_read_array(reply, 'y', &p, &n);
+        if (r < 0)
+                return r;
+        return cpuset_from_bytes(p, n, ret);
+}
+
+int unit_state_read(sd_bus *bus, const char *unit, struct unit_state *ret) {
+        _cleanup_free_ char *path = NULL;
+        struct unit_state s = {.numa_policy = -1};
+        int r;
+
+        r = bus_unit_path(unit, &path);
+        if (r < 0)
+                return log_error_errno(r, "%s: %m", unit);
+        r = get_string(bus, path, SD_UNIT, "LoadState", &s.load_state);
+        if (r < 0)
+                return log_error_errno(r, "cannot ask systemd about %s: %m", unit);
+        (void) get_string(bus, path, SD_UNIT, "ActiveState", &s.active_state);
+        (void) get_string(bus, path, SD_UNIT, "SubState", &s.sub_state);
+        (void) get_string(bus, path, SD_SERVICE, "ControlGroup", &s.control_group);
+        (void) sym_sd_bus_get_property_strv(bus, SD_DEST, path, SD_UNIT, "DropInPaths", NULL, &s.dropin_paths);
+        (void) sym_sd_bus_get_property_trivial(bus, SD_DEST, path, SD_SERVICE, "NUMAPolicy", NULL, 'i', &s.numa_policy);
+        int from_numa = 0;
+        (void) sym_sd_bus_get_property_trivial(bus, SD_DEST, path, SD_SERVICE, "CPUAffinityFromNUMA", NULL, 'b',
+                                               &from_numa);
+        s.cpu_affinity_from_numa = from_numa;
+        static const char *const sets[] = {"NUMAMask", "CPUAffinity", "EffectiveCPUs", "EffectiveMemoryNodes"};
+        struct cpuset *dst[] = {&s.numa_mask, &s.cpu_affinity, &s.effective_cpus, &s.effective_mems};
+        for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+                if (get_set(bus, path, sets[i], dst[i]) < 0)
+                        log_warning("%s: cannot decode %s", unit, sets[i]);
+        if (!s.dropin_paths)
+                s.dropin_paths = xmalloc0(sizeof(char *));
+        *ret = s;
+        return 0;
+}

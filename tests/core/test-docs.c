@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* The man pages and the tables agree: every configuration key of core/config.h is documented in
+ * numaplan.conf(5) under its section, and every key documented there is in the table; every
+ * warning code of core/warnings.h is in numaplan(8)'s WARNINGS, and nothing else is.
+ * Usage: test-docs FIXTURES_DIR SOURCE_ROOT */
+
+#include <ctype.h>
+
+#include "basic/util.h"
+#include "core/config.h"
+#include "core/warnings.h"
+#include "tap.h"
+#include "tmproot.h"
+
+/* The tag words of every ".TP" paragraph under the .SH heading that starts with `heading`: the
+ * words of the line after ".TP", their roff quotes and font requests removed. */
+static char **tags_under(const char *page, const char *heading) {
+        char **tags = xmalloc0(sizeof(char *));
+        size_t n = 0;
+        bool in = false, tag_next = false;
+
+        for (const char *p = page; *p;) {
+                const char *eol = strchrnul(p, '\n');
+                _cleanup_free_ char *line = xstrndup(p, (size_t) (eol - p));
+                p = *eol ? eol + 1 : eol;
+
+                if (startswith(line, ".SH ")) {
+                        const char *h = line + 4 + (line[4] == '"');
+                        in = startswith(h, heading) != NULL;
+                        tag_next = false;
+                        continue;
+                }
+                if (!in)
+                        continue;
+                if (streq(line, ".TP")) {
+                        tag_next = true;
+                        continue;
+                }
+                if (!tag_next)
+                        continue;
+                tag_next = false;
+                /* ".B headroom=" or ".BR visible-devices= \", \" min-local=" */
+                char *s = line;
+                if (s[0] == '.')
+                        s += strcspn(s, " ");
+                for (char *w = strtok(s, " \t\""); w; w = strtok(NULL, " \t\"")) {
+                        size_t len = strlen(w);
+                        while (len && (w[len - 1] == ',' || w[len - 1] == ':'))
+                                w[--len] = 0;
+                        if (len && isalpha((unsigned char) w[0])) {
+                                tags = xrealloc(tags, (n + 2) * sizeof(char *));
+                                tags[n++] = xstrdup(w);
+                                tags[n] = NULL;
+                        }
+                }
+        }
+        return tags;
+}
+
+static bool has(char **v, const char *s) {
+        for (; v && *v; v++)
+                if (streq(*v, s))
+                        return true;
+        return false;
+}
+
+static void config_keys_documented(const char *page) {
+        static const char *const headings[][2] = {
+                {"numaplan", "[numaplan] SECTION"},
+                {"replica", "[replica NAME] SECTIONS"},
+                {"replicas", "[replicas NAME] SECTIONS"},
+        };
+        size_t n;
+        _cleanup_free_ struct config_key_info *keys = config_keys(&n);
+        _cleanup_strv_free_ char **replica_tags = tags_under(page, headings[1][1]);
+
+        for (size_t h = 0; h < ELEMENTSOF(headings); h++) {
+                _cleanup_strv_free_ char **tags = tags_under(page, headings[h][1]);
+                bool replicas = streq(headings[h][0], "replicas");
+                unsigned in_table = 0;
+
+                for (size_t i = 0; i < n; i++) {
+                        if (!streq(keys[i].section, headings[h][0]))
+                                continue;
+                        in_table++;
+                        _cleanup_free_ char *tag = xasprintf("%s=", keys[i].name);
+                        /* [replicas] documents its own keys and inherits [replica]'s. */
+                        bool found = has(tags, tag) || (replicas && has(replica_tags, tag));
+                        ok(found, "[%s] %s is documented in numaplan.conf(5)", keys[i].section, tag);
+                }
+                for (char **t = tags; *t; t++) {
+                        bool known = false;
+                        for (size_t i = 0; i < n && !known; i++) {
+                                _cleanup_free_ char *tag = xasprintf("%s=", keys[i].name);
+                                known = streq(keys[i].section, headings[h][0]) && streq(tag, *t);
+                        }
+                        ok(known, "numaplan.conf(5)'s [%s] %s is a key numaplan knows", headings[h][0], *t);
+                }
+                ok(in_table > 0, "[%s] has keys in the table", headings[h][0]);
+        }
+}
+
+static void warning_codes_documented(const char *page) {
+        _cleanup_strv_free_ char **tags = tags_under(page, "WARNINGS");
+
+        for (size_t i = 0; i < _WARNING_MAX; i++)
+                ok(has(tags, warning_kinds[i].code), "warning %s is documented in numaplan(8)", warning_kinds[i].code);
+        for (char **t = tags; *t; t++) {
+                bool known = false;
+                for (size_t i = 0; i < _WARNING_MAX && !known; i++)
+                        known = streq(warning_kinds[i].code, *t);
+                ok(known, "numaplan(8) documents %s, a code numaplan has", *t);
+        }
+}
+
+int main(int argc, char **argv) {
+        if (argc < 3) {
+                printf("Bail out! usage: test-docs FIXTURES_DIR SOURCE_ROOT\n");
+                return 1;
+        }
+        _cleanup_free_ char *conf_path = xasprintf("%s/man/numaplan.conf.5", argv[2]),
+                            *man_path = xasprintf("%s/man/numaplan.8", argv[2]);
+        _cleanup_free_ char *conf = read_whole(conf_path), *man = read_whole(man_path);
+        if (!conf || !man) {
+                printf("Bail out! cannot read %s or %s\n", conf_path, man_path);
+                return 1;
+        }
+        config_keys_documented(conf);
+        warning_codes_documented(man);
+        return done_testing();
+}

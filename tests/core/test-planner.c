@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/* The planner on every fixture host: worked examples with exact expectations, then property
+ * tests: random replica sets on each host, SPEC.md's placement rules checked as invariants on
+ * every plan, and determinism. Usage: test-planner FIXTURES_DIR */
+
+#include <dirent.h>
+
+#include "basic/log.h"
+#include "basic/util.h"
+#include "core/config.h"
+#include "core/dropin.h"
+#include "core/planner.h"
+#include "core/topology.h"
+#include "host/root.h"
+#include "host/topology-read.h"
+#include "tap.h"
+
+#define MARKER "/run/numaplan/applied"
+
+static const char *fixtures;
+
+static struct topology *host(const char *name) {
+        _cleanup_free_ char *path = xasprintf("%s/hosts/%s", fixtures, name);
+        _cleanup_root_ struct root *root = NULL;
+        struct topology *t = NULL;
+        struct warnings w = {0};
+        int r = root_open(path, 0, &root);
+        if (r >= 0)
+                r = topology_read(root, 0, &w, &t);
+        warnings_done(&w);
+        if (r < 0) {
+                printf("Bail out! cannot read fixture host %s\n", path);
+                exit(1);
+        }
+        return t;
+}
+
+/* The configuration of the last plan_text(): placements point into it, so it lives until the
+ * next call; so do the warnings it gave. */
+static struct config *cur;
+static struct warnings warnings;
+
+/* Plans `conf` on `t`; *ret_err gets the error message (caller frees) when planning fails. */
+static struct plan *plan_text(struct topology *t, const char *conf, char **ret_err) {
+        struct plan *p = NULL;
+        struct error_at err = {0};
+
+        cur = config_free(cur);
+        warnings_done(&warnings);
+        if (ret_err)
+                *ret_err = NULL;
+        struct config *c = NULL;
+        if (config_parse_string(conf, "test.conf", &c, &err) < 0) {
+                error_at_done(&err);
+                if (ret_err)
+                        *ret_err = xstrdup("config did not parse");
+                return NULL;
+        }
+        cur = c;
+        if (topology_apply_overrides(t, c, &err) < 0 || plan_compute(t, c, &warnings, &p, &err) < 0) {
+                if (ret_err)
+                        *ret_err = err.message ? xasprintf("%s:%u: %s", err.at.file, err.at.line, err.message) : NULL;
+                free(err.message);
+                return NULL;
+        }
+        return p;
+}
+
+static char *set_str(const struct cpuset *s) {
+        return cpuset_format(s);
+}
+
+static const struct placement *replica(const struct plan *p, const char *name) {
+        for (size_t i = 0; p && i < p->n_replicas; i++)
+                if (streq(p->replicas[i].name, name))
+                        return &p->replicas[i];
+        return NULL;
+}
+
+#define is_set(s, want, ...)                          \
+        do {                                          \
+                _cleanup_free_ char *s_ = set_str(s); \
+                is_str(s_, want, __VA_ARGS__);        \
+        } while (0)
+
+/* ---- worked examples ---- */
+
+static void examples_dgx(void) {
+        struct topology *t = host("dgx-2s-8gpu");
+        char *err;
+
+        struct plan *p = plan_text(t, "", &err);
+        if (ok(p && p->n_replicas == 8, "dgx default: one replica per GPU")) {
+                const struct placement *r = replica(p, "inference-5");
+                is_str(r->unit, "inference@5.service", "template unit %%i");
+                is_set(&r->nodes, "1", "GPU 5 is on node 1");
+                ok(r->policy == POLICY_BIND, "fits its node: bind");
+                is_set(&r->cpus, "20-23,52-55", "4 GPUs share node 1: the second quarter of its cores, siblings kept");
+                ok(!r->cpu_affinity_numa, "shared node: explicit CPUAffinity");
+                is_str(r->environment, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=5", "CUDA index in PCI order");
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[replica big]\nunit = big.service\naccelerators = 0000:18:00.0\nmemory = 1200G\n", &err);
+        if (ok(p != NULL, "a replica larger than its node is extended")) {
+                const struct placement *r = replica(p, "big");
+                is_set(&r->nodes, "0-1", "to the nearest node");
+                ok(r->extended && r->policy == POLICY_INTERLEAVE, "interleaved across the extended set");
+                is_set(&r->cpus, "0-63", "with the CPUs of every node of the set");
+                is_int(plan_node(p, 0)->assigned, UINT64_C(600) << 30, "an even share on node 0");
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[replica big]\nunit = big.service\naccelerators = 18:00.0\nmemory = 1200G\npolicy = bind\n", &err);
+        if (ok(p != NULL, "explicit bind that does not fit its node")) {
+                ok(replica(p, "big")->policy == POLICY_BIND, "stays bind");
+                is_int(plan_node(p, 0)->assigned, plan_node(p, 0)->usable, "fills node 0 first");
+                ok(warnings.n == 1 && warnings.v[0].code == WARNING_BIND_EXTENDED, "with a warning");
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[replica huge]\nunit = huge.service\naccelerators = 18:00.0\nmemory = 3T\n", &err);
+        ok(!p && err && strstr(err, "test.conf:4:") && strstr(err, "replica huge needs 3.0 TiB"),
+           "too big for the host: error at the memory line, in numbers");
+        if (err)
+                printf("#   %s\n", err);
+        free(err);
+
+        p = plan_text(t, "[replica x]\nunit = x.service\naccelerators = 0000:99:00.0\n", &err);
+        ok(!p && err && strstr(err, "unknown accelerator 0000:99:00.0") && strstr(err, "0000:18:00.0, 0000:2a:00.0"),
+           "an unknown accelerator lists those found");
+        free(err);
+
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\n[replica b]\nunit = b.service\n"
+                         "accelerators = 0000:18:00.0\n", &err);
+        ok(!p && err && strstr(err, "test.conf:6:") && strstr(err, "already belongs to replica a"),
+           "an accelerator in two replicas names both");
+        free(err);
+
+        p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = 18:00.0 9a:00.0\n", &err);
+        if (ok(p != NULL, "accelerators on two nodes")) {
+                const struct placement *r = replica(p, "tp");
+                is_set(&r->nodes, "0-1", "get both nodes");
+                ok(r->policy == POLICY_INTERLEAVE, "interleaved by default");
+                ok(r->cpu_affinity_numa, "alone on them: CPUAffinity=numa");
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = 18:00.0 9a:00.0\npolicy = preferred\n", &err);
+        ok(!p && err && strstr(err, "exactly one node"), "preferred across two nodes is an error");
+        free(err);
+
+        p = plan_text(t, "[replica p]\nunit = p.service\naccelerators = db:00.0\npolicy = preferred\nmemory = 1G\n", &err);
+        if (ok(p != NULL, "preferred on one node")) {
+                _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "p"), MARKER);
+                ok(d && strstr(d, "NUMAPolicy=preferred\nNUMAMask=1\n") && !strstr(d, "AllowedMemoryNodes"),
+                   "preferred: one node in NUMAMask, no AllowedMemoryNodes");
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[numaplan]\nreserve-cpus = 0,32\n[replica a]\nunit = a.service\naccelerators = 18:00.0\n"
+                         "[replica b]\nunit = b.service\naccelerators = 2a:00.0\ncpus = cores:3\n", &err);
+        if (ok(p != NULL, "cores:N beside an even share, with reserved CPUs")) {
+                is_set(&replica(p, "a")->cpus, "1-12,33-44", "a takes what b leaves, reserved core left out");
+                is_set(&replica(p, "b")->cpus, "13-15,45-47", "b takes 3 cores with their siblings");
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\ncpus = cores:20\n", &err);
+        ok(!p && err && strstr(err, "physical cores"), "more cores than the node has is an error");
+        free(err);
+
+        p = plan_text(t, "[numaplan]\nvisible-devices = no\n[replicas g]\nunit = g@%i.service\n", &err);
+        ok(p && p->n_replicas == 8 && !p->replicas[0].environment, "visible-devices = no: no Environment=");
+        plan_free(p);
+
+        p = plan_text(t, "[replicas cpu]\nunit = c@%i.service\nper = node\n[replica x]\nunit = x.service\n"
+                         "accelerators = ab:00.0\n", &err);
+        if (ok(p && p->n_replicas == 3, "per node next to a listed replica")) {
+                is_int(replica(p, "cpu-0")->n_accels, 4, "node 0's replica takes node 0's GPUs");
+                is_int(replica(p, "cpu-1")->n_accels, 3, "node 1's replica takes those not listed elsewhere");
+                is_str(p->replicas[0].name, "cpu-0", "config order, template expanded in place");
+        }
+        plan_free(p);
+        topology_free(t);
+}
+
+static void examples_others(void) {
+        char *err;
+        struct topology *t = host("nps4-2s-8gpu");
+        struct plan *p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = count:4\nmemory = 100G\n", &err);
+        if (ok(p != NULL, "nps4: count:4")) {
+                is_set(&replica(p, "tp")->nodes, "0-3", "four nodes of one socket, nearest first");
+                is_str(replica(p, "tp")->environment, "ROCR_VISIBLE_DEVICES=0,1,2,3", "AMD: ROCR_VISIBLE_DEVICES");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replicas c]\nunit = c@%i.service\nper = node\nvisible-devices = no\n[replica solo]\n"
+                         "unit = s.service\nmemory = 1G\n", &err);
+        ok(p && replica(p, "solo") && cpuset_count(&replica(p, "solo")->nodes) == 1, "a CPU-only replica gets one node");
+        plan_free(p);
+        topology_free(t);
+
+        t = host("gh200-memonly");
+        p = plan_text(t, "[replica g]\nunit = g.service\naccelerators = 0009:01:00.0\nmemory = 400G\n", &err);
+        if (ok(p != NULL, "gh200: a replica beside a memory-only node")) {
+                is_set(&replica(p, "g")->nodes, "0", "the memory-only node is not added unasked");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica g]\nunit = g.service\naccelerators = 0009:01:00.0\nmemory = 500G\n", &err);
+        ok(!p && err && strstr(err, "no set of nodes holds it"), "not extended onto a memory-only node either");
+        free(err);
+        p = plan_text(t, "[replica g]\nunit = g.service\naccelerators = 0009:01:00.0\nmemory = 500G\nmemory-nodes = 1\n",
+                      &err);
+        if (ok(p != NULL, "memory-nodes = 1 asks for the HBM node")) {
+                is_set(&replica(p, "g")->nodes, "0-1", "added to the mask");
+                ok(replica(p, "g")->policy == POLICY_BIND, "bound, filled lowest node first");
+                is_set(&replica(p, "g")->cpus, "0-71", "CPUs of the CPU node only");
+        }
+        plan_free(p);
+        topology_free(t);
+
+        t = host("gpus-numa-minus1");
+        p = plan_text(t, "[numaplan]\naccelerator-nodes = e1:00.0=1\n[replica x]\nunit = x.service\naccelerators = e1:00.0\n",
+                      &err);
+        if (ok(p != NULL, "accelerator-nodes gives a node to a GPU without one")) {
+                is_set(&replica(p, "x")->nodes, "1", "the configured node");
+                ok(t->accels[2].numa_source == NUMA_SOURCE_OVERRIDE, "numa_source is override");
+        }
+        plan_free(p);
+        topology_free(t);
+
+        t = host("single-node");
+        p = plan_text(t, "[replicas c]\nunit = c@%i.service\nper = node\n[replica d]\nunit = d.service\n", &err);
+        if (ok(p && p->n_replicas == 2, "single node, two replicas")) {
+                is_set(&replica(p, "c-0")->cpus, "0-3,8-11", "the first takes the extra core of an odd split");
+                is_set(&replica(p, "d")->cpus, "4-7,12-13", "offline CPUs are in nobody's list");
+        }
+        plan_free(p);
+        topology_free(t);
+}
+
+/* ---- invariants ---- */
+
+static uint64_t rnd_state;
+static uint64_t rnd(void) {
+        rnd_state ^= rnd_state << 13;
+        rnd_state ^= rnd_state >> 7;
+        rnd_state ^= rnd_state << 17;
+        return rnd_state;
+}
+
+/* Checks SPEC.md's placement rules on a plan; returns the first violation, or NULL. */
+static char *violation(const struct topology *t, const struct config *c, const struct plan *p) {
+        size_t nn = t->n_nodes;
+        uint64_t *share = xmalloc0((nn + 1) * sizeof(uint64_t));
+        char *v = NULL;
+        struct cpuset all_cpus = {0};
+
+#define FAIL(...)                                  \
+        do {                                       \
+                if (!v)                            \
+                        v = xasprintf(__VA_ARGS__); \
+        } while (0)
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                const struct placement *r = &p->replicas[i];
+                struct cpuset accel_nodes = {0}, cpu_nodes = {0}, node_cpus = {0};
+                for (size_t j = 0; j < r->n_accels; j++) {
+                        int n = t->accels[r->accels[j]].numa_node;
+                        if (n >= 0 && !cpuset_is_empty(&topology_node(t, n)->cpus))
+                                cpuset_set(&accel_nodes, (unsigned) n);
+                        for (size_t k = 0; k < i; k++)
+                                for (size_t m = 0; m < p->replicas[k].n_accels; m++)
+                                        if (p->replicas[k].accels[m] == r->accels[j])
+                                                FAIL("rule 7: accelerator %s in %s and %s", t->accels[r->accels[j]].pci,
+                                                     p->replicas[k].name, r->name);
+                }
+                CPUSET_FOREACH(n, &r->nodes) {
+                        const struct node *nd = topology_node(t, n);
+                        if (!nd)
+                                FAIL("%s: mask names node %d, which does not exist", r->name, n);
+                        else if (!cpuset_is_empty(&nd->cpus)) {
+                                cpuset_set(&cpu_nodes, (unsigned) n);
+                                cpuset_or(&node_cpus, &nd->cpus);
+                        } else if (!cpuset_isset(&r->conf->memory_nodes, n))
+                                FAIL("rule 6: %s has memory-only node %d in its mask unasked", r->name, n);
+                }
+                if (!cpuset_is_subset(&accel_nodes, &r->nodes))
+                        FAIL("rule 1/4: %s's mask lacks a node of its accelerators", r->name);
+                if (r->n_accels == 0 && cpuset_is_empty(&cpu_nodes))
+                        FAIL("rule 1: CPU-only %s has no node with CPUs", r->name);
+                enum policy asked = replica_policy(c, r->conf);
+                if (r->policy == POLICY_AUTO)
+                        FAIL("%s: policy auto left in the plan", r->name);
+                if (r->policy == POLICY_PREFERRED && cpuset_count(&r->nodes) != 1)
+                        FAIL("rule 3: preferred %s with %u nodes", r->name, cpuset_count(&r->nodes));
+                if (r->policy == POLICY_PREFERRED && asked != POLICY_PREFERRED)
+                        FAIL("rule 3: %s preferred unasked", r->name);
+                if (asked == POLICY_AUTO && !r->extended && cpuset_count(&accel_nodes) <= 1 &&
+                    cpuset_is_empty(&r->conf->memory_nodes) && r->policy != POLICY_BIND)
+                        FAIL("rule 2: %s fits its home but is not bind", r->name);
+                if (asked == POLICY_AUTO && r->extended && r->policy != POLICY_INTERLEAVE)
+                        FAIL("rule 3: extended %s is not interleaved", r->name);
+                if (asked == POLICY_AUTO && cpuset_count(&accel_nodes) > 1 && r->policy != POLICY_INTERLEAVE)
+                        FAIL("rule 4: %s spans nodes but is not interleaved", r->name);
+                if (r->policy == POLICY_INTERLEAVE && cpuset_count(&r->nodes) > 1 && cpuset_count(&cpu_nodes) < 2)
+                        FAIL("rule 4: %s interleaves with the CPUs of one node", r->name);
+
+
+                /* Rule 5. */
+                struct cpuset allowed = node_cpus;
+                cpuset_andnot(&allowed, &c->reserve_cpus);
+                if (!cpuset_is_subset(&r->cpus, &allowed))
+                        FAIL("rule 5: %s has CPUs outside its nodes or reserved", r->name);
+                if (cpuset_intersects(&r->cpus, &all_cpus))
+                        FAIL("rule 5: %s shares CPUs with another replica", r->name);
+                cpuset_or(&all_cpus, &r->cpus);
+                if (r->cpu_affinity_numa && !cpuset_equal(&r->cpus, &allowed))
+                        FAIL("rule 5: %s has CPUAffinity=numa but not all of its nodes' CPUs", r->name);
+                if (r->cpu_affinity_numa && r->conf->cores)
+                        FAIL("rule 5: %s asked cores:%u and got whole nodes", r->name, r->conf->cores);
+                CPUSET_FOREACH(cpu, &r->cpus)
+                        CPUSET_FOREACH(s, &t->online_cpus)
+                                if (t->core_of[s] == t->core_of[cpu] && cpuset_isset(&allowed, s) &&
+                                    !cpuset_isset(&r->cpus, s))
+                                        FAIL("rule 5: %s has CPU %d but not its sibling %d", r->name, cpu, s);
+                if (r->conf->cores && cpuset_count(&r->cpus) < r->conf->cores)
+                        FAIL("rule 5: %s asked %u cores", r->name, r->conf->cores);
+
+                /* Rule 9. */
+                bool nvidia = false;
+                for (size_t m = 0; m < r->n_accels; m++)
+                        nvidia = nvidia || (t->accels[r->accels[m]].vendor == 0x10de && t->accels[r->accels[m]].compute);
+                if (replica_visible_devices(c, r->conf) && nvidia != (r->environment && strstr(r->environment, "CUDA_VISIBLE")))
+                        FAIL("rule 9: %s's CUDA_VISIBLE_DEVICES", r->name);
+        }
+
+        /* Rule 2: book memory as the kernel fills it (bind lowest node first, interleave evenly),
+         * independently of the planner, in its order: replicas with a home, then CPU-only ones. */
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < p->n_replicas; i++) {
+                        const struct placement *r = &p->replicas[i];
+                        bool homed = r->n_accels > 0 || (r->conf->is_template && (r->conf->per == PER_NODE || c->builtin_default));
+                        if (homed != (pass == 0))
+                                continue;
+                        uint64_t mem = r->memory, k = cpuset_count(&r->nodes), j = 0;
+                        CPUSET_FOREACH(n, &r->nodes) {
+                                int x = topology_node_index(t, n);
+                                if (r->policy == POLICY_INTERLEAVE)
+                                        share[x] += mem / k + (j++ < mem % k);
+                                else {
+                                        const struct plan_node *pn = plan_node(p, n);
+                                        uint64_t room = pn && pn->usable > share[x] ? pn->usable - share[x] : 0;
+                                        uint64_t take = mem < room ? mem : room;
+                                        share[x] += take;
+                                        mem -= take;
+                                }
+                        }
+                        if (r->policy != POLICY_INTERLEAVE && mem > 0)
+                                FAIL("rule 2: %s bound to nodes that cannot hold it", r->name);
+                }
+
+        for (size_t x = 0; x < nn; x++) {
+                const struct plan_node *pn = plan_node(p, t->nodes[x].id);
+                uint64_t usable = pn ? pn->usable : 0, assigned = pn ? pn->assigned : 0;
+                if (share[x] > usable)
+                        FAIL("rule 2: node %d holds %" PRIu64 " > usable %" PRIu64, t->nodes[x].id, share[x], usable);
+                if (share[x] != assigned)
+                        FAIL("node %d assigned %" PRIu64 ", replicas add up to %" PRIu64, t->nodes[x].id, assigned, share[x]);
+        }
+
+        /* Rule 5: cpus = node replicas sharing a node's cores get counts within one of each other. */
+        for (size_t x = 0; x < nn; x++) {
+                unsigned lo = ~0u, hi = 0, users = 0;
+                for (size_t i = 0; i < p->n_replicas; i++) {
+                        const struct placement *r = &p->replicas[i];
+                        struct cpuset on = r->cpus;
+                        cpuset_and(&on, &t->nodes[x].cpus);
+                        if (r->conf->cores || cpuset_is_empty(&on))
+                                continue;
+                        unsigned cores = 0;
+                        CPUSET_FOREACH(cpu, &on)
+                                cores += t->core_of[cpu] == cpu || t->core_of[cpu] < 0 ||
+                                         !cpuset_isset(&on, t->core_of[cpu]);
+                        lo = cores < lo ? cores : lo;
+                        hi = cores > hi ? cores : hi;
+                        users++;
+                }
+                if (users > 1 && hi > lo + 1)
+                        FAIL("rule 5: uneven split on node %d (%u..%u cores)", t->nodes[x].id, lo, hi);
+        }
+#undef FAIL
+        free(share);
+        return v;
+}
+
+static void random_config(const struct topology *t, struct strbuf *b) {
+        static const char *const policies[] = {"auto", "auto", "auto", "bind", "interleave", "preferred"};
+        unsigned n = 1 + (unsigned) (rnd() % 5);
+        uint64_t max_node = 0;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                max_node = t->nodes[i].mem_total > max_node ? t->nodes[i].mem_total : max_node;
+
+        if (rnd() % 3 == 0)
+                strbuf_printf(b, "[numaplan]\nheadroom = %u%%\n", (unsigned) (rnd() % 30));
+        if (rnd() % 4 == 0 && t->n_nodes && !cpuset_is_empty(&t->nodes[0].cpus))
+                strbuf_printf(b, "%sreserve-cpus = %d\n", b->len ? "" : "[numaplan]\n", cpuset_next(&t->nodes[0].cpus, 0));
+        for (unsigned i = 0; i < n; i++) {
+                unsigned kind = (unsigned) (rnd() % 6);
+                /* Mostly sizes that fit somewhere, sometimes ones that must be extended or refused. */
+                uint64_t scale = rnd() % 5 == 0 ? max_node / (1 << 20) * 3 / 2 : max_node / (1 << 20) / 4;
+                uint64_t mem = rnd() % 4 == 0 ? 0 : (rnd() % (scale + 1)) << 20;
+                if (kind == 0)
+                        strbuf_printf(b, "[replicas t%u]\nunit = t%u@%%i.service\nper = %s\n", i, i,
+                                      rnd() % 2 ? "node" : "accelerator");
+                else {
+                        strbuf_printf(b, "[replica r%u]\nunit = r%u.service\n", i, i);
+                        if (kind <= 2 && t->n_accels) {
+                                size_t first = rnd() % t->n_accels, second = rnd() % t->n_accels;
+                                strbuf_printf(b, "accelerators = %s", t->accels[first].pci);
+                                if (rnd() % 3 == 0 && second != first)
+                                        strbuf_printf(b, ",%s", t->accels[second].pci);
+                                strbuf_append(b, "\n");
+                        } else if (kind == 3)
+                                strbuf_printf(b, "accelerators = count:%u\n", 1 + (unsigned) (rnd() % 3));
+                }
+                strbuf_printf(b, "memory = %" PRIu64 "\npolicy = %s\n", mem, policies[rnd() % ELEMENTSOF(policies)]);
+                if (rnd() % 5 == 0)
+                        strbuf_printf(b, "cpus = cores:%u\n", 1 + (unsigned) (rnd() % 4));
+        }
+}
+
+static void properties(const char *name) {
+        struct topology *t = host(name);
+        unsigned planned = 0, refused = 0, broken = 0, unstable = 0;
+        _cleanup_free_ char *first_violation = NULL;
+
+        rnd_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t) strlen(name) * 7919;
+        for (unsigned trial = 0; trial < 300; trial++) {
+                struct strbuf conf = {0};
+                random_config(t, &conf);
+                _cleanup_config_ struct config *c = NULL;
+                struct plan *p = NULL, *q = NULL;
+                struct error_at err = {0};
+                struct warnings w = {0};
+                if (config_parse_string(conf.s, "random.conf", &c, &err) < 0) {
+                        error_at_done(&err);
+                        strbuf_done(&conf);
+                        continue;
+                }
+                if (plan_compute(t, c, &w, &p, &err) < 0) {
+                        refused++;
+                        if (!err.message || !err.at.file) {
+                                broken++;
+                                if (!first_violation)
+                                        first_violation = xasprintf("an error without a message:\n%s", conf.s);
+                        }
+                        free(err.message);
+                        warnings_done(&w);
+                        strbuf_done(&conf);
+                        continue;
+                }
+                planned++;
+                char *v = violation(t, c, p);
+                if (v) {
+                        broken++;
+                        if (!first_violation)
+                                first_violation = xasprintf("%s\n%s", v, conf.s);
+                        free(v);
+                }
+                /* Rule 8: the same input, the same bytes. */
+                if (plan_compute(t, c, &w, &q, &err) == 0) {
+                        for (size_t i = 0; i < p->n_replicas; i++) {
+                                _cleanup_free_ char *a = dropin_render(t, c, p, &p->replicas[i], MARKER),
+                                                    *b = dropin_render(t, c, q, &q->replicas[i], MARKER);
+                                unstable += !streq(a, b);
+                        }
+                        plan_free(q);
+                } else
+                        unstable++;
+                plan_free(p);
+                warnings_done(&w);
+                strbuf_done(&conf);
+        }
+        ok(broken == 0, "%s: %u random plans keep every placement rule (%u refused with a reason)", name, planned,
+           refused);
+        if (first_violation)
+                printf("#   %s\n", first_violation);
+        ok(unstable == 0 && planned > 0, "%s: planning twice gives byte-identical drop-ins", name);
+        topology_free(t);
+}
+
+int main(int argc, char **argv) {
+        if (argc < 2) {
+                printf("Bail out! usage: test-planner FIXTURES_DIR\n");
+                return 1;
+        }
+        fixtures = argv[1];
+        log_set_max_level(LOG_ERR - 1);
+        examples_dgx();
+        examples_others();
+
+        _cleanup_free_ char *hosts = xasprintf("%s/hosts", fixtures);
+        DIR *d = opendir(hosts);
+        struct dirent *de;
+        char *names[64];
+        size_t n = 0;
+        while (d && (de = readdir(d)) && n < ELEMENTSOF(names))
+                if (de->d_name[0] != '.' && !strstr(de->d_name, ".tar"))
+                        names[n++] = xstrdup(de->d_name);
+        if (d)
+                closedir(d);
+        qsort(names, n, sizeof(char *), strcmp_ptr);
+        for (size_t i = 0; i < n; i++) {
+                properties(names[i]);
+                free(names[i]);
+        }
+        cur = config_free(cur);
+        warnings_done(&warnings);
+        return done_testing();
+}

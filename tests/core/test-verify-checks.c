@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* verify's checks without systemd: each check's pass and fail on observed states, and drop-in
+ * override detection. The readers are tests/host's; the end-to-end proof with a real systemd is
+ * the VM tier's. */
+
+#include "host/root.h"
+#include "tap.h"
+#include "host/tasks.h"
+#include "tmproot.h"
+#include "basic/util.h"
+#include "core/verify-checks.h"
+
+static struct cpuset set(const char *list) {
+        struct cpuset s;
+        cpuset_parse_list(list, &s);
+        return s;
+}
+
+static struct placement bound_to_node1(void) {
+        static struct replica_conf conf = {.name = (char *) "llama-0"};
+        return (struct placement){
+                .name = (char *) "llama-0",
+                .unit = (char *) "llama-server@0.service",
+                .conf = &conf,
+                .nodes = set("1"),
+                .policy = POLICY_BIND,
+                .cpus = set("8-15,24-31"),
+                .cpu_affinity_numa = true,
+        };
+}
+
+static struct unit_state running_as_planned(void) {
+        return (struct unit_state){
+                .load_state = (char *) "loaded",
+                .active_state = (char *) "active",
+                .sub_state = (char *) "running",
+                .control_group = (char *) "/system.slice/system-llama\\x2dserver.slice/llama-server@0.service",
+                .numa_policy = 2,
+                .numa_mask = set("1"),
+                .cpu_affinity = set("8-15,24-31"),
+                .cpu_affinity_from_numa = true,
+                .effective_cpus = set("8-15,24-31"),
+                .effective_mems = set("1"),
+        };
+}
+
+#define CHECK(fn, expect_ok, what, ...)                                                   \
+        do {                                                                              \
+                struct check c_ = {0};                                                    \
+                fn(__VA_ARGS__, &c_);                                                     \
+                if (!ok(c_.ok == (expect_ok), "%s", what))                                \
+                        printf("#   want %s, got %s: %s\n", c_.want, c_.got, strempty(c_.detail)); \
+                check_done(&c_);                                                          \
+        } while (0)
+
+static void systemd_view(void) {
+        struct placement pl = bound_to_node1();
+        struct unit_state s = running_as_planned();
+        struct cpuset all = set("0-1");
+
+        CHECK(check_unit_active, true, "unit-active passes for a running unit", &s, pl.unit);
+        CHECK(check_numa_policy, true, "numa-policy passes for bind", &s, &pl);
+        CHECK(check_numa_mask, true, "numa-mask passes", &s, &pl);
+        CHECK(check_cpu_affinity, true, "cpu-affinity passes with CPUAffinity=numa", &s, &pl);
+        CHECK(check_effective_cpus, true, "effective-cpus passes", &s, &pl);
+        CHECK(check_effective_memory_nodes, true, "effective-memory-nodes passes", &s, &pl, &all);
+
+        struct unit_state bad = s;
+        bad.active_state = (char *) "inactive";
+        bad.sub_state = (char *) "dead";
+        bad.effective_cpus = set("");
+        bad.effective_mems = set("");
+        CHECK(check_unit_active, false, "unit-active fails for an inactive unit", &bad, pl.unit);
+        struct check c = {0};
+        check_effective_cpus(&bad, &pl, &c);
+        ok(!c.ok && c.detail && strstr(c.detail, "only while it runs"), "an inactive unit's empty EffectiveCPUs says why");
+        check_done(&c);
+        check_effective_memory_nodes(&bad, &pl, &all, &c);
+        ok(!c.ok && c.detail && strstr(c.detail, "only while it runs"), "and its EffectiveMemoryNodes too");
+        check_done(&c);
+        bad.load_state = (char *) "not-found";
+        check_unit_active(&bad, pl.unit, &c);
+        ok(!c.ok && streq(c.got, "not-found") && strstr(c.detail, "cannot load"), "a missing unit is named as such");
+        check_done(&c);
+
+        bad = s;
+        bad.numa_policy = 3;
+        check_numa_policy(&bad, &pl, &c);
+        ok(!c.ok && streq(c.got, "interleave") && streq(c.want, "bind"), "numa-policy fails for interleave instead of bind");
+        check_done(&c);
+        bad.numa_policy = -1;
+        check_numa_policy(&bad, &pl, &c);
+        ok(!c.ok && streq(c.got, "unset") && strstr(c.detail, "not loaded"), "an unset NUMAPolicy says the drop-in is not loaded");
+        check_done(&c);
+        bad = s;
+        bad.numa_mask = set("0-1");
+        CHECK(check_numa_mask, false, "numa-mask fails for another mask", &bad, &pl);
+        bad = s;
+        bad.cpu_affinity_from_numa = false;
+        bad.cpu_affinity = set("");
+        CHECK(check_cpu_affinity, false, "cpu-affinity fails without CPUAffinity=numa", &bad, &pl);
+        pl.cpu_affinity_numa = false;
+        bad.cpu_affinity = set("8-15,24-31");
+        CHECK(check_cpu_affinity, true, "an explicit CPUAffinity= list passes when equal", &bad, &pl);
+        bad.cpu_affinity = set("0-31");
+        CHECK(check_cpu_affinity, false, "and fails when not", &bad, &pl);
+        pl.cpu_affinity_numa = true;
+        bad = s;
+        bad.effective_cpus = set("0-31");
+        CHECK(check_effective_cpus, false, "effective-cpus fails when wider than planned", &bad, &pl);
+        bad.effective_mems = set("0-1");
+        CHECK(check_effective_memory_nodes, false, "effective-memory-nodes fails when wider", &bad, &pl, &all);
+        pl.policy = POLICY_PREFERRED;
+        CHECK(check_effective_memory_nodes, true, "preferred: every memory node is expected", &bad, &pl, &all);
+}
+
+static void dropins(void) {
+        struct dropin_facts d = {.path = "/etc/systemd/system/x.service.d/50-numaplan.conf", .loaded = true,
+                                 .matches_plan = true};
+        struct check c = {0};
+
+        check_dropin(&d, &c);
+        ok(c.ok, "dropin-in-effect passes when loaded, current, not overridden");
+        check_done(&c);
+        d.overridden_by = (char *) "/etc/systemd/system/x.service.d/60-local.conf sets NUMAPolicy=";
+        check_dropin(&d, &c);
+        ok(!c.ok && strstr(c.detail, "60-local.conf sets NUMAPolicy="), "a later drop-in is named by path");
+        check_done(&c);
+        d.overridden_by = NULL;
+        d.loaded = false;
+        check_dropin(&d, &c);
+        ok(!c.ok && strstr(c.detail, "numaplan apply"), "a drop-in systemd has not loaded says to apply");
+        check_done(&c);
+        d.loaded = true;
+        d.matches_plan = false;
+        check_dropin(&d, &c);
+        ok(!c.ok && streq(c.got, "stale"), "a drop-in that differs from the plan is stale");
+        check_done(&c);
+
+        _cleanup_free_ char *a = dropin_settings("[Service]\nNUMAPolicy=default\nCPUAffinity = 0-63\nNice=5\n");
+        is_str(a, "NUMAPolicy=, CPUAffinity=", "the settings a drop-in overrides");
+        _cleanup_free_ char *b = dropin_settings("[Service]\nEnvironment=X=1\nNUMAPolicyX=1\n");
+        ok(b == NULL, "other settings are not overrides");
+        _cleanup_free_ char *e = dropin_settings("[Service]\nAllowedCPUs=\n");
+        is_str(e, "AllowedCPUs=", "an empty assignment (a reset) is an override too");
+}
+
+static void task_checks(void) {
+        struct process procs[] = {
+                {.pid = 100, .comm = "llama (main)", .start = 1700000010.0},
+                {.pid = 200, .comm = "worker", .start = 1700000050.0},
+        };
+        struct task tasks[] = {
+                {.pid = 100, .tid = 100, .comm = "llama", .cpus = set("8-15,24-31"), .mems = set("1")},
+                {.pid = 100, .tid = 101, .comm = "llama-io", .cpus = set("0-31"), .mems = set("0-1")},
+                {.pid = 200, .tid = 200, .comm = "worker", .cpus = set("8-15"), .mems = set("1")},
+        };
+        struct task_facts tf = {.processes = procs, .n_processes = 2, .tasks = tasks, .n_tasks = 3, .readable = true};
+        struct placement pl = bound_to_node1();
+        struct unit_state s = running_as_planned();
+        struct dropin_facts df = {.path = "x", .loaded = true, .matches_plan = true, .mtime = 1699999000.0};
+        struct check c = {0};
+
+        check_task_affinity(&s, &pl, &tf, &df, &c);
+        ok(!c.ok && strstr(c.got, "1 of 3 threads outside") && strstr(c.detail, "pid 100 (llama-io) thread 101") &&
+                   strstr(c.detail, "restart the unit (systemctl restart llama-server@0.service)"),
+           "a thread allowed every CPU fails task-affinity, named with its pid and tid");
+        check_done(&c);
+
+        tasks[1].cpus = set("9");
+        tasks[1].mems = set("1");
+        check_task_affinity(&s, &pl, &tf, &df, &c);
+        ok(c.ok && strstr(c.got, "2 processes, 3 threads within"), "every thread within: passes");
+        check_done(&c);
+
+        df.mtime = 1700000000.0 + 30; /* the drop-in was written after process 100 started */
+        check_task_affinity(&s, &pl, &tf, &df, &c);
+        ok(!c.ok && strstr(c.detail, "pid 100 (llama (main)) started") && strstr(c.detail, "restart the unit"),
+           "a process older than the drop-in is named, with restart the unit");
+        check_done(&c);
+
+        struct task_facts none = {.readable = true};
+        check_task_affinity(&s, &pl, &none, &df, &c);
+        ok(!c.ok && streq(c.got, "no processes"), "no process: task-affinity cannot pass");
+        check_done(&c);
+        struct task_facts unreadable = {0};
+        check_task_affinity(&s, &pl, &unreadable, &df, &c);
+        ok(!c.ok && strstr(c.detail, "cannot list the processes"), "an unreadable cgroup cannot pass");
+        check_done(&c);
+}
+
+static void warmup_and_locality(void) {
+        struct placement pl = bound_to_node1();
+        struct check c = {0};
+        struct warmup_result w = {.ok = true, .status = 200, .detail = (char *) "HTTP 200 after 0.1 s (1 try)"};
+
+        check_warmup(&w, "http://127.0.0.1:8080/completion", NULL, &c);
+        ok(c.ok && streq(c.got, "HTTP 200"), "warmup passes on 200");
+        check_done(&c);
+        w = (struct warmup_result){.ok = false, .status = 500, .detail = (char *) "HTTP 500"};
+        check_warmup(&w, "http://127.0.0.1:8080/completion", NULL, &c);
+        ok(!c.ok && streq(c.got, "HTTP 500"), "warmup fails on 500");
+        check_done(&c);
+        check_warmup(NULL, NULL, "--no-warmup", &c);
+        ok(c.ok && streq(c.got, "skipped") && streq(c.detail, "--no-warmup"), "a skipped warm-up says why");
+        check_done(&c);
+
+        struct page_tally t;
+        struct task_facts tf = {.n_processes = 1};
+        page_tally_init(&t, 4);
+        page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 file=/m mapped=10 N0=10 kernelpagesize_kB=4\n",
+                       &pl.nodes);
+        check_memory_locality(&t, &pl, 9500, &tf, &c);
+        ok(c.ok && streq(c.got, "99.0%") && streq(c.want, ">= 95%"), "99.0%% local passes min-local 95%%");
+        check_done(&c);
+        check_memory_locality(&t, &pl, 9950, &tf, &c);
+        ok(!c.ok && strstr(c.detail, "/m has 10 of its 10 pages off the plan") && strstr(c.detail, "evict it"),
+           "below min-local fails, naming the file cached on the wrong node with the fix");
+        check_done(&c);
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        check_memory_locality(&t, &pl, 9500, &tf, &c);
+        ok(!c.ok && streq(c.got, "no pages"), "no resident pages cannot pass");
+        check_done(&c);
+        page_tally_done(&t);
+}
+
+int main(void) {
+        systemd_view();
+        dropins();
+        task_checks();
+        warmup_and_locality();
+        return done_testing();
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* topology_read() on small hand-made roots: strict parsing, the documented fallbacks, and what a
+ * trimmed PCI tree becomes. */
+
+#include <sys/stat.h>
+
+#include "basic/log.h"
+#include "basic/util.h"
+#include "host/root.h"
+#include "host/topology-read.h"
+#include "tap.h"
+#include "tmproot.h"
+
+static struct warnings warnings;
+
+static struct topology *read_root(const char *dir, int *ret) {
+        _cleanup_root_ struct root *root = NULL;
+        struct topology *t = NULL;
+
+        warnings_done(&warnings);
+        *ret = root_open(dir, 0, &root);
+        if (*ret < 0)
+                return NULL;
+        *ret = topology_read(root, TOPOLOGY_NAMES, &warnings, &t);
+        return t;
+}
+
+static void base_host(const char *d) {
+        write_file(d, "sys/devices/system/cpu/online", "0-3\n");
+        write_file(d, "sys/devices/system/cpu/present", "0-3\n");
+        write_file(d, "sys/devices/system/node/online", "0-1\n");
+        write_file(d, "sys/devices/system/node/node0/cpulist", "0-3\n");
+        write_file(d, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 1024 kB\nNode 0 MemFree: 512 kB\n");
+        write_file(d, "sys/devices/system/node/node0/distance", "10 20\n");
+        write_file(d, "sys/devices/system/node/node1/cpulist", "\n");
+        write_file(d, "sys/devices/system/node/node1/meminfo", "Node 1 MemTotal: 2048 kB\nNode 1 MemFree: 2048 kB\n");
+        write_file(d, "sys/devices/system/node/node1/distance", "20 10\n");
+}
+
+static void test_read(void) {
+        int r;
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        base_host(d);
+
+        struct topology *t = read_root(d, &r);
+        if (ok(r == 0 && t && t->n_nodes == 2, "two nodes read")) {
+                ok(t->nodes[1].kind == NODE_MEMORY_ONLY && cpuset_is_empty(&t->nodes[1].cpus),
+                   "an empty cpulist is no CPUs: memory-only");
+                is_int(t->nodes[0].mem_total, 1024 * 1024, "MemTotal in bytes");
+                is_int(t->nodes[0].cores, 4, "no topology files: each CPU is a core");
+                is_int(topology_distance(t, 0, 1), 20, "distance 0->1");
+        }
+        topology_free(t);
+
+        /* SMT: CPUs 0 and 2 are one core. */
+        write_file(d, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,2\n");
+        write_file(d, "sys/devices/system/cpu/cpu2/topology/thread_siblings_list", "0,2\n");
+        t = read_root(d, &r);
+        ok(r == 0 && t && t->nodes[0].cores == 3, "SMT siblings are one core");
+        topology_free(t);
+
+        /* A malformed list is an error, never a guess. */
+        write_file(d, "sys/devices/system/node/node0/cpulist", "0-3x\n");
+        t = read_root(d, &r);
+        ok(r == -EINVAL && !t, "a malformed cpulist fails the read");
+        write_file(d, "sys/devices/system/node/node0/cpulist", "0-3\n");
+
+        write_file(d, "sys/devices/system/node/node0/distance", "10\n");
+        t = read_root(d, &r);
+        ok(r == -EINVAL && !t, "a distance row of the wrong length fails the read");
+        write_file(d, "sys/devices/system/node/node0/distance", "10 20\n");
+
+        write_file(d, "sys/devices/system/node/node0/meminfo", "Node 0 MemFree: 512 kB\n");
+        t = read_root(d, &r);
+        ok(r == -EINVAL && !t, "meminfo without MemTotal fails the read");
+        write_file(d, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 1024 kB\n");
+
+        /* The online list wins over the directories; offline CPUs leave the node lists. */
+        write_file(d, "sys/devices/system/cpu/online", "0-2\n");
+        t = read_root(d, &r);
+        if (ok(r == 0 && t, "offline CPU read")) {
+                _cleanup_free_ char *s = cpuset_format(&t->nodes[0].cpus), *o = cpuset_format(&t->offline_cpus);
+                is_str(s, "0-2", "node cpus restricted to online");
+                is_str(o, "3", "CPU 3 is present but offline");
+        }
+        topology_free(t);
+}
+
+static void test_fallbacks(void) {
+        int r;
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+
+        /* No node directory: one node 0 with every online CPU and /proc/meminfo's MemTotal. */
+        write_file(d, "sys/devices/system/cpu/online", "0-1\n");
+        write_file(d, "proc/meminfo", "MemTotal: 4096 kB\nMemFree: 1024 kB\n");
+        struct topology *t = read_root(d, &r);
+        if (ok(r == 0 && t && t->n_nodes == 1 && !t->has_node_dirs, "no node directory: one node")) {
+                _cleanup_free_ char *s = cpuset_format(&t->nodes[0].cpus);
+                is_str(s, "0-1", "node 0 holds every online CPU");
+                is_int(t->nodes[0].mem_total, 4096 * 1024, "node 0 holds MemTotal");
+        }
+        topology_free(t);
+
+        /* No cpu/online, no node/online: cpuN directories and their online files, node directories. */
+        _cleanup_tmpdir_ char *e = make_tmpdir();
+        write_file(e, "sys/devices/system/cpu/cpu0/topology/core_id", "0\n");
+        write_file(e, "sys/devices/system/cpu/cpu1/online", "0\n");
+        write_file(e, "sys/devices/system/cpu/cpu2/online", "1\n");
+        write_file(e, "sys/devices/system/node/node4/cpumap", "00000007\n");
+        write_file(e, "sys/devices/system/node/node4/meminfo", "Node 4 MemTotal: 8 kB\n");
+        t = read_root(e, &r);
+        if (ok(r == 0 && t && t->n_nodes == 1, "node directories without an online list")) {
+                _cleanup_free_ char *s = cpuset_format(&t->nodes[0].cpus);
+                is_int(t->nodes[0].id, 4, "node id from the directory name");
+                is_str(s, "0,2", "cpumap restricted by each CPU's online file");
+                ok(t->nodes[0].distances == NULL, "no distance file: none invented");
+        }
+        topology_free(t);
+}
+
+int main(void) {
+        log_set_max_level(LOG_ERR - 1); /* the failures below are expected */
+        test_read();
+        test_fallbacks();
+        warnings_done(&warnings);
+        return done_testing();
+}
