@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The planner on every fixture host: worked examples with exact expectations, then property
- * tests: random replica sets on each host, SPEC.md's placement rules checked as invariants on
+ * tests: random replica sets on each host, the placement rules of numaplan.conf(5) checked as invariants on
  * every plan, and determinism. Usage: test-planner FIXTURES_DIR */
 
 #include <dirent.h>
@@ -249,7 +249,7 @@ static uint64_t rnd(void) {
         return rnd_state;
 }
 
-/* Checks SPEC.md's placement rules on a plan; returns the first violation, or NULL. */
+/* Checks the placement rules (numaplan.conf(5), PLACEMENT) on a plan; returns the first violation, or NULL. */
 static char *violation(const struct topology *t, const struct config *c, const struct plan *p) {
         size_t nn = t->n_nodes;
         uint64_t *share = xmalloc0((nn + 1) * sizeof(uint64_t));
