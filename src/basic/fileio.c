@@ -130,7 +130,7 @@ int read_file(const char *path, char **ret) {
         return 0;
 }
 
-int read_fd_all(int fd, size_t max, char **ret, size_t *ret_len) {
+int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
         size_t cap = 4096, len = 0;
         _cleanup_free_ char *buf = xmalloc0(cap + 1);
 
@@ -149,7 +149,8 @@ int read_fd_all(int fd, size_t max, char **ret, size_t *ret_len) {
                 if (len == cap) {
                         cap *= 2;
                         buf = xrealloc(buf, cap + 1);
-                }
+                } else if (flags & READ_ONE_SHOT)
+                        break;
         }
         buf[len] = 0;
         *ret = TAKE_PTR(buf);

@@ -17,8 +17,10 @@ int unlink_durably(const char *path);
 int write_file_atomic(const char *path, const char *content);
 /* A file's content, or -ENOENT. */
 int read_file(const char *path, char **ret);
-/* Everything `fd` gives until end of file, NUL-terminated; -EFBIG past `max` bytes. */
-int read_fd_all(int fd, size_t max, char **ret, size_t *ret_len);
+/* Everything `fd` gives until end of file, NUL-terminated; -EFBIG past `max` bytes. With
+ * READ_ONE_SHOT a short read is the end (sysfs attributes hand over all at once). */
+enum { READ_ONE_SHOT = 1 << 0 };
+int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len);
 int mkdir_parents(const char *path, int mode);
 
 /* Takes an exclusive lock on `path` (created if needed), waiting for another holder with a

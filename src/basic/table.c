@@ -25,13 +25,11 @@ void table_add(struct table *t, const char *cell) {
 
 void table_addf(struct table *t, const char *fmt, ...) {
         va_list ap;
-        char *s;
 
         va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
+        char *s = xvasprintf(fmt, ap);
         va_end(ap);
-        table_add(t, s ? s : "?");
+        table_add(t, s);
         free(s);
 }
 

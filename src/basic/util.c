@@ -40,15 +40,19 @@ char *xstrndup(const char *s, size_t n) {
         return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap) {
+        char *s;
+        if (vasprintf(&s, fmt, ap) < 0)
+                oom();
+        return s;
+}
+
 char *xasprintf(const char *fmt, ...) {
         va_list ap;
-        char *s;
 
         va_start(ap, fmt);
-        int r = vasprintf(&s, fmt, ap);
+        char *s = xvasprintf(fmt, ap);
         va_end(ap);
-        if (r < 0)
-                oom();
         return s;
 }
 
@@ -136,16 +140,20 @@ void format_bytes(char *buf, size_t n, uint64_t bytes) {
                 snprintf(buf, n, "%.1f %s", v, units[u]);
 }
 
+int error_at_setv(struct error_at *e, struct where at, const char *fmt, va_list ap) {
+        free(e->message);
+        e->message = xvasprintf(fmt, ap);
+        e->at = at;
+        return -EINVAL;
+}
+
 int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) {
         va_list ap;
 
-        free(e->message);
         va_start(ap, fmt);
-        if (vasprintf(&e->message, fmt, ap) < 0)
-                oom();
+        int r = error_at_setv(e, at, fmt, ap);
         va_end(ap);
-        e->at = at;
-        return -EINVAL;
+        return r;
 }
 
 void error_at_done(struct error_at *e) {

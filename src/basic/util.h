@@ -4,6 +4,7 @@
 /* The few helpers every file uses: owned locals released by scope, and string tests. */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +88,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
 /* Appends to a malloc'd, NUL-terminated string buffer. */
 struct strbuf {
@@ -131,4 +133,5 @@ struct error_at {
 
 /* Sets *e (freeing what it held) and returns -EINVAL. */
 int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) _printf_(3, 4);
+int error_at_setv(struct error_at *e, struct where at, const char *fmt, va_list ap) _printf_(3, 0);
 void error_at_done(struct error_at *e);

@@ -33,16 +33,12 @@ struct parse_ctx {
 
 _printf_(2, 3) static int fail(struct parse_ctx *ctx, const char *fmt, ...) {
         va_list ap;
-        char *msg;
 
         if (ctx->failed)
                 return 0;
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        error_at_setv(ctx->err, (struct where){ctx->file, ctx->line}, fmt, ap);
         va_end(ap);
-        error_at_set(ctx->err, (struct where){ctx->file, ctx->line}, "%s", msg ? msg : "out of memory");
-        free(msg);
         ctx->failed = true;
         return 0; /* inih: this handler call failed */
 }

@@ -27,15 +27,11 @@ struct ctx {
 
 _printf_(3, 4) static int fail(struct ctx *x, struct where at, const char *fmt, ...) {
         va_list ap;
-        char *msg;
 
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        int r = error_at_setv(x->err, at, fmt, ap);
         va_end(ap);
-        error_at_set(x->err, at, "%s", msg ? msg : "cannot plan");
-        free(msg);
-        return -EINVAL;
+        return r;
 }
 
 static char *bytes(uint64_t v) {

@@ -31,18 +31,12 @@ const struct warning_kind warning_kinds[_WARNING_MAX] = {
 
 void warnings_add(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...) {
         va_list ap;
-        char *msg;
 
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        char *msg = xvasprintf(fmt, ap);
         va_end(ap);
         l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-        l->v[l->n++] = (struct warning){
-                .code = code,
-                .subject = subject ? xstrdup(subject) : NULL,
-                .message = msg ? msg : xstrdup(warning_kinds[code].summary),
-        };
+        l->v[l->n++] = (struct warning){.code = code, .subject = subject ? xstrdup(subject) : NULL, .message = msg};
 }
 
 bool warnings_has(const struct warnings *l, enum warning_code code, const char *subject) {

@@ -69,7 +69,7 @@ static int parse_file(struct config *c, const char *path, bool missing_ok) {
         int r = check_owner(path, &st);
         if (r < 0)
                 return r;
-        r = read_fd_all(fd, CONFIG_SIZE_MAX, &text, &len);
+        r = read_fd_all(fd, CONFIG_SIZE_MAX, 0, &text, &len);
         if (r < 0) {
                 log_error_at((struct where){path, 0}, "cannot read: %s", strerror(-r));
                 return -EINVAL;

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "basic/fileio.h"
 #include "host/root.h"
 #include "basic/util.h"
 
@@ -84,38 +85,6 @@ static void record(struct root *r, const char *path, const char *data, size_t le
         }
 }
 
-static int read_fd(int fd, bool sysfs, char **ret, size_t *ret_len) {
-        /* A sysfs attribute (or its captured copy, a regular file) hands over everything in one
-         * read, so a short read is the end: that saves a syscall per file, which is most of what
-         * `show` costs. /proc files such as numa_maps come a page at a time: read until 0. */
-        size_t cap = 4096, len = 0;
-        _cleanup_free_ char *buf = malloc(cap + 1);
-
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n = read(fd, buf + len, cap - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len == cap) {
-                        cap *= 2;
-                        buf = xrealloc(buf, cap + 1);
-                } else if (sysfs)
-                        break;
-        }
-        buf[len] = 0;
-        *ret = TAKE_PTR(buf);
-        if (ret_len)
-                *ret_len = len;
-        return 0;
-}
-
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len) {
         _cleanup_close_ int fd = openat(r->fd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
         char *buf = NULL;
@@ -123,7 +92,10 @@ int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len
 
         if (fd < 0)
                 return -errno;
-        int e = read_fd(fd, startswith(rel(path), "sys/") != NULL, &buf, &len);
+        /* A sysfs attribute (or its captured copy, a regular file) hands over everything in one
+         * read, so a short read is the end: that saves a syscall per file, which is most of what
+         * `show` costs. /proc files such as numa_maps come a page at a time: read until 0. */
+        int e = read_fd_all(fd, ROOT_FILE_MAX, startswith(rel(path), "sys/") ? READ_ONE_SHOT : 0, &buf, &len);
         if (e < 0)
                 return e;
         record(r, path, buf, len);

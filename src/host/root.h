@@ -31,7 +31,11 @@ bool root_is_live(const struct root *r);
 /* "<root>/<path>" for libraries that want a path string (libpci). Caller frees. */
 char *root_join(const struct root *r, const char *path);
 
-/* Reads a whole file into a malloc'd NUL-terminated buffer; -errno on failure. */
+/* The most numaplan reads of one file: a numa_maps of 100,000 mappings is some 10 MiB. */
+#define ROOT_FILE_MAX (64U << 20)
+
+/* Reads a whole file into a malloc'd NUL-terminated buffer; -errno on failure, -EFBIG past
+ * ROOT_FILE_MAX. */
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len);
 /* Like root_read_file, with trailing whitespace stripped. -ENOENT when absent. */
 int root_read_string(struct root *r, const char *path, char **ret);
