@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <ctype.h>
 #include <inttypes.h>
 
 #include "basic/parse-util.h"

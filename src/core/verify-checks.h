@@ -2,7 +2,7 @@
 #pragma once
 
 /* The ten checks of `numaplan verify`, as pure functions of what was observed: systemd's view,
- * the tasks, the warm-up, the pages. cli/verb-verify.c gathers the observations; tests feed
+ * the tasks, the warm-up, the pages. The verify verb gathers the observations; tests feed
  * their own. The check names are stable (numaplan(8), VERIFY). */
 
 #include <stdbool.h>

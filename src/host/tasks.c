@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
 #include <dirent.h>
-#include <time.h>
 
 #include "host/root.h"
 #include "host/sysfs-parse.h"

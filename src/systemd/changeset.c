@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <libgen.h>
-#include <sys/stat.h>
 
 #include "basic/fileio.h"
 #include "basic/log.h"
