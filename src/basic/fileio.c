@@ -1,133 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
 
-int write_step(const char *what, const char *path) {
+int write_step(const char *what, const char *name) {
         static unsigned step;
         const char *kill_at = getenv("NUMAPLAN_TEST_KILL_AT_STEP"), *fail_at = getenv("NUMAPLAN_TEST_FAIL_AT_STEP");
 
         step++;
         if (kill_at && (unsigned) atoi(kill_at) == step) {
-                fprintf(stderr, "numaplan: test hook: killed at write step %u (%s: %s)\n", step, path, what);
+                fprintf(stderr, "numaplan: test hook: killed at write step %u (%s: %s)\n", step, name, what);
                 _exit(137);
         }
         if (fail_at && (unsigned) atoi(fail_at) == step) {
-                fprintf(stderr, "numaplan: test hook: failing write step %u (%s: %s)\n", step, path, what);
+                fprintf(stderr, "numaplan: test hook: failing write step %u (%s: %s)\n", step, name, what);
                 return -EIO;
         }
         return 0;
 }
 
-static int fsync_dir_of(const char *path) {
-        _cleanup_free_ char *copy = xstrdup(path);
-        _cleanup_close_ int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0 || fsync(fd) < 0)
-                return -errno;
-        return 0;
-}
-
-int write_temporary(const char *path, const char *content, char **ret_tmp) {
-        _cleanup_free_ char *copy = xstrdup(path), *copy2 = xstrdup(path);
-        _cleanup_free_ char *tmp = xasprintf("%s/.#%s.XXXXXX", dirname(copy), basename(copy2));
-        size_t len = strlen(content);
-        int r = write_step("write temporary", path);
-        if (r < 0)
-                return r;
-
-        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        for (size_t done = 0; done < len;) {
-                ssize_t n = write(fd, content + done, len - done);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        r = -errno;
-                        unlink(tmp);
-                        return r;
+int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created) {
+        if (ret_created)
+                *ret_created = false;
+        for (;;) {
+                int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0)
+                        return fd;
+                if (errno == ELOOP || errno == ENOTDIR) {
+                        struct stat st;
+                        return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) ? -ELOOP
+                                                                                                   : -ENOTDIR;
                 }
-                done += (size_t) n;
+                if (errno != ENOENT || !create)
+                        return -errno;
+                if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                if (ret_created)
+                        *ret_created = true;
+                create = false;
         }
-        if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-                r = -errno;
-                unlink(tmp);
-                return r;
-        }
-        *ret_tmp = TAKE_PTR(tmp);
-        return 0;
-}
-
-void remove_stale_temporaries(const char *path) {
-        _cleanup_free_ char *copy = xstrdup(path), *copy2 = xstrdup(path);
-        const char *dir = dirname(copy);
-        _cleanup_free_ char *prefix = xasprintf(".#%s.", basename(copy2));
-        DIR *d = opendir(dir);
-        struct dirent *de;
-
-        if (!d)
-                return;
-        while ((de = readdir(d)))
-                if (startswith(de->d_name, prefix)) {
-                        _cleanup_free_ char *p = xasprintf("%s/%s", dir, de->d_name);
-                        (void) unlink(p);
-                }
-        closedir(d);
-}
-
-int rename_durably(const char *from, const char *to) {
-        int r = write_step("rename", to);
-        if (r < 0)
-                return r;
-        if (rename(from, to) < 0)
-                return -errno;
-        return fsync_dir_of(to);
-}
-
-int unlink_durably(const char *path) {
-        int r = write_step("unlink", path);
-        if (r < 0)
-                return r;
-        if (unlink(path) < 0)
-                return -errno;
-        return fsync_dir_of(path);
-}
-
-int write_file_atomic(const char *path, const char *content) {
-        _cleanup_free_ char *tmp = NULL;
-        int r = write_temporary(path, content, &tmp);
-        if (r < 0)
-                return r;
-        r = rename_durably(tmp, path);
-        if (r < 0)
-                unlink(tmp);
-        return r;
-}
-
-int read_file(const char *path, char **ret) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        struct strbuf b = {0};
-        char buf[4096];
-        size_t n;
-
-        if (!f)
-                return -errno;
-        while ((n = fread(buf, 1, sizeof(buf) - 1, f)) > 0) {
-                buf[n] = 0;
-                strbuf_append(&b, buf);
-        }
-        if (ferror(f)) {
-                strbuf_done(&b);
-                return -EIO;
-        }
-        *ret = strbuf_steal(&b);
-        return 0;
 }
 
 int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
@@ -159,9 +78,125 @@ int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len)
         return 0;
 }
 
+/* O_NONBLOCK: opening a FIFO must not wait for a writer before its type is known. */
+static int read_regular(int dirfd, const char *name, int extra_flags, size_t max, char **ret) {
+        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra_flags);
+        struct stat st;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+        return read_fd_all(fd, max, 0, ret, NULL);
+}
+
+int read_regular_at(int dirfd, const char *name, size_t max, char **ret) {
+        return read_regular(dirfd, name, O_NOFOLLOW, max, ret);
+}
+
+int read_file(const char *path, char **ret) {
+        return read_regular(AT_FDCWD, path, 0, READ_FILE_MAX, ret);
+}
+
+bool is_temporary_name(const char *entry) {
+        return startswith(entry, ".#") != NULL;
+}
+
+int write_temporary_at(int dirfd, const char *name, const char *content, char **ret_tmp) {
+        static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        size_t len = strlen(content);
+        _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int fd = -1;
+        int r = write_step("write temporary", name);
+        if (r < 0)
+                return r;
+
+        for (unsigned attempt = 0; fd < 0; attempt++) {
+                unsigned char rnd[6];
+                char suffix[7];
+                if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
+                        for (size_t i = 0; i < sizeof(rnd); i++)
+                                rnd[i] = (unsigned char) (rand() ^ (int) time(NULL));
+                for (size_t i = 0; i < sizeof(rnd); i++)
+                        suffix[i] = letters[rnd[i] % (sizeof(letters) - 1)];
+                suffix[6] = 0;
+                free(tmp);
+                tmp = xasprintf(".#%s.%s", name, suffix);
+                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+                if (fd < 0 && (errno != EEXIST || attempt > 100))
+                        return -errno;
+        }
+        for (size_t done = 0; done < len;) {
+                ssize_t n = write(fd, content + done, len - done);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        (void) unlinkat(dirfd, tmp, 0);
+                        return r;
+                }
+                done += (size_t) n;
+        }
+        if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+                r = -errno;
+                (void) unlinkat(dirfd, tmp, 0);
+                return r;
+        }
+        *ret_tmp = TAKE_PTR(tmp);
+        return 0;
+}
+
+void remove_stale_temporaries_at(int dirfd, const char *name) {
+        _cleanup_free_ char *prefix = xasprintf(".#%s.", name);
+        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        struct dirent *de;
+
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        while ((de = readdir(d)))
+                if (startswith(de->d_name, prefix))
+                        (void) unlinkat(dirfd, de->d_name, 0);
+        closedir(d);
+}
+
+int rename_durably_at(int dirfd, const char *from, const char *to) {
+        int r = write_step("rename", to);
+        if (r < 0)
+                return r;
+        if (renameat(dirfd, from, dirfd, to) < 0 || fsync(dirfd) < 0)
+                return -errno;
+        return 0;
+}
+
+int unlink_durably_at(int dirfd, const char *name) {
+        int r = write_step("unlink", name);
+        if (r < 0)
+                return r;
+        if (unlinkat(dirfd, name, 0) < 0 || fsync(dirfd) < 0)
+                return -errno;
+        return 0;
+}
+
+int write_file_atomic_at(int dirfd, const char *name, const char *content) {
+        _cleanup_free_ char *tmp = NULL;
+        int r = write_temporary_at(dirfd, name, content, &tmp);
+        if (r < 0)
+                return r;
+        r = rename_durably_at(dirfd, tmp, name);
+        if (r < 0)
+                (void) unlinkat(dirfd, tmp, 0);
+        return r;
+}
+
 int mkdir_parents(const char *path, int mode) {
         _cleanup_free_ char *p = xstrdup(path);
-        for (char *s = strchr(p + 1, '/'); ; s = strchr(s + 1, '/')) {
+        for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
                 if (s)
                         *s = 0;
                 if (mkdir(p, (mode_t) mode) < 0 && errno != EEXIST)
@@ -172,22 +207,58 @@ int mkdir_parents(const char *path, int mode) {
         }
 }
 
-int lock_file(const char *path) {
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+/* Who holds the flock on `fd`'s file: /proc/locks lists "N: FLOCK ADVISORY WRITE PID MAJ:MIN:INO
+ * ...". Asking the kernel keeps the lock file untouched (no PID written into it). 0 if unknown. */
+static long lock_holder(int fd) {
+        _cleanup_free_ char *locks = NULL;
+        struct stat st;
+
+        if (fstat(fd, &st) < 0 || read_file("/proc/locks", &locks) < 0)
+                return 0;
+        for (char *line = strtok(locks, "\n"); line; line = strtok(NULL, "\n")) {
+                char type[16], kind[16], mode[16];
+                unsigned maj, min;
+                unsigned long long ino;
+                long pid;
+                if (sscanf(line, "%*d: %15s %15s %15s %ld %x:%x:%llu", type, kind, mode, &pid, &maj, &min, &ino) == 7 &&
+                    streq(type, "FLOCK") && ino == (unsigned long long) st.st_ino &&
+                    makedev(maj, min) == st.st_dev)
+                        return pid;
+        }
+        return 0;
+}
+
+int lock_file(const char *path, unsigned timeout_s) {
+        _cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+        struct stat st;
+        bool said = false;
+
         if (fd < 0)
                 return -errno;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                if (errno != EWOULDBLOCK) {
-                        int r = -errno;
-                        close(fd);
-                        return r;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        for (unsigned waited_ms = 0;; waited_ms += 100) {
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                        return TAKE_FD(fd);
+                if (errno != EWOULDBLOCK)
+                        return -errno;
+                long pid = lock_holder(fd);
+                if (waited_ms >= timeout_s * 1000) {
+                        if (pid)
+                                log_error("%s is held by PID %ld after %u s of waiting", path, pid, timeout_s);
+                        else
+                                log_error("%s is held by another process after %u s of waiting", path, timeout_s);
+                        return -ETIMEDOUT;
                 }
-                log_notice("waiting for another numaplan holding %s", path);
-                if (flock(fd, LOCK_EX) < 0) {
-                        int r = -errno;
-                        close(fd);
-                        return r;
+                if (!said) {
+                        if (pid)
+                                log_notice("waiting for another numaplan (PID %ld) holding %s", pid, path);
+                        else
+                                log_notice("waiting for another numaplan holding %s", path);
+                        said = true;
                 }
+                (void) nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
         }
-        return fd;
 }

@@ -1,33 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+/* Reading and writing files as root in directories others may have prepared: everything is
+ * relative to a directory descriptor and never follows a symbolic link (-ELOOP), reads only
+ * regular files (-EBADFD for a FIFO, a device or a socket, which could block or never end) up to a
+ * size (-EFBIG), and replaces files atomically (systemd's fileio.c): a temporary beside the
+ * target (".#<name>.XXXXXX", which systemd ignores), fsync'ed, renamed, and the directory
+ * fsync'ed. */
+
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Writes `content` to a temporary file beside `path` (".#<name>.XXXXXX", which systemd ignores),
- * with mode 0644, fsync'ed. Returns the temporary's path in *ret_tmp; the caller renames it. */
-int write_temporary(const char *path, const char *content, char **ret_tmp);
-/* Removes the temporaries write_temporary() left beside `path` when a process was killed before
- * renaming them: systemd ignores them (they do not end in .conf), but they must not pile up. */
-void remove_stale_temporaries(const char *path);
-/* rename() and then fsync() of the directory, so the new name survives a crash. */
-int rename_durably(const char *from, const char *to);
-int unlink_durably(const char *path);
-/* The whole replace: write_temporary() + rename_durably(). */
-int write_file_atomic(const char *path, const char *content);
-/* A file's content, or -ENOENT. */
+/* Opens directory `name` under `dirfd` (AT_FDCWD: a path) without following a final symbolic
+ * link. With `create`, makes it (0755) when absent and sets *ret_created. */
+int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created);
+/* Regular file `name` under `dirfd`, NUL-terminated; -ENOENT when absent. */
+int read_regular_at(int dirfd, const char *name, size_t max, char **ret);
+/* The same for a path, following links (for files systemd names, which it reads the same way). */
 int read_file(const char *path, char **ret);
+#define READ_FILE_MAX (1U << 20)
+
 /* Everything `fd` gives until end of file, NUL-terminated; -EFBIG past `max` bytes. With
  * READ_ONE_SHOT a short read is the end (sysfs attributes hand over all at once). */
 enum { READ_ONE_SHOT = 1 << 0 };
 int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len);
+
+/* Writes `content` to a new temporary beside `name`, mode 0644, fsync'ed; its name (relative to
+ * dirfd) in *ret_tmp. */
+int write_temporary_at(int dirfd, const char *name, const char *content, char **ret_tmp);
+/* renameat() and then fsync() of the directory, so the new name survives a crash. */
+int rename_durably_at(int dirfd, const char *from, const char *to);
+int unlink_durably_at(int dirfd, const char *name);
+/* The whole replace: write_temporary_at() + rename_durably_at(). */
+int write_file_atomic_at(int dirfd, const char *name, const char *content);
+/* Removes the temporaries of `name` that a process killed before renaming them left behind. */
+void remove_stale_temporaries_at(int dirfd, const char *name);
+/* Whether `entry` is such a temporary of some file. */
+bool is_temporary_name(const char *entry);
+
 int mkdir_parents(const char *path, int mode);
 
-/* Takes an exclusive lock on `path` (created if needed), waiting for another holder with a
- * notice. Returns the descriptor to close, or -errno. */
-int lock_file(const char *path);
+/* Takes an exclusive lock on `path` (created if needed, never through a link). Waits for another
+ * holder at most `timeout_s` seconds, naming its PID. Returns the descriptor to close, or -errno
+ * (-ETIMEDOUT, said). */
+int lock_file(const char *path, unsigned timeout_s);
 
 /* Test hook: with NUMAPLAN_TEST_KILL_AT_STEP=N the process dies (as if killed) at its N-th write
  * step; with NUMAPLAN_TEST_FAIL_AT_STEP=N that step fails with EIO. Either is said on stderr with
  * the file the step writes. Returns -EIO or 0. */
-int write_step(const char *what, const char *path);
+int write_step(const char *what, const char *name);

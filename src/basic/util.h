@@ -18,14 +18,24 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
-/* Hand an owned pointer over, leaving the local empty so cleanup skips it. */
+/* Hand an owned pointer or descriptor over, leaving the local empty so cleanup skips it. */
 #define TAKE_PTR(p)                      \
         ({                               \
                 __typeof__(p) _p_ = (p); \
                 (p) = NULL;              \
                 _p_;                     \
         })
+#define TAKE_FD(fd)              \
+        ({                       \
+                int _fd_ = (fd); \
+                (fd) = -1;       \
+                _fd_;            \
+        })
 
+static inline void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
 static inline void freep(void *p) {
         free(*(void **) p);
 }

@@ -97,7 +97,14 @@ int inputs_lock(const struct inputs *in) {
                 log_error_errno(r, "cannot create the directory of %s: %m", lock);
                 return -EXIT_ENV;
         }
-        int fd = lock_file(lock);
+        /* Bounded: a holder that hangs must not hang every later apply of the host with it. */
+        unsigned timeout = LOCK_TIMEOUT_S;
+        const char *e = getenv("NUMAPLAN_LOCK_TIMEOUT");
+        if (e && parse_uint64(e, 10, &(uint64_t){0}) >= 0)
+                timeout = (unsigned) strtoul(e, NULL, 10);
+        int fd = lock_file(lock, timeout);
+        if (fd == -ETIMEDOUT)
+                return -EXIT_ENV; /* said who holds it */
         if (fd < 0) {
                 log_error_errno(fd, "cannot take the apply lock %s: %m", lock);
                 return -EXIT_ENV;

@@ -49,6 +49,9 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
 int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret);
 void inputs_done(struct inputs *in);
 
+/* How long apply and remove wait for another holding the lock: $NUMAPLAN_LOCK_TIMEOUT seconds, by
+ * default this long (an apply --restart waits for its restarts under the lock). */
+#define LOCK_TIMEOUT_S 300
 /* Takes apply's lock (<runtime_dir>.lock), creating its directory. Returns the descriptor or an
  * exit code below 0: -EXIT_ENV. */
 int inputs_lock(const struct inputs *in);

@@ -83,6 +83,17 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = -lock;
                 goto out;
         }
+        /* A commit that was interrupted is finished first; --check writes nothing and says so. */
+        if (a->check && changeset_interrupted(in.unit_dir)) {
+                log_notice("an interrupted apply is recorded in %s/" CHANGESET_JOURNAL ": the next apply finishes it",
+                           in.unit_dir);
+                r = EXIT_FAILED;
+                goto out;
+        }
+        if (!a->check && changeset_recover(in.unit_dir) < 0) {
+                r = EXIT_ENV;
+                goto out;
+        }
         if (changeset_for_plan(in.unit_dir, in.marker, in.topology, in.config, in.plan, &cs) < 0) {
                 r = EXIT_ENV;
                 goto out;

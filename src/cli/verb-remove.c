@@ -57,6 +57,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = -lock;
                 goto out;
         }
+        if (changeset_recover(in.unit_dir) < 0) {
+                r = EXIT_ENV;
+                goto out;
+        }
         if (changeset_for_removal(in.unit_dir, argv, &cs) < 0) {
                 r = EXIT_ENV;
                 goto out;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
 #include <libgen.h>
 
 #include "basic/fileio.h"
@@ -11,15 +12,20 @@
 #define MARKER_TEXT "numaplan apply succeeded on this boot\n"
 
 int deploy_write_marker(const char *marker) {
-        _cleanup_free_ char *copy = xstrdup(marker), *old = NULL;
+        _cleanup_free_ char *dir_copy = xstrdup(marker), *name_copy = xstrdup(marker), *old = NULL;
+        const char *dir = dirname(dir_copy), *name = basename(name_copy);
+        _cleanup_close_ int dfd = -1;
 
-        remove_stale_temporaries(marker);
-        /* Idempotent like the drop-ins: an apply that changes nothing writes nothing. */
-        if (read_file(marker, &old) >= 0 && streq(old, MARKER_TEXT))
-                return 0;
-        int r = mkdir_parents(dirname(copy), 0755);
+        int r = mkdir_parents(dir, 0755);
         if (r >= 0)
-                r = write_file_atomic(marker, MARKER_TEXT);
+                r = dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
+        if (r >= 0) {
+                remove_stale_temporaries_at(dfd, name);
+                /* Idempotent like the drop-ins: an apply that changes nothing writes nothing. */
+                if (read_regular_at(dfd, name, 4096, &old) >= 0 && streq(old, MARKER_TEXT))
+                        return 0;
+                r = write_file_atomic_at(dfd, name, MARKER_TEXT);
+        }
         if (r < 0)
                 return log_error_errno(r,
                                        "cannot create %s: %m; every replica's drop-in asserts it, so the replicas will "

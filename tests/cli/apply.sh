@@ -155,7 +155,7 @@ rm -f "$scratch/state-old/.numaplan/applied" # as after a reboot: the marker is 
 run apply --json --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
 cp -a "$units" "$scratch/state-new"
 rm -rf "$units" && cp -a "$scratch/state-old" "$units"
-steps=0 partial=0 converged=0 dropin_steps=0 restored=0 marker_steps=0 marker_reported=0
+steps=0 partial=0 converged=0 dropin_steps=0 restored=0 marker_steps=0 marker_reported=0 journal_steps=0 journal_reported=0
 for step in $(seq 1 40); do
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
 	NUMAPLAN_TEST_KILL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
@@ -174,7 +174,14 @@ for step in $(seq 1 40); do
 	# The hook names the file of each step: a drop-in's, or the marker's, which comes after the
 	# commit. Either way the exit is 3: a drop-in step with every file as it was; the marker step
 	# with the new drop-ins, no marker, and a message saying what to do.
-	if grep -q "test hook: failing write step $step (.*/\.numaplan/applied" "$scratch/err"; then
+	if grep -q "test hook: failing write step $step (.numaplan-journal: unlink)" "$scratch/err"; then
+		# The last step of the commit: every drop-in in place, the journal left for the next run.
+		journal_steps=$((journal_steps + 1))
+		if [ $rc -eq 3 ] && grep -q "run numaplan apply again to clear it" "$scratch/err" &&
+			diff -r -x .numaplan -x .numaplan-journal "$units" "$scratch/state-new" >/dev/null; then
+			journal_reported=$((journal_reported + 1))
+		fi
+	elif grep -q "test hook: failing write step $step (applied: " "$scratch/err"; then
 		marker_steps=$((marker_steps + 1))
 		if [ $rc -eq 3 ] && [ ! -e "$units/.numaplan/applied" ] && grep -q "run numaplan apply again" "$scratch/err" &&
 			diff -r -x .numaplan "$units" "$scratch/state-new" >/dev/null; then
@@ -190,6 +197,9 @@ if [ "$steps" -ge 10 ]; then ok "apply was killed at each of its $steps write st
 is "no kill left a drop-in that is neither the old nor the new one" "$partial" 0
 is "after every kill, the next apply finishes the job" "$converged" "$steps"
 is "a failure at any drop-in step exits 3 and restores every file ($dropin_steps steps)" "$restored" "$dropin_steps"
+if [ "$journal_steps" = 1 ] && [ "$journal_reported" = 1 ]; then
+	ok "a failure removing the journal exits 3 with every drop-in in place, saying what to do"
+else fail "journal removal failure" "$journal_reported of $journal_steps journal steps as expected"; fi
 if [ "$marker_steps" -ge 1 ] && [ "$marker_reported" = "$marker_steps" ]; then
 	ok "a failure writing the marker exits 3, keeps the drop-ins, creates no marker and says what to do"
 else fail "marker failure" "$marker_reported of $marker_steps marker steps as expected"; fi
