@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "basic/fileio.h"
 #include "host/root.h"
@@ -19,6 +21,19 @@ struct root {
 static const char *rel(const char *path) {
         path += strspn(path, "/");
         return *path ? path : ".";
+}
+
+/* Opens `path` under the root. A replayed capture is someone's files, not a kernel's: its symbolic
+ * links resolve inside it (RESOLVE_IN_ROOT, as if it were /), never to this machine's files. On a
+ * kernel without openat2() (before 5.6), plain openat(). */
+static int open_under(const struct root *r, const char *path, int flags) {
+        if (!r->host) {
+                struct open_how how = {.flags = (uint64_t) flags, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+                long fd = syscall(SYS_openat2, r->fd, rel(path), &how, sizeof(how));
+                if (fd >= 0 || errno != ENOSYS)
+                        return (int) fd;
+        }
+        return openat(r->fd, rel(path), flags);
 }
 
 int root_open(const char *path, unsigned flags, struct root **ret) {
@@ -86,16 +101,23 @@ static void record(struct root *r, const char *path, const char *data, size_t le
 }
 
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = openat(r->fd, rel(path), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* O_NONBLOCK and a regular file only: a FIFO would block, /dev/zero never end. */
+        _cleanup_close_ int fd = open_under(r, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat st;
         char *buf = NULL;
         size_t len = 0;
 
         if (fd < 0)
                 return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
         /* A sysfs attribute (or its captured copy, a regular file) hands over everything in one
          * read, so a short read is the end: that saves a syscall per file, which is most of what
          * `show` costs. /proc files such as numa_maps come a page at a time: read until 0. */
-        int e = read_fd_all(fd, ROOT_FILE_MAX, startswith(rel(path), "sys/") ? READ_ONE_SHOT : 0, &buf, &len);
+        bool sysfs = startswith(rel(path), "sys/") != NULL;
+        int e = read_fd_all(fd, sysfs ? ROOT_SYSFS_FILE_MAX : ROOT_FILE_MAX, sysfs ? READ_ONE_SHOT : 0, &buf, &len);
         if (e < 0)
                 return e;
         record(r, path, buf, len);
@@ -115,7 +137,7 @@ int root_read_string(struct root *r, const char *path, char **ret) {
 }
 
 int root_opendir(struct root *r, const char *path, DIR **ret) {
-        int fd = openat(r->fd, rel(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = open_under(r, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         DIR *d = fdopendir(fd);

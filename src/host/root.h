@@ -31,11 +31,14 @@ bool root_is_live(const struct root *r);
 /* "<root>/<path>" for libraries that want a path string (libpci). Caller frees. */
 char *root_join(const struct root *r, const char *path);
 
-/* The most numaplan reads of one file: a numa_maps of 100,000 mappings is some 10 MiB. */
+/* The most numaplan reads of one file: a sysfs attribute holds a page or two (a CPU list of 8192
+ * CPUs is 40 KiB at the very worst); a numa_maps of 100,000 mappings is some 10 MiB. */
+#define ROOT_SYSFS_FILE_MAX (1U << 20)
 #define ROOT_FILE_MAX (64U << 20)
 
-/* Reads a whole file into a malloc'd NUL-terminated buffer; -errno on failure, -EFBIG past
- * ROOT_FILE_MAX. */
+/* Reads a whole regular file into a malloc'd NUL-terminated buffer; -errno on failure: -EBADFD
+ * for a FIFO, device or socket (never opened so as to block), -EFBIG past the size limit. In a
+ * replayed root, symbolic links resolve inside it. */
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len);
 /* Like root_read_file, with trailing whitespace stripped. -ENOENT when absent. */
 int root_read_string(struct root *r, const char *path, char **ret);

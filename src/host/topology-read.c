@@ -4,6 +4,7 @@
  * capture) did not provide it, and the documented fallback applies. */
 
 #include <ctype.h>
+#include <inttypes.h>
 
 #include "basic/log.h"
 #include "basic/util.h"
@@ -19,6 +20,12 @@ static int malformed(struct root *root, const char *path, int r, const char *wha
         _cleanup_free_ char *p = root_join(root, path);
         if (r == -ERANGE)
                 return log_error_errno(r, "%s: %s out of range", p, what);
+        if (r == -EBADFD || r == -EISDIR)
+                return log_error_errno(r, "%s: not a regular file (a FIFO, device or directory where the kernel puts "
+                                          "a %s)",
+                                       p, what);
+        if (r == -EFBIG)
+                return log_error_errno(r, "%s: larger than any %s", p, what);
         return log_error_errno(r == -ENOENT ? -EINVAL : r, "%s: malformed %s", p, what);
 }
 
@@ -239,10 +246,12 @@ static int read_meminfo(struct root *root, const char *path, bool required, stru
         int r = root_read_file(root, path, &s, NULL);
         if (r == -ENOENT && !required)
                 return 0;
-        if (r < 0) {
+        if (r == -ENOENT) {
                 _cleanup_free_ char *p = root_join(root, path);
                 return log_error_errno(r, "%s: %m", p);
         }
+        if (r < 0)
+                return malformed(root, path, r, "meminfo");
         r = meminfo_get(s, "MemTotal", &n->mem_total);
         if (r < 0)
                 return malformed(root, path, r, "meminfo (MemTotal)");
@@ -349,12 +358,64 @@ static int read_nodes(struct root *root, struct topology *t, bool cpus_known) {
         return 0;
 }
 
+/* What the kernel itself would never write: a distance of 0 (the SLIT's 10 is local), a node
+ * farther from itself than from another, a table that differs one way and the other; and more
+ * memory free than there is. Reported, not refused: the plan still works, nearest-first may not. */
+static void check_node_facts(const struct topology *t, struct warnings *w) {
+        static const char *const what[] = {
+                "hold a distance of 0 (the local distance is 10)",
+                "list another node no farther than the node itself",
+                "disagree with each other's (asymmetric distances)",
+        };
+        struct cpuset odd[ELEMENTSOF(what)] = {0};
+
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                const struct node *n = &t->nodes[i];
+                for (size_t j = 0; n->distances && j < t->n_nodes; j++) {
+                        int d = n->distances[j];
+                        if (d == 0)
+                                cpuset_set(&odd[0], (unsigned) n->id);
+                        else if (j != i && d <= n->distances[i])
+                                cpuset_set(&odd[1], (unsigned) n->id);
+                        else if (t->nodes[j].distances && d != t->nodes[j].distances[i])
+                                cpuset_set(&odd[2], (unsigned) n->id);
+                }
+                if (n->mem_free > n->mem_total) {
+                        char subject[16];
+                        snprintf(subject, sizeof(subject), "%d", n->id);
+                        warnings_add(w, WARNING_MEMINFO_INVALID, subject,
+                                     "node %d's meminfo says more memory free (%" PRIu64 " bytes) than it has (%" PRIu64
+                                     " bytes)",
+                                     n->id, n->mem_free, n->mem_total);
+                }
+        }
+        /* One warning a kind of fault, naming every node it touches: firmware gets a table wrong
+         * all at once. */
+        for (size_t k = 0; k < ELEMENTSOF(what); k++)
+                if (!cpuset_is_empty(&odd[k])) {
+                        _cleanup_free_ char *nodes = cpuset_format(&odd[k]);
+                        warnings_add(w, WARNING_DISTANCES_INVALID, NULL,
+                                     "the distance rows of node%s %s %s (the firmware's table is wrong, or the "
+                                     "capture is corrupt): nearest-first placement follows the table as it is",
+                                     cpuset_count(&odd[k]) > 1 ? "s" : "", nodes, what[k]);
+                }
+}
+
 int topology_read(struct root *root, unsigned flags, struct warnings *w, struct topology **ret) {
         _cleanup_topology_ struct topology *t = xmalloc0(sizeof(*t));
         struct cpuset present;
         bool cpus_known;
+        DIR *d;
         int r;
 
+        /* Without it there is no host here at all, not a host without CPUs: planning nothing would
+         * remove every drop-in. */
+        r = root_opendir(root, "sys/devices/system", &d);
+        if (r < 0) {
+                _cleanup_free_ char *p = root_join(root, "sys/devices/system");
+                return log_error_errno(r, "%s: %m: not a host's sysfs", p);
+        }
+        closedir(d);
         r = read_cpus(root, t, &present, &cpus_known);
         if (r < 0)
                 return r;
@@ -379,6 +440,11 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
                 return r;
         for (size_t i = 0; i < t->n_nodes; i++)
                 finish_node(t, &t->nodes[i]);
+        if (cpuset_is_empty(&t->online_cpus)) {
+                _cleanup_free_ char *p = root_join(root, SYS_CPU);
+                return log_error_errno(-ENOENT, "%s: no online CPU found: not a host's sysfs", p);
+        }
+        check_node_facts(t, w);
 
         r = pci_read_accelerators(root, flags & TOPOLOGY_NAMES, w, t);
         if (r < 0)
