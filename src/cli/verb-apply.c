@@ -98,6 +98,18 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = EXIT_ENV;
                 goto out;
         }
+        /* An empty plan removes every drop-in: what a read that came back empty (no accelerators
+         * seen, a trimmed sysfs) would do. Removing all is remove's job, asked for by name. */
+        size_t removed = changeset_count(&cs, ACTION_REMOVED);
+        if (in.plan->n_replicas == 0 && removed > 0) {
+                log_error("the plan holds no replica (this host shows none of the accelerators or nodes the "
+                          "configuration places replicas by): applying it would remove all %zu of numaplan's drop-ins "
+                          "in %s; nothing written. To remove them, run numaplan remove",
+                          removed, in.unit_dir);
+                changeset_done(&cs);
+                r = EXIT_ENV;
+                goto out;
+        }
         r = deploy_and_report(&cs, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
         changeset_done(&cs);
 out:

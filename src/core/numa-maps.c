@@ -58,6 +58,35 @@ struct mapping {
         int max_node;
 };
 
+/* More pages than any mapping can hold (64 PiB of 4 KiB pages): a line claiming more is not the
+ * kernel's. Keeping counts below it keeps every product and sum here from wrapping. */
+#define PAGES_MAX (UINT64_C(1) << 44)
+/* The largest page any architecture has: 16 GiB (POWER). */
+#define PAGE_KB_MAX (UINT64_C(16) << 20)
+
+/* Totals across mappings and processes saturate rather than wrap. */
+static void add(uint64_t *sum, uint64_t v) {
+        *sum = *sum > UINT64_MAX - v ? UINT64_MAX : *sum + v;
+}
+
+/* The decimal number in [p, end): digits only, at least one, no wrap-around. */
+static int parse_digits(const char *p, const char *end, uint64_t *ret) {
+        uint64_t v = 0;
+
+        if (p == end)
+                return -EINVAL;
+        for (; p < end; p++) {
+                if (!isdigit((unsigned char) *p))
+                        return -EINVAL;
+                uint64_t d = (uint64_t) (*p - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
 static int parse_line(const char *p, const char *eol, struct mapping *m) {
         /* Only the nodes the previous line touched need clearing: a big process has thousands
          * of mappings, and NUMA_NODES_MAX counters each. */
@@ -102,25 +131,30 @@ static int parse_line(const char *p, const char *eol, struct mapping *m) {
                         m->path_len = len - 5;
                         continue;
                 }
-                uint64_t v = 0;
-                const char *d = eq + 1;
-                if (d == tok + len)
-                        return -EINVAL;
-                for (; d < tok + len; d++) {
-                        if (!isdigit((unsigned char) *d))
-                                return -EINVAL;
-                        v = v * 10 + (uint64_t) (*d - '0');
-                }
-                if (tok[0] == 'N' && eq - tok > 1 && isdigit((unsigned char) tok[1])) {
-                        int node = atoi(tok + 1);
+                uint64_t v;
+                int r = parse_digits(eq + 1, tok + len, &v);
+                if (r < 0)
+                        return r;
+                if (v > PAGES_MAX && !(eq - tok == 17 && strncmp(tok, "kernelpagesize_kB", 17) == 0))
+                        return -ERANGE;
+                if (tok[0] == 'N' && eq - tok > 1) {
+                        uint64_t node;
+                        r = parse_digits(tok + 1, eq, &node);
+                        if (r < 0)
+                                return r;
                         if (node >= NUMA_NODES_MAX)
                                 return -ERANGE;
+                        if (m->count[node] + v > PAGES_MAX)
+                                return -ERANGE;
                         m->count[node] += v;
-                        m->max_node = node > m->max_node ? node : m->max_node;
+                        m->max_node = (int) node > m->max_node ? (int) node : m->max_node;
                 } else if (eq - tok == 4 && strncmp(tok, "anon", 4) == 0)
                         m->anon = v;
-                else if (eq - tok == 17 && strncmp(tok, "kernelpagesize_kB", 17) == 0)
+                else if (eq - tok == 17 && strncmp(tok, "kernelpagesize_kB", 17) == 0) {
+                        if (v > PAGE_KB_MAX)
+                                return -ERANGE;
                         m->page_kb = v ? v : 4;
+                }
         }
         return 0;
 }
@@ -141,26 +175,30 @@ int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpu
                         uint64_t total = 0, scale = m->page_kb / t->base_kb ? m->page_kb / t->base_kb : 1;
                         bool huge = m->huge || m->page_kb > t->base_kb;
                         for (int n = 0; n <= m->max_node; n++)
-                                total += m->count[n];
+                                total += m->count[n]; /* each count <= PAGES_MAX: no wrap */
                         struct file_pages *f = m->path && !huge ? file_entry(t, m->path, m->path_len) : NULL;
                         for (int n = 0; n <= m->max_node; n++) {
                                 uint64_t c = m->count[n];
                                 if (c == 0)
                                         continue;
-                                t->total[n] += c * scale;
+                                unsigned __int128 base = (unsigned __int128) c * scale;
+                                uint64_t pages = base > UINT64_MAX ? UINT64_MAX : (uint64_t) base;
+                                add(&t->total[n], pages);
                                 if (huge) {
-                                        t->huge[n] += c * scale;
+                                        add(&t->huge[n], pages);
                                         continue;
                                 }
                                 /* numa_maps gives the anon count of the mapping, not per node:
                                  * anonymous (COW) pages of a file mapping split in proportion. */
-                                uint64_t anon = !m->path ? c : m->anon >= total ? c : c * m->anon / total;
-                                t->anon[n] += anon;
-                                t->file[n] += c - anon;
+                                uint64_t anon = !m->path             ? c
+                                                : m->anon >= total ? c
+                                                                   : (uint64_t) ((unsigned __int128) c * m->anon / total);
+                                add(&t->anon[n], anon);
+                                add(&t->file[n], c - anon);
                                 if (f) {
-                                        f->total += c - anon;
+                                        add(&f->total, c - anon);
                                         if (!cpuset_isset(planned, n))
-                                                f->off_plan += c - anon;
+                                                add(&f->off_plan, c - anon);
                                 }
                         }
                 }

@@ -9,6 +9,7 @@
  * costs one device's details, never the process. */
 
 #include <setjmp.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 
 #include "basic/log.h"
@@ -116,9 +117,47 @@ static bool pci_fill(struct pci_dev *d, int flags) {
         return true;
 }
 
+/* libpci reads a capture with plain open(): a FIFO there would hang it, a link out of the capture
+ * (an absolute one) would read this machine's files. Before handing it a capture, check what it
+ * will open: each device's entry and the attribute files of its sysfs backend. */
+static bool safe_for_libpci(struct root *root, struct warnings *w) {
+        static const char *const files[] = {"config", "vendor", "device", "class", "numa_node", "irq", "resource",
+                                            "revision", "subsystem_vendor", "subsystem_device", "label"};
+        struct dirent *de;
+        DIR *d;
+        bool safe = true;
+
+        if (root_opendir(root, PCI_DEVICES, &d) < 0)
+                return true;
+        while (safe && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                _cleanup_free_ char *entry = xasprintf(PCI_DEVICES "/%s", de->d_name), *link = NULL;
+                struct stat st;
+                if (root_lstat(root, entry, &st, &link) >= 0 && link && link[0] == '/') {
+                        warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
+                                     "/%s is a link out of the capture (%s): PCI devices read from their files alone",
+                                     entry, link);
+                        safe = false;
+                }
+                for (size_t j = 0; safe && j < ELEMENTSOF(files); j++) {
+                        _cleanup_free_ char *p = xasprintf("%s/%s", entry, files[j]);
+                        if (root_lstat(root, p, &st, NULL) >= 0 && !S_ISREG(st.st_mode)) {
+                                warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
+                                             "/%s is not a regular file: PCI devices read from their files alone", p);
+                                safe = false;
+                        }
+                }
+        }
+        closedir(d);
+        return safe;
+}
+
 static struct pci_access *pci_open(struct root *root, struct warnings *w) {
         _cleanup_free_ char *sysfs_path = root_join(root, "sys/bus/pci");
 
+        if (root_is_capture(root) && !safe_for_libpci(root, w))
+                return NULL;
         if (dlopen_libpci() < 0)
                 return NULL;
         struct pci_access *pacc = sym_pci_alloc();
@@ -154,14 +193,13 @@ static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct 
                 if (!a)
                         continue;
                 /* The class (with its programming interface) is known from the scan. */
-                if (!pci_fill(d, PCI_FILL_IDENT | PCI_FILL_NUMA_NODE)) {
+                if (!pci_fill(d, PCI_FILL_IDENT)) {
                         warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: %s; reported from the files present",
                                      a->pci, unrooted_error(root));
                         continue;
                 }
                 a->vendor = d->vendor_id;
                 a->device = d->device_id;
-                a->sysfs_numa_node = d->numa_node;
                 a->ids_known = true;
         }
 }
@@ -169,7 +207,6 @@ static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct 
 /* libpci could not read this device (a trimmed capture): take what its files still say. */
 static void salvage(struct root *root, struct accelerator *a) {
         uint64_t vendor, device;
-        _cleanup_free_ char *p = device_path(a, "numa_node"), *s = NULL;
 
         a->ids_known = read_hex(root, a, "vendor", &vendor) && read_hex(root, a, "device", &device) &&
                        vendor <= 0xffff && device <= 0xffff;
@@ -177,8 +214,22 @@ static void salvage(struct root *root, struct accelerator *a) {
                 a->vendor = (uint16_t) vendor;
                 a->device = (uint16_t) device;
         }
-        if (root_read_string(root, p, &s) < 0 || parse_int(s, &a->sysfs_numa_node) < 0)
-                a->sysfs_numa_node = -1;
+}
+
+/* The device's numa_node, read here rather than by libpci, which keeps an int of whatever the
+ * file says (99999999999999 became 276447231): -1 or a node id, or -1 with a warning. */
+static void read_numa_node(struct root *root, struct warnings *w, struct accelerator *a) {
+        _cleanup_free_ char *p = device_path(a, "numa_node"), *s = NULL;
+        int node;
+
+        a->sysfs_numa_node = -1;
+        if (root_read_string(root, p, &s) < 0)
+                return;
+        if (parse_int(s, &node) < 0 || node < -1 || node >= CPUSET_MAX)
+                warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "/%s: '%s' is no node number; the device is taken to "
+                             "report none", p, s);
+        else
+                a->sysfs_numa_node = node;
 }
 
 static void read_local_cpus(struct root *root, struct warnings *w, struct accelerator *a) {
@@ -301,12 +352,13 @@ int pci_read_accelerators(struct root *root, bool names, struct warnings *w, str
                         salvage(root, a);
                 else {
                         /* libpci read these itself: record them for `numaplan snapshot`. */
-                        static const char *const files[] = {"vendor", "device", "numa_node"};
+                        static const char *const files[] = {"vendor", "device"};
                         for (size_t j = 0; j < ELEMENTSOF(files); j++) {
                                 _cleanup_free_ char *p = device_path(a, files[j]);
                                 root_record_file(root, p);
                         }
                 }
+                read_numa_node(root, w, a);
                 read_local_cpus(root, w, a);
                 accelerator_resolve_node(a, a->sysfs_numa_node, t);
                 a->compute = !a->ids_known || pci_is_compute(a->vendor, a->class);

@@ -78,6 +78,29 @@ bool root_is_live(const struct root *r) {
         return r->host && !r->recording;
 }
 
+bool root_is_capture(const struct root *r) {
+        return !r->host;
+}
+
+int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_link) {
+        _cleanup_free_ char *copy = xstrdup(rel(path));
+        char *slash = strrchr(copy, '/');
+        const char *name = slash ? slash + 1 : copy;
+        if (slash)
+                *slash = 0;
+        _cleanup_close_ int dfd = open_under(r, slash ? copy : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        if (fstatat(dfd, name, ret, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        if (ret_link) {
+                char buf[4096];
+                ssize_t n = S_ISLNK(ret->st_mode) ? readlinkat(dfd, name, buf, sizeof(buf) - 1) : -1;
+                *ret_link = n >= 0 ? xstrndup(buf, (size_t) n) : NULL;
+        }
+        return 0;
+}
+
 char *root_join(const struct root *r, const char *path) {
         const char *sep = r->path[strlen(r->path) - 1] == '/' ? "" : "/";
         return xasprintf("%s%s%s", r->path, sep, rel(path));

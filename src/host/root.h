@@ -28,6 +28,11 @@ const char *root_path(const struct root *r);
 /* True when facts may come from this process's own system calls (the root is this machine's
  * and nothing is being recorded); false for a replayed capture, whose files must answer. */
 bool root_is_live(const struct root *r);
+/* True for a replayed capture (another machine's files, or files made to look like them). */
+bool root_is_capture(const struct root *r);
+/* lstat() of `path` under the root, and, for a symbolic link, its target (caller frees). */
+struct stat;
+int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_link);
 /* "<root>/<path>" for libraries that want a path string (libpci). Caller frees. */
 char *root_join(const struct root *r, const char *path);
 

@@ -88,5 +88,31 @@ int main(int argc, char **argv) {
         ok(page_tally_add(&t, "7f00 bind:1 N5000=3\n", &n1) < 0, "a node beyond the kernel's limit is rejected");
         ok(page_tally_add(&t, "", &n1) == 0 && page_tally_sum(t.total) == 0, "an empty numa_maps (a kernel thread) is fine");
         page_tally_done(&t);
+
+        /* Hostile numbers: a node past INT_MAX once turned negative through atoi and wrote
+         * count[-1]; counts wrapped. Each such line is refused, and nothing is counted from it. */
+        static const char *const hostile[] = {
+                "0 default N2147483648=1\n",
+                "0 default N4294967295=1\n",
+                "0 default N99999999999999999999=1\n",
+                "0 default N1=18446744073709551615\n",
+                "0 default N1=99999999999999999999999\n",
+                "0 default N1=17592186044416 N1=17592186044416\n",
+                "0 default huge N1=3 kernelpagesize_kB=1099511627776\n",
+                "0 default anon=99999999999999999999 N1=3\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(hostile); i++) {
+                page_tally_init(&t, 4);
+                int r = page_tally_add(&t, hostile[i], &n1);
+                ok(r == -ERANGE && page_tally_sum(t.total) == 0, "refused, nothing counted: %.*s", (int) strlen(hostile[i]) - 1,
+                   hostile[i]);
+                page_tally_done(&t);
+        }
+        page_tally_init(&t, 4);
+        ok(page_tally_add(&t, "0 default huge N1=17592186044415 kernelpagesize_kB=16777216\n", &n1) == 0 &&
+                   page_tally_add(&t, "0 default huge N1=17592186044415 kernelpagesize_kB=16777216\n", &n1) == 0 &&
+                   t.total[1] == UINT64_MAX,
+           "the largest counts the kernel could print saturate, never wrap");
+        page_tally_done(&t);
         return done_testing();
 }
