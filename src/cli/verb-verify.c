@@ -22,6 +22,7 @@
 #include "host/tasks.h"
 #include "host/warmup.h"
 #include "systemd/bus.h"
+#include "systemd/changeset.h"
 #include "systemd/unit-state.h"
 
 static void help(void) {
@@ -49,7 +50,7 @@ struct unit_report {
 /* ---- gathering ---- */
 
 static void gather_dropin(const struct inputs *in, const struct placement *pl, const struct unit_state *s,
-                          struct dropin_facts *d, char **path_buf) {
+                          const char *journal, struct dropin_facts *d, char **path_buf) {
         _cleanup_free_ char *suffix = xasprintf("/%s.d/" DROPIN_NAME, pl->unit), *content = NULL,
                             *want = dropin_render(in->topology, in->config, in->plan, pl, in->marker);
         struct strbuf over = {0};
@@ -57,7 +58,7 @@ static void gather_dropin(const struct inputs *in, const struct placement *pl, c
         ssize_t ours = -1;
 
         *path_buf = dropin_path(in->unit_dir, pl->unit);
-        *d = (struct dropin_facts){.path = *path_buf};
+        *d = (struct dropin_facts){.path = *path_buf, .journal = journal};
         for (size_t i = 0; s->dropin_paths[i]; i++) {
                 const char *p = s->dropin_paths[i];
                 size_t lp = strlen(p), ls = strlen(suffix);
@@ -160,7 +161,9 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         int ret = unit_state_read(bus, pl->unit, &s);
         if (ret < 0)
                 return ret;
-        gather_dropin(in, pl, &s, &d, &dpath);
+        _cleanup_free_ char *journal =
+                changeset_interrupted(in->unit_dir) ? xasprintf("%s/" CHANGESET_JOURNAL, in->unit_dir) : NULL;
+        gather_dropin(in, pl, &s, journal, &d, &dpath);
         gather_tasks(in->root, mount, &s, &tf);
 
         check_unit_active(&s, pl->unit, &u->checks[CHECK_UNIT_ACTIVE]);

@@ -130,9 +130,14 @@ void check_effective_memory_nodes(const struct unit_state *s, const struct place
 
 void check_dropin(const struct dropin_facts *d, struct check *c) {
         char *got, *detail = NULL;
-        bool ok = d->loaded && !d->overridden_by && d->matches_plan;
+        bool ok = d->loaded && !d->overridden_by && d->matches_plan && !d->journal;
 
-        if (!d->loaded) {
+        if (d->journal) {
+                got = xstrdup("apply interrupted");
+                detail = xasprintf("an apply was interrupted midway (%s records it): the drop-ins may mix two plans; "
+                                   "run numaplan apply to finish it",
+                                   d->journal);
+        } else if (!d->loaded) {
                 got = xstrdup("not loaded");
                 detail = xasprintf("%s is not among the unit's drop-ins: run numaplan apply (it reloads systemd)",
                                    d->path);

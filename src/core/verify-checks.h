@@ -39,6 +39,7 @@ struct dropin_facts {
         bool loaded;            /* systemd lists it in DropInPaths */
         bool matches_plan;      /* its content is what the plan renders now */
         char *overridden_by;    /* "PATH sets KEY=, KEY=" for later drop-ins; NULL if none */
+        const char *journal;    /* the journal of an interrupted apply, NULL when none waits */
         double mtime;           /* when it was written (seconds since the epoch), 0 unknown */
 };
 

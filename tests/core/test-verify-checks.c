@@ -136,6 +136,12 @@ static void dropins(void) {
         check_dropin(&d, &c);
         ok(!c.ok && streq(c.got, "stale"), "a drop-in that differs from the plan is stale");
         check_done(&c);
+        d.matches_plan = true;
+        d.journal = "/etc/systemd/system/.numaplan-journal";
+        check_dropin(&d, &c);
+        ok(!c.ok && streq(c.got, "apply interrupted") && strstr(c.detail, "run numaplan apply to finish it"),
+           "an interrupted apply fails the check, saying how to finish it");
+        check_done(&c);
 
         _cleanup_free_ char *a = dropin_settings("[Service]\nNUMAPolicy=default\nCPUAffinity = 0-63\nNice=5\n");
         is_str(a, "NUMAPolicy=, CPUAffinity=", "the settings a drop-in overrides");
