@@ -229,7 +229,9 @@ static long lock_holder(int fd) {
 }
 
 int lock_file(const char *path, unsigned timeout_s) {
-        _cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+        /* Read-only is enough for flock(), and works on a read-only file system, where the
+         * write that fails then says so itself. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
         struct stat st;
         bool said = false;
 
