@@ -19,7 +19,7 @@ fi
 
 scratch=$(mktemp -d)
 cleanup() {
-	umount "$scratch/full" "$scratch/ro" 2>/dev/null
+	umount -n "$scratch/full" "$scratch/ro" 2>/dev/null
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -63,7 +63,7 @@ memory = 4G")
 
 # ---- a full unit directory: nothing changes, nothing is left behind ----
 mkdir -p "$scratch/full"
-mount -t tmpfs -o size=256k numaplan-full "$scratch/full"
+mount -n -t tmpfs -o size=256k numaplan-full "$scratch/full"
 U=$scratch/full/units apply "$c1"
 is "apply into a small file system first succeeds" "$rc" 0
 before=$(tree_state "$scratch/full/units")
@@ -77,15 +77,15 @@ rm -f "$scratch/full/filler"
 
 # ---- a read-only unit directory ----
 mkdir -p "$scratch/ro"
-mount -t tmpfs numaplan-ro "$scratch/ro"
+mount -n -t tmpfs numaplan-ro "$scratch/ro"
 U=$scratch/ro/units apply "$c1" >/dev/null
-mount -o remount,ro "$scratch/ro"
+mount -n -o remount,ro "$scratch/ro"
 before=$(tree_state "$scratch/ro/units")
 U=$scratch/ro/units apply "$c2"
 if [ $rc -eq 3 ] && grep -q "Read-only file system" <<<"$err" && [ "$(tree_state "$scratch/ro/units")" = "$before" ]; then
 	ok "a read-only unit directory: exit 3 saying so, nothing changed"
 else fail "read-only unit directory" "exit $rc" "$err"; fi
-umount "$scratch/ro"
+umount -n "$scratch/ro"
 
 # ---- a symbolic link where a unit's .d belongs: never written or deleted through ----
 mkdir -p "$scratch/elsewhere" "$units"

@@ -14,7 +14,7 @@ command -v unshare >/dev/null || skip_all "unshare (util-linux) is not installed
 if [ -z "${NUMAPLAN_PRIVATE_RUN:-}" ]; then
 	# Re-run this script in a mount namespace of its own with a fresh tmpfs on /run.
 	exec unshare --mount --propagation private env NUMAPLAN_PRIVATE_RUN=1 bash -c \
-		'mount -t tmpfs -o mode=0755 numaplan-test /run && exec bash "$0" "$@"' "$0" "$@"
+		'mount -n -t tmpfs -o mode=0755 numaplan-test /run && exec bash "$0" "$@"' "$0" "$@"
 fi
 
 scratch=$(mktemp -d)

@@ -181,7 +181,7 @@ async function complete(body) {
 }
 
 async function handle(req, res) {
-    const path = new URL(req.url, "http://x").pathname;
+    const path = new URL(req.url, "http://localhost").pathname;
     if (path === "/health") {
         if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError(405, "use GET");
         if (!engine.ready) return send(res, 503, { status: "loading" });
@@ -223,7 +223,10 @@ process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));
 
 checkModel(opt.model);
-server.on("error", (e) => die(`listen ${opt.host}:${opt.port}: ${e.message}`));
+server.on("error", (e) => {
+    log(`error: cannot listen on ${opt.host}:${opt.port}: ${e.message}`);
+    process.exit(1);
+});
 await new Promise((resolve) => server.listen(opt.port, opt.host, resolve));
 const addr = server.address();
 const listen = `${addr.family === "IPv6" ? `[${addr.address}]` : addr.address}:${addr.port}`;
