@@ -28,8 +28,8 @@ static json_object *node_json(const struct topology *t, const struct node *n) {
 
         json_object_object_add(o, "id", json_object_new_int(n->id));
         json_object_object_add(o, "cpus", json_cpuset(&n->cpus));
-        json_object_object_add(o, "memory_total_bytes", json_object_new_int64((int64_t) n->mem_total));
-        json_object_object_add(o, "memory_free_bytes", json_object_new_int64((int64_t) n->mem_free));
+        json_object_object_add(o, "memory_total_bytes", json_uint64(n->mem_total));
+        json_object_object_add(o, "memory_free_bytes", json_uint64(n->mem_free));
         if (n->distances)
                 for (size_t j = 0; j < t->n_nodes; j++) {
                         char key[16];

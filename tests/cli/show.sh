@@ -64,6 +64,41 @@ find "$scratch/trim/sys/bus/pci/devices" -name class -path '*18:00.0*' -delete
 run show --json --sysfs-root "$scratch/trim"
 case "$rc:$out" in 0:*"0000:2a:00.0"*) ok "a device without a class is skipped, the others reported" ;; *) fail "classless device" "$rc" "$err" ;; esac
 
+# Numbers no kernel writes: reported as far as they are true, with a warning, never wrapped.
+cp -r "$fixtures/hosts/dgx-2s-8gpu" "$scratch/odd"
+printf 'Node 0 MemTotal: 18014398509481983 kB\nNode 0 MemFree: 18014398509481983 kB\n' \
+	>"$scratch/odd/sys/devices/system/node/node0/meminfo"
+printf 'Node 1 MemTotal: 1024 kB\nNode 1 MemFree: 2048 kB\n' >"$scratch/odd/sys/devices/system/node/node1/meminfo"
+echo 99999999999999 >"$scratch/odd/sys/bus/pci/devices/0000:18:00.0/numa_node"
+echo "10 0" >"$scratch/odd/sys/devices/system/node/node0/distance"
+run show --json --sysfs-root "$scratch/odd"
+is "odd numbers: show still exits 0" "$rc" 0
+check "a MemTotal of 2^64 - 1 KiB prints as itself, not negative" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nodes"][0]["memory_total_bytes"] == 18014398509481983 * 1024, d["nodes"][0]' "$scratch/out"
+check "a numa_node beyond int: a warning naming it, and the node from the local CPUs instead" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["warnings"] if x["code"] == "pci-incomplete" and x.get("pci") == "0000:18:00.0"]
+assert w and "99999999999999" in w[0]["message"], d["warnings"]
+a = [x for x in d["accelerators"] if x["pci"] == "0000:18:00.0"][0]
+assert a["numa_node"] == 0 and a["numa_source"] == "local_cpus", a' "$scratch/out"
+check "a distance of 0 and an asymmetric table: distances-invalid" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x["message"] for x in d["warnings"] if x["code"] == "distances-invalid"]
+assert any("distance of 0" in m for m in w), w' "$scratch/out"
+check "MemFree above MemTotal: meminfo-invalid on that node" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [x for x in d["warnings"] if x["code"] == "meminfo-invalid" and x.get("node") == 1], d["warnings"]' "$scratch/out"
+printf '[replica a]\nunit = a\0.service\n' >"$scratch/nul.conf"
+chmod 0644 "$scratch/nul.conf"
+run plan --sysfs-root "$fixtures/hosts/dgx-2s-8gpu" -c "$scratch/nul.conf"
+if [ $rc -eq 2 ] && grep -q "nul.conf:2: a NUL byte" <<<"$err"; then ok "a NUL in a value is named as such, at its line"; else
+	fail "NUL in a value" "exit $rc" "$err"; fi
+
 # Snapshot round trips: the replay shows what the captured host showed.
 for src in / "$fixtures/hosts/nps4-2s-8gpu"; do
 	rm -rf "$scratch/x" && mkdir "$scratch/x"

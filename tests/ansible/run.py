@@ -1,0 +1,303 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The Ansible collection numaplan.host against fixture hosts, as TAP.
+
+One ansible-playbook run (site.yml) over an inventory of fixture hosts records every task's
+result (callback_plugins/numaplan_record.py); this script then judges the results, the unit
+directories' listings taken between tasks (tree_state.py) and numaplan's own plan --json.
+Usage: run.py NUMAPLAN_BINARY FIXTURES_DIR. Set NUMAPLAN_KEEP_TMP=1 to keep the scratch directory.
+"""
+
+import grp
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COLLECTIONS = os.path.normpath(os.path.join(HERE, '..', '..', 'ansible'))
+MODULES = {
+    'apply': ['binary', 'config', 'sysfs_root', 'unit_dir', 'state', 'units', 'reload', 'restart'],
+    'verify': ['binary', 'config', 'sysfs_root', 'unit_dir', 'units', 'warmup', 'fail_on_mismatch'],
+    'facts': ['binary', 'config', 'sysfs_root'],
+}
+# Inventory host -> fixture host: two sockets, NPS4 (8 nodes), a memory-only node, one node.
+HOSTS = {
+    'dgx': 'dgx-2s-8gpu',
+    'nps4': 'nps4-2s-8gpu',
+    'gh200': 'gh200-memonly',
+    'single': 'single-node',
+}
+CONFIG = '[replicas inference]\nunit = inference@%i.service\nper = accelerator\nmemory = 32G\n'
+CONFIG2 = CONFIG.replace('32G', '16G')
+CONFIG_BAD = '[numaplan]\nheadroom = 10%\nno-such-key = 1\n'
+DROPIN = '50-numaplan.conf'
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, cond, what, diag=None):
+        self.n += 1
+        print('%s %d - %s' % ('ok' if cond else 'not ok', self.n, what))
+        if not cond:
+            self.failed += 1
+            for line in str(diag or '').splitlines()[-40:]:
+                print('#   ' + line)
+        sys.stdout.flush()
+        return cond
+
+    def skip(self, what, why):
+        self.n += 1
+        print('ok %d - %s # SKIP %s' % (self.n, what, why))
+
+    def done(self):
+        print('1..%d' % self.n)
+        return 1 if self.failed else 0
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+    os.chmod(path, 0o644)  # numaplan, as root, refuses group- or world-writable files
+
+
+def numaplan_json(binary, *args):
+    out = subprocess.run([binary] + list(args) + ['--json'], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def dropins_of(listing):
+    return {p: e['sha256'] for p, e in listing.items() if p.endswith('/' + DROPIN)}
+
+
+def plan_dropins(plan, unit_dir):
+    import hashlib
+    return {os.path.relpath(r['dropin_path'], unit_dir): hashlib.sha256(r['dropin'].encode()).hexdigest()
+            for r in plan['replicas']}
+
+
+def setup(tmp, binary, fixtures):
+    paths = dict(config=tmp + '/conf/numaplan.conf', config2=tmp + '/conf/numaplan-16g.conf',
+                 config_bad=tmp + '/conf/broken.conf')
+    write(paths['config'], CONFIG)
+    write(paths['config2'], CONFIG2)
+    write(paths['config_bad'], CONFIG_BAD)
+    hosts = {}
+    for name, fixture in HOSTS.items():
+        hosts[name] = dict(sysfs_root=os.path.join(fixtures, fixture), unit_dir='%s/%s/units' % (tmp, name),
+                           role_dir='%s/%s/role' % (tmp, name))
+        os.makedirs(hosts[name]['unit_dir'])
+    inventory = dict(all=dict(
+        vars=dict(paths, ansible_connection='local', ansible_python_interpreter='{{ ansible_playbook_python }}',
+                  numaplan_bin=binary, tree_state=os.path.join(HERE, 'tree_state.py'),
+                  owner=pwd.getpwuid(os.getuid()).pw_name, group=grp.getgrgid(os.getgid()).gr_name),
+        children=dict(fixtures=dict(hosts=hosts))))
+    # JSON is YAML: the yaml inventory plugin reads it.
+    with open(tmp + '/inventory.json', 'w') as f:
+        json.dump(inventory, f, indent=1)
+    with open(tmp + '/ansible.cfg', 'w') as f:
+        f.write('[defaults]\ncallback_plugins = %s\ncallbacks_enabled = numaplan_record\nforks = %d\n'
+                'local_tmp = %s/ansible-local\nremote_tmp = %s/ansible-remote\nretry_files_enabled = false\n'
+                'nocolor = true\ninterpreter_python = auto_silent\n[connection]\npipelining = true\n'
+                % (HERE + '/callback_plugins', len(HOSTS), tmp, tmp))
+    env = dict(os.environ, ANSIBLE_CONFIG=tmp + '/ansible.cfg', ANSIBLE_HOME=tmp + '/ansible-home',
+               ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, NUMAPLAN_RECORD=tmp + '/record.jsonl',
+               ANSIBLE_FORCE_COLOR='0', ANSIBLE_NOCOLOR='1')
+    return paths, hosts, env
+
+
+class Records:
+    def __init__(self, path):
+        self.by = {}
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    r = json.loads(line)
+                    self.by[(r['play'], r['host'], r['task'])] = r
+
+    def get(self, host, task, play='Apply and remove'):
+        return self.by.get((play, host, task)) or dict(status='missing', result={})
+
+    def listing(self, host, task):
+        r = self.get(host, task)
+        return json.loads(r['result']['stdout']) if r['status'] == 'ok' else None
+
+
+def check_docs(tap, docs):
+    for name, (rc, out) in docs.items():
+        if name == 'role':
+            tap.check(rc == 0 and '> NUMAPLAN.HOST.NUMAPLAN' in out and 'numaplan_replicas' in out,
+                      'ansible-doc -t role renders numaplan.host.numaplan', out)
+            continue
+        missing = [o for o in MODULES[name] if '- %s\n' % o not in out]
+        tap.check(rc == 0 and '> NUMAPLAN.HOST.%s' % name.upper() in out and not missing
+                  and 'EXAMPLES' in out and 'RETURN VALUES' in out,
+                  'ansible-doc renders numaplan.host.%s with every option' % name,
+                  'missing: %s\n%s' % (missing, out))
+
+
+def check_host(tap, rec, binary, h, host, paths):
+    unit_dir = host['unit_dir']
+    sysfs = ['--sysfs-root', host['sysfs_root'], '--unit-dir', unit_dir]
+    plan = numaplan_json(binary, 'plan', '-c', paths['config'], *sysfs)
+    planned = [r['unit'] for r in plan['replicas']]
+    want = plan_dropins(plan, unit_dir)
+
+    r = rec.get(h, 'check')
+    res = r['result']
+    tap.check(res.get('changed') is True and [u['unit'] for u in res.get('units', [])] == planned
+              and all(u['action'] == 'created' for u in res['units']),
+              '%s: check mode reports changed, every planned unit to be created' % h, res)
+    diff = res.get('diff', {}).get('prepared', '')
+    tap.check(all('+++ %s\n' % r['dropin_path'] in diff and
+                  ''.join('+' + line + '\n' for line in r['dropin'].splitlines()) in diff for r in plan['replicas']),
+              '%s: check mode with diff shows every drop-in of the plan' % h, diff or res)
+    before, after = rec.listing(h, 'listing before check'), rec.listing(h, 'listing after check')
+    tap.check(before is not None and before == after,
+              '%s: check mode leaves the unit directory byte-identical' % h,
+              'before: %s\nafter:  %s' % (before, after))
+
+    res = rec.get(h, 'first')['result']
+    tap.check(res.get('changed') is True and [u['unit'] for u in res.get('units', [])] == planned
+              and all(u['action'] == 'created' for u in res['units']),
+              '%s: the first run is changed and creates every planned unit' % h, res)
+    got = dropins_of(rec.listing(h, 'listing after first') or {})
+    tap.check(got and got == want, '%s: the first run writes exactly the drop-ins of numaplan plan --json' % h,
+              'got:  %s\nwant: %s' % (got, want))
+    tap.check(res.get('plan') == plan, '%s: the module returns numaplan plan --json as plan' % h,
+              'got: %s' % res.get('plan'))
+
+    res = rec.get(h, 'second')['result']
+    tap.check(res.get('changed') is False and all(u['action'] == 'unchanged' for u in res.get('units', [{}])),
+              '%s: a second run is not changed' % h, res)
+    after_first = rec.listing(h, 'listing after first')
+    tap.check(after_first is not None and after_first == rec.listing(h, 'listing after second and diff check'),
+              '%s: the second run and check mode on an applied directory touch nothing' % h)
+
+    plan2 = numaplan_json(binary, 'plan', '-c', paths['config2'], *sysfs)
+    res = rec.get(h, 'diff')['result']
+    diff = res.get('diff', {}).get('prepared', '')
+    hunks = all('--- %s\n+++ %s\n' % (r['dropin_path'], r['dropin_path']) in diff for r in plan2['replicas'])
+    tap.check(res.get('changed') is True and hunks and '-# replica' in diff and '+# replica' in diff
+              and all(u['action'] == 'updated' for u in res['units']),
+              '%s: diff mode shows the diff of every updated drop-in' % h, diff or res)
+    check_diff = rec.get(h, 'diff check')['result'].get('diff', {}).get('prepared')
+    tap.check(check_diff == diff, '%s: check mode shows the same diff as the run' % h,
+              'check: %s\nrun:   %s' % (check_diff, diff))
+
+    res = rec.get(h, 'absent check')['result']
+    diff = res.get('diff', {}).get('prepared', '')
+    removed = [u['unit'] for u in res.get('units', []) if u['action'] == 'removed']
+    tap.check(res.get('changed') is True and removed == sorted(planned)
+              and all('--- %s\n+++ /dev/null\n' % r['dropin_path'] in diff for r in plan2['replicas']),
+              '%s: state=absent in check mode reports every drop-in removed, with its diff' % h, res)
+    after_diff = rec.listing(h, 'listing after diff')
+    tap.check(after_diff is not None and after_diff == rec.listing(h, 'listing after absent check'),
+              '%s: state=absent in check mode leaves the unit directory byte-identical' % h)
+    res = rec.get(h, 'absent one')['result']
+    tap.check(res.get('changed') is True and res.get('units') == [dict(unit=planned[0], action='removed')],
+              '%s: state=absent with units removes the drop-ins of those units only' % h, res)
+    res = rec.get(h, 'absent')['result']
+    left = dropins_of(rec.listing(h, 'listing after absent') or {'x/' + DROPIN: None})
+    # On a host with one replica there is nothing left to remove: not changed.
+    tap.check(res.get('changed') is (len(planned) > 1) and not left
+              and sorted(u['unit'] for u in res.get('units', []) if u['action'] == 'removed') == sorted(planned[1:]),
+              '%s: state=absent removes every other drop-in' % h, '%s\nleft: %s' % (res, left))
+
+    r = rec.get(h, 'broken')
+    msg = r['result'].get('msg', '')
+    tap.check(r['status'] == 'failed' and (paths['config_bad'] + ':3: ') in msg,
+              '%s: a broken configuration fails the task with file:line in msg' % h, r)
+
+    r = rec.get(h, 'verify')
+    res = r['result']
+    msg = res.get('msg', '')
+    if res.get('rc') not in (None, 3) or 'verify' in res:
+        tap.skip('%s: verify without systemd fails with numaplan\'s message' % h, 'systemd answers here')
+    else:
+        errors = [line[len('numaplan: error: '):] for line in res.get('stderr', '').splitlines()
+                  if line.startswith('numaplan: error: ')]
+        tap.check(r['status'] == 'failed' and res.get('rc') == 3 and errors and all(e in msg for e in errors)
+                  and msg.startswith('numaplan verify failed (exit 3): '),
+                  '%s: verify without systemd fails with numaplan\'s message' % h, res)
+
+    res = rec.get(h, 'facts')['result']
+    show = numaplan_json(binary, 'show', '-c', paths['config'], '--sysfs-root', host['sysfs_root'])
+    tap.check(res.get('ansible_facts', {}).get('numaplan', {}).get('nodes') == show['nodes'] and show['nodes'],
+              '%s: facts returns the fixture host\'s nodes as ansible_facts.numaplan' % h, res)
+
+
+def check_role(tap, rec, binary, h, host):
+    first, second = 'Role, first run', 'Role, second run'
+    conf = host['role_dir'] + '/etc/numaplan.conf'
+    units = host['role_dir'] + '/units'
+    installed = rec.get(h, 'numaplan.host.numaplan : Install the numaplan configuration', first)
+    text = open(conf).read() if os.path.exists(conf) else ''
+    mode = os.stat(conf).st_mode & 0o7777 if text else None
+    tap.check(installed['status'] == 'changed' and mode == 0o644 and '\n[replica first]\nunit = first-replica.service\n'
+              'accelerators = count:1\nmemory = 8G\nmin-local = 90%\n' in text
+              and '\n[replicas inference]\n' in text and 'visible-devices = yes\n' in text,
+              '%s: the role installs its configuration from variables, mode 0644' % h,
+              'mode %s\n%s\n%s' % (oct(mode or 0), text, installed))
+    applied = rec.get(h, 'numaplan.host.numaplan : Apply the plan', first)
+    plan = numaplan_json(binary, 'plan', '-c', conf, '--sysfs-root', host['sysfs_root'], '--unit-dir', units) \
+        if text else {'replicas': []}
+    got = {}
+    for r in plan['replicas']:
+        if os.path.exists(r['dropin_path']):
+            got[r['unit']] = open(r['dropin_path']).read() == r['dropin']
+    tap.check(applied['status'] == 'changed' and plan['replicas'] and all(got.get(r['unit']) for r in plan['replicas']),
+              '%s: the role applies it: the drop-ins of numaplan plan --json are written' % h, applied)
+    handler = rec.get(h, 'numaplan.host.numaplan : Restart the replicas numaplan moved', first)
+    tap.check(handler['status'] == 'skipped',
+              '%s: the restart handler is notified and skipped with numaplan_restart_units false' % h, handler)
+    again = [rec.get(h, 'numaplan.host.numaplan : ' + t, second)
+             for t in ('Install the numaplan configuration', 'Apply the plan', 'Restart the replicas numaplan moved')]
+    tap.check(again[0]['status'] == 'ok' and again[1]['status'] == 'ok' and again[2]['status'] == 'missing',
+              '%s: the role run again changes nothing and notifies no handler' % h, again)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit('usage: run.sh NUMAPLAN_BINARY FIXTURES_DIR')
+    binary, fixtures = os.path.abspath(sys.argv[1]), os.path.join(os.path.abspath(sys.argv[2]), 'hosts')
+    tap = Tap()
+    if not (shutil.which('ansible-playbook') and shutil.which('ansible-doc')):
+        tap.check(False, 'ansible-playbook and ansible-doc are installed', 'apt-get install ansible-core')
+        return tap.done()
+
+    tmp = tempfile.mkdtemp(prefix='numaplan-ansible.')
+    try:
+        paths, hosts, env = setup(tmp, binary, fixtures)
+        # ansible-doc beside the playbook: both spend most of their time starting Python.
+        docs = {m: subprocess.Popen(['ansible-doc', 'numaplan.host.' + m], env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True) for m in MODULES}
+        docs['role'] = subprocess.Popen(['ansible-doc', '-t', 'role', 'numaplan.host.numaplan'], env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        with open(tmp + '/playbook.log', 'w') as log:
+            rc = subprocess.call(['ansible-playbook', '-i', tmp + '/inventory.json', os.path.join(HERE, 'site.yml')],
+                                 env=env, stdout=log, stderr=subprocess.STDOUT)
+        check_docs(tap, {m: (p.wait(), p.communicate()[0]) for m, p in docs.items()})
+        tap.check(rc == 0, 'ansible-playbook site.yml exits 0', open(tmp + '/playbook.log').read())
+        rec = Records(tmp + '/record.jsonl')
+        for h in HOSTS:
+            check_host(tap, rec, binary, h, hosts[h], paths)
+        for h in HOSTS:
+            check_role(tap, rec, binary, h, hosts[h])
+    finally:
+        if os.environ.get('NUMAPLAN_KEEP_TMP'):
+            print('# kept ' + tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return tap.done()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
