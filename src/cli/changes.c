@@ -34,6 +34,8 @@ static void print_changes(const struct changeset *cs, bool check, bool json) {
                 json_print(obj);
                 return;
         }
+        if (log_get_max_level() < LOG_NOTICE) /* -q: errors only */
+                return;
         for (size_t i = 0; i < cs->n; i++)
                 if (cs->v[i].action != ACTION_UNCHANGED)
                         printf("%s: %s%s %s\n", cs->v[i].unit, check ? "would be " : "",

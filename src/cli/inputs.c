@@ -67,6 +67,15 @@ int inputs_load(const struct globals *g, const char *config_path, bool runtime, 
                 return r == -ENOENT || r == -EINVAL || r == -EPERM ? EXIT_USAGE : EXIT_ENV;
         }
         r = inputs_host(g, 0, in.config, &in);
+        /* What the host does not let numaplan read right makes any plan wrong: say each, plan
+         * nothing. `show` still shows the rest. */
+        if (r == EXIT_OK && warnings_count(&in.warnings, SEVERITY_ERROR) > 0) {
+                for (size_t i = 0; i < in.warnings.n; i++)
+                        if (warning_kinds[in.warnings.v[i].code].severity == SEVERITY_ERROR)
+                                log_error("%s: %s", warning_code(&in.warnings.v[i]), in.warnings.v[i].message);
+                log_error("no plan on this host until that is fixed (numaplan show shows the rest)");
+                r = EXIT_ENV;
+        }
         if (r == EXIT_OK && plan_compute(in.topology, in.config, &in.warnings, &in.plan, &err) < 0) {
                 log_error_at_done(&err);
                 r = EXIT_USAGE;
@@ -90,8 +99,12 @@ void inputs_done(struct inputs *in) {
         *in = (struct inputs){0};
 }
 
-int inputs_lock(const struct inputs *in) {
+int inputs_lock(const struct inputs *in, bool create) {
         _cleanup_free_ char *lock = xasprintf("%s.lock", in->runtime_dir), *copy = xstrdup(lock);
+        /* A command that writes nothing (apply --check) creates nothing: it waits for a holder
+         * when there can be one, and otherwise needs no lock. */
+        if (!create && access(lock, F_OK) < 0)
+                return -1;
         int r = mkdir_parents(dirname(copy), 0755);
         if (r < 0) {
                 log_error_errno(r, "cannot create the directory of %s: %m", lock);
@@ -113,7 +126,13 @@ int inputs_lock(const struct inputs *in) {
 }
 
 int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb) {
-        if (root_is_live(in->root))
+        _cleanup_root_ struct root *own = NULL;
+        struct root *root = in->root;
+
+        /* remove reads no host: open the root only to learn whether it is this machine's. */
+        if (!root && root_open(g->sysfs_root, 0, &own) >= 0)
+                root = own;
+        if (!root || !root_is_capture(root))
                 return EXIT_OK;
         if (!g->unit_dir || is_systemd_unit_dir(in->unit_dir))
                 return verb_usage_error(verb, "--sysfs-root %s replays another host: its plan is not this host's; "

@@ -52,8 +52,9 @@ void inputs_done(struct inputs *in);
 /* How long apply and remove wait for another holding the lock: $NUMAPLAN_LOCK_TIMEOUT seconds, by
  * default this long (an apply --restart waits for its restarts under the lock). */
 #define LOCK_TIMEOUT_S 300
-/* Takes apply's lock (<runtime_dir>.lock), creating its directory. Returns the descriptor or an
- * exit code below 0: -EXIT_ENV. */
-int inputs_lock(const struct inputs *in);
-/* Refuses, with EXIT_USAGE, to deploy a replayed host's plan to this host's systemd. */
+/* Takes apply's lock (<runtime_dir>.lock), creating it and its directory with `create`; without,
+ * only a lock that exists. Returns the descriptor, -1 for no lock, or -EXIT_ENV. */
+int inputs_lock(const struct inputs *in, bool create);
+/* Refuses, with EXIT_USAGE, to deploy a replayed host's plan (or, for remove, anything under a
+ * replayed root) to this host's systemd or unit directories. */
 int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb);

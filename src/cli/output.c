@@ -14,8 +14,7 @@ json_object *json_warnings(const struct warnings *w) {
                 const struct warning_kind *k = &warning_kinds[x->code];
                 json_object *o = json_object_new_object();
                 json_object_object_add(o, "code", json_object_new_string(k->code));
-                json_object_object_add(o, "severity",
-                                       json_object_new_string(k->severity == SEVERITY_NOTICE ? "notice" : "warning"));
+                json_object_object_add(o, "severity", json_object_new_string(severity_to_string(k->severity)));
                 json_object_object_add(o, "message", json_object_new_string(x->message));
                 if (x->subject && subject_keys[k->subject]) {
                         int node;
@@ -38,6 +37,6 @@ void print_warnings(const struct warnings *w, const char *heading, const char *i
 
 void log_warnings(const struct warnings *w) {
         for (size_t i = 0; i < w->n; i++)
-                if (warning_kinds[w->v[i].code].severity >= SEVERITY_WARNING)
+                if (warning_kinds[w->v[i].code].severity == SEVERITY_WARNING)
                         log_warning("%s: %s", warning_code(&w->v[i]), w->v[i].message);
 }

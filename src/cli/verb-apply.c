@@ -78,8 +78,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * the report. */
         log_warnings(&in.warnings);
 
-        lock = inputs_lock(&in);
-        if (lock < 0) {
+        lock = inputs_lock(&in, !a->check);
+        if (lock < -1) {
                 r = -lock;
                 goto out;
         }

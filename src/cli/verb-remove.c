@@ -51,9 +51,12 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         }
 
         inputs_dirs(g, a->runtime, &in);
+        r = inputs_check_replay(&in, g, !a->no_reload, "remove");
+        if (r != EXIT_OK)
+                goto out;
         /* The same lock as apply: a remove must not interleave with an apply's commit. */
-        lock = inputs_lock(&in);
-        if (lock < 0) {
+        lock = inputs_lock(&in, access(in.unit_dir, F_OK) == 0); /* no unit directory: nothing to remove */
+        if (lock < -1) {
                 r = -lock;
                 goto out;
         }

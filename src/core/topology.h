@@ -23,6 +23,8 @@ struct node {
         int id;
         struct cpuset cpus; /* online CPUs only */
         uint64_t mem_total, mem_free; /* bytes */
+        uint64_t mem_available;       /* free plus reclaimable, what the kernel could hand out now */
+        bool memory_known;            /* meminfo could be read; else mem_total is 0 */
         int *distances; /* by index into topology.nodes; NULL when the kernel gave none */
         struct hugepage_pool *hugepages;
         size_t n_hugepages;

@@ -25,6 +25,12 @@ const struct warning_kind warning_kinds[_WARNING_MAX] = {
                                     "the PCI tree cannot be scanned"},
         [WARNING_DISTANCES_INVALID] = {"distances-invalid", SEVERITY_WARNING, SUBJECT_HOST,
                                        "a node's distance row is not what a kernel writes"},
+        [WARNING_DISTANCE_ROW] = {"distance-row-length", SEVERITY_NOTICE, SUBJECT_HOST,
+                                  "distance rows list every possible node, not only the online ones"},
+        [WARNING_SYSFS_MALFORMED] = {"sysfs-malformed", SEVERITY_WARNING, SUBJECT_HOST,
+                                     "a file of sysfs or /proc is malformed or absent; the rest is reported"},
+        [WARNING_HOST_UNPLANNABLE] = {"host-unplannable", SEVERITY_ERROR, SUBJECT_HOST,
+                                      "what is unreadable makes any plan on this host impossible or wrong"},
         [WARNING_MEMINFO_INVALID] = {"meminfo-invalid", SEVERITY_WARNING, SUBJECT_NODE,
                                      "a node's meminfo says more memory free than it has"},
         [WARNING_MEMORY_ONLY_HOME] = {"memory-only-home", SEVERITY_WARNING, SUBJECT_REPLICA,
@@ -48,6 +54,13 @@ bool warnings_has(const struct warnings *l, enum warning_code code, const char *
                 if (l->v[i].code == code && streq_ptr(l->v[i].subject, subject))
                         return true;
         return false;
+}
+
+size_t warnings_count(const struct warnings *l, enum severity severity) {
+        size_t n = 0;
+        for (size_t i = 0; i < l->n; i++)
+                n += warning_kinds[l->v[i].code].severity >= severity;
+        return n;
 }
 
 void warnings_done(struct warnings *l) {

@@ -13,6 +13,7 @@
 enum severity {
         SEVERITY_NOTICE,  /* worth knowing, nothing to fix (one node: nothing to pin) */
         SEVERITY_WARNING, /* pinning is weaker, or a decision was made for the admin */
+        SEVERITY_ERROR,   /* no plan can be made right on this host: plan and apply refuse */
 };
 
 /* What a warning is about: the host as a whole, one node, one PCI device, or one replica. */
@@ -31,7 +32,10 @@ enum warning_code {
         WARNING_PCI_INCOMPLETE,
         WARNING_PCI_UNREADABLE,
         WARNING_DISTANCES_INVALID,
+        WARNING_DISTANCE_ROW,
         WARNING_MEMINFO_INVALID,
+        WARNING_SYSFS_MALFORMED,
+        WARNING_HOST_UNPLANNABLE,
         /* The plan */
         WARNING_MEMORY_ONLY_HOME,
         WARNING_BIND_EXTENDED,
@@ -58,6 +62,10 @@ struct warnings {
         size_t n;
 };
 
+static inline const char *severity_to_string(enum severity s) {
+        return s == SEVERITY_NOTICE ? "notice" : s == SEVERITY_WARNING ? "warning" : "error";
+}
+
 static inline const char *warning_code(const struct warning *w) {
         return warning_kinds[w->code].code;
 }
@@ -66,4 +74,6 @@ static inline const char *warning_code(const struct warning *w) {
 void warnings_add(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...)
         _printf_(4, 5);
 bool warnings_has(const struct warnings *l, enum warning_code code, const char *subject);
+/* How many warnings of at least `severity` the list holds. */
+size_t warnings_count(const struct warnings *l, enum severity severity);
 void warnings_done(struct warnings *l);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Reads nodes and CPUs from sysfs under a root. Kernel files are parsed strictly: a file that is
- * there but malformed is an error naming it; a file that is absent means the kernel (or the
- * capture) did not provide it, and the documented fallback applies. */
+/* Reads nodes and CPUs from sysfs under a root. What the kernel shows is reported as far as it can
+ * be read: a file that is there but malformed is parsed strictly, never guessed at, and becomes a
+ * warning naming it; the documented fallback then applies as if it were absent. Only what makes a
+ * plan impossible or wrong (a node's CPUs or memory unknown, SMT siblings unknown) is a warning of
+ * severity error, on which plan and apply refuse while show still shows the rest. */
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdarg.h>
 
 #include "basic/log.h"
 #include "basic/util.h"
@@ -16,53 +19,74 @@
 #define SYS_CPU "sys/devices/system/cpu"
 #define SYS_NODE "sys/devices/system/node"
 
-static int malformed(struct root *root, const char *path, int r, const char *what) {
-        _cleanup_free_ char *p = root_join(root, path);
-        if (r == -ERANGE)
-                return log_error_errno(r, "%s: %s out of range", p, what);
-        if (r == -EBADFD || r == -EISDIR)
-                return log_error_errno(r, "%s: not a regular file (a FIFO, device or directory where the kernel puts "
-                                          "a %s)",
-                                       p, what);
-        if (r == -EFBIG)
-                return log_error_errno(r, "%s: larger than any %s", p, what);
-        return log_error_errno(r == -ENOENT ? -EINVAL : r, "%s: malformed %s", p, what);
+struct reader {
+        struct root *root;
+        struct topology *t;
+        struct warnings *w;
+};
+
+/* Why a file could not be used, in words. */
+static const char *why(int r) {
+        switch (r) {
+        case -ERANGE:
+                return "a number out of range";
+        case -EBADFD:
+        case -EISDIR:
+                return "not a regular file";
+        case -EFBIG:
+                return "larger than any such file";
+        case -EINVAL:
+        case -ENOENT:
+                return "malformed";
+        default:
+                return strerror(-r);
+        }
+}
+
+/* A file that could not be used: a warning naming it (as the host names it, /sys/...) and the
+ * consequence. `code` is WARNING_SYSFS_MALFORMED when the rest still plans right, else
+ * WARNING_HOST_UNPLANNABLE. */
+_printf_(5, 6) static void unusable(struct reader *x, enum warning_code code, const char *path, int r,
+                                     const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        _cleanup_free_ char *consequence = xvasprintf(fmt, ap);
+        va_end(ap);
+        warnings_add(x->w, code, NULL, "/%s: %s: %s", path, why(r), consequence);
 }
 
 /* Reads a CPU set from a list file or, failing that, a mask file. *ret_found is false when
- * neither exists. */
-static int read_cpuset(struct root *root, const char *list_path, const char *mask_path, struct cpuset *ret,
-                       bool *ret_found) {
-        _cleanup_free_ char *s = NULL;
-        int r;
+ * neither could be read: absent, or unusable (then said with `code`). */
+static void read_cpuset(struct reader *x, const char *list_path, const char *mask_path, enum warning_code code,
+                        const char *consequence, struct cpuset *ret, bool *ret_found) {
+        const char *paths[] = {list_path, mask_path};
+        int bad = 0;
+        const char *bad_path = NULL;
 
         *ret_found = false;
-        if (list_path) {
-                r = root_read_file(root, list_path, &s, NULL);
-                if (r >= 0) {
-                        r = cpuset_parse_list(s, ret);
-                        if (r < 0)
-                                return malformed(root, list_path, r, "CPU list");
-                        *ret_found = true;
-                        return 0;
-                }
-                if (r != -ENOENT)
-                        return malformed(root, list_path, r, "CPU list");
-        }
-        if (mask_path) {
-                r = root_read_file(root, mask_path, &s, NULL);
-                if (r >= 0) {
-                        r = cpuset_parse_mask(s, ret);
-                        if (r < 0)
-                                return malformed(root, mask_path, r, "CPU mask");
-                        *ret_found = true;
-                        return 0;
-                }
-                if (r != -ENOENT)
-                        return malformed(root, mask_path, r, "CPU mask");
-        }
         cpuset_clear(ret);
-        return 0;
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                _cleanup_free_ char *s = NULL;
+                if (!paths[i])
+                        continue;
+                int r = root_read_file(x->root, paths[i], &s, NULL);
+                if (r >= 0)
+                        r = i == 0 ? cpuset_parse_list(s, ret) : cpuset_parse_mask(s, ret);
+                if (r >= 0) {
+                        *ret_found = true;
+                        if (bad) /* the kernel writes both alike: one of them is not the kernel's */
+                                unusable(x, WARNING_SYSFS_MALFORMED, bad_path, bad, "read from /%s instead", paths[i]);
+                        return;
+                }
+                cpuset_clear(ret);
+                if (r != -ENOENT && !bad) {
+                        bad = r;
+                        bad_path = paths[i];
+                }
+        }
+        if (bad)
+                unusable(x, code, bad_path, bad, "%s", consequence);
 }
 
 /* The ids of a directory's "<prefix><number>" entries, e.g. cpu0 or node3. */
@@ -85,26 +109,22 @@ static int for_each_numbered(struct root *root, const char *dir, const char *pre
         return 0;
 }
 
-static int read_cpus(struct root *root, struct topology *t, struct cpuset *ret_present, bool *ret_known) {
+static void read_cpus(struct reader *x, struct cpuset *ret_present, bool *ret_known) {
+        struct topology *t = x->t;
         struct cpuset dirs;
-        bool found;
-        int r;
+        bool online_found, found;
 
-        r = read_cpuset(root, SYS_CPU "/online", NULL, &t->online_cpus, &found);
-        if (r < 0)
-                return r;
-        bool online_found = found;
-
-        r = read_cpuset(root, SYS_CPU "/present", NULL, ret_present, &found);
-        if (r < 0)
-                return r;
+        read_cpuset(x, SYS_CPU "/online", NULL, WARNING_SYSFS_MALFORMED, "online CPUs taken from each cpuN/online",
+                    &t->online_cpus, &online_found);
+        read_cpuset(x, SYS_CPU "/present", NULL, WARNING_SYSFS_MALFORMED, "present CPUs taken from the cpuN directories",
+                    ret_present, &found);
         if (online_found && found) {
                 *ret_known = true;
-                return 0;
+                return;
         }
 
         /* Without those lists, the cpuN directories say which CPUs exist. */
-        bool have_dirs = for_each_numbered(root, SYS_CPU, "cpu", &dirs) >= 0 && !cpuset_is_empty(&dirs);
+        bool have_dirs = for_each_numbered(x->root, SYS_CPU, "cpu", &dirs) >= 0 && !cpuset_is_empty(&dirs);
         if (!found)
                 *ret_present = have_dirs ? dirs : t->online_cpus;
         if (!online_found) {
@@ -113,37 +133,36 @@ static int read_cpus(struct root *root, struct topology *t, struct cpuset *ret_p
                 cpuset_clear(&t->online_cpus);
                 CPUSET_FOREACH(c, &dirs) {
                         _cleanup_free_ char *path = xasprintf(SYS_CPU "/cpu%d/online", c), *s = NULL;
-                        if (root_read_string(root, path, &s) >= 0 && streq(s, "0"))
+                        if (root_read_string(x->root, path, &s) >= 0 && streq(s, "0"))
                                 continue;
                         cpuset_set(&t->online_cpus, (unsigned) c);
                 }
         }
-
         *ret_known = online_found || have_dirs;
-        return 0;
 }
 
 /* SMT siblings and packages, read once per core and once per package rather than per CPU. */
-static int read_cpu_topology(struct root *root, struct topology *t) {
+static void read_cpu_topology(struct reader *x) {
+        struct topology *t = x->t;
         int n = t->max_cpu + 1;
-        int r;
 
         t->core_of = xmalloc0((size_t) (n > 0 ? n : 1) * sizeof(int));
         t->socket_of = xmalloc0((size_t) (n > 0 ? n : 1) * sizeof(int));
         for (int c = 0; c < n; c++)
                 t->core_of[c] = t->socket_of[c] = -1;
-        bool *socket_done = xmalloc0((size_t) (n > 0 ? n : 1));
+        _cleanup_free_ bool *socket_done = xmalloc0((size_t) (n > 0 ? n : 1));
 
         CPUSET_FOREACH(c, &t->online_cpus) {
                 if (t->core_of[c] < 0) {
                         _cleanup_free_ char *l = xasprintf(SYS_CPU "/cpu%d/topology/thread_siblings_list", c),
-                                            *m = xasprintf(SYS_CPU "/cpu%d/topology/thread_siblings", c);
+                                            *m = xasprintf(SYS_CPU "/cpu%d/topology/thread_siblings", c),
+                                            *what = xasprintf("the SMT siblings of CPU %d are unknown, so cores "
+                                                              "cannot be split between replicas",
+                                                              c);
                         struct cpuset sib;
                         bool found;
 
-                        r = read_cpuset(root, l, m, &sib, &found);
-                        if (r < 0)
-                                goto out;
+                        read_cpuset(x, l, m, WARNING_HOST_UNPLANNABLE, what, &sib, &found);
                         cpuset_and(&sib, &t->online_cpus);
                         cpuset_set(&sib, (unsigned) c);
                         int leader = cpuset_next(&sib, 0);
@@ -161,16 +180,15 @@ static int read_cpu_topology(struct root *root, struct topology *t) {
                         struct cpuset pkg;
                         bool found;
 
-                        r = root_read_string(root, idp, &s);
+                        int r = root_read_string(x->root, idp, &s);
                         if (r >= 0 && parse_int(s, &id) < 0) {
-                                r = malformed(root, idp, -EINVAL, "package id");
-                                goto out;
+                                unusable(x, WARNING_SYSFS_MALFORMED, idp, -EINVAL, "CPU %d's socket is unknown", c);
+                                id = -1;
                         }
-                        r = read_cpuset(root, pl, NULL, &pkg, &found);
-                        if (r >= 0 && !found)
-                                r = read_cpuset(root, cl, cm, &pkg, &found); /* before Linux 5.10 */
-                        if (r < 0)
-                                goto out;
+                        read_cpuset(x, pl, NULL, WARNING_SYSFS_MALFORMED, "sockets are shown as unknown", &pkg, &found);
+                        if (!found) /* before Linux 5.10 */
+                                read_cpuset(x, cl, cm, WARNING_SYSFS_MALFORMED, "sockets are shown as unknown", &pkg,
+                                            &found);
                         cpuset_and(&pkg, &t->online_cpus);
                         cpuset_set(&pkg, (unsigned) c);
                         CPUSET_FOREACH(s2, &pkg)
@@ -180,10 +198,6 @@ static int read_cpu_topology(struct root *root, struct topology *t) {
                                 }
                 }
         }
-        r = 0;
-out:
-        free(socket_done);
-        return r;
 }
 
 /* /proc/meminfo's Hugetlb counts the pages of every pool of every size: when it says 0, the
@@ -194,17 +208,18 @@ static bool any_hugepages(struct root *root) {
         return root_read_file(root, "proc/meminfo", &s, NULL) < 0 || meminfo_get(s, "Hugetlb", &v) < 0 || v > 0;
 }
 
-static int read_hugepages(struct root *root, struct node *n) {
+static void read_hugepages(struct reader *x, struct node *n) {
         _cleanup_free_ char *dir = xasprintf(SYS_NODE "/node%d/hugepages", n->id);
         DIR *d;
         struct dirent *de;
 
-        if (root_opendir(root, dir, &d) < 0)
-                return 0;
+        if (root_opendir(x->root, dir, &d) < 0)
+                return;
         while ((de = readdir(d))) {
                 const char *sz = startswith(de->d_name, "hugepages-");
                 uint64_t kb;
                 char *end;
+                bool ok = true;
 
                 if (!sz)
                         continue;
@@ -217,13 +232,19 @@ static int read_hugepages(struct root *root, struct node *n) {
                 uint64_t *dst[] = {&pool.total, &pool.free};
                 for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                         _cleanup_free_ char *p = xasprintf("%s/%s/%s", dir, de->d_name, files[i]), *s = NULL;
-                        if (root_read_string(root, p, &s) < 0)
+                        int r = root_read_string(x->root, p, &s);
+                        if (r == -ENOENT)
                                 continue;
-                        if (parse_uint64(s, 10, dst[i]) < 0) {
-                                closedir(d);
-                                return malformed(root, p, -EINVAL, "page count");
+                        if (r >= 0)
+                                r = parse_uint64(s, 10, dst[i]);
+                        if (r < 0) {
+                                unusable(x, WARNING_SYSFS_MALFORMED, p, r, "node %d's %s kB pool is left out", n->id,
+                                         sz);
+                                ok = false;
                         }
                 }
+                if (!ok)
+                        continue;
                 n->hugepages = xrealloc(n->hugepages, (n->n_hugepages + 1) * sizeof(*n->hugepages));
                 n->hugepages[n->n_hugepages++] = pool;
         }
@@ -235,66 +256,99 @@ static int read_hugepages(struct root *root, struct node *n) {
                         n->hugepages[j] = n->hugepages[j - 1];
                         n->hugepages[j - 1] = tmp;
                 }
-        return 0;
 }
 
-/* MemTotal and MemFree of a node's meminfo, or of /proc/meminfo for a kernel without NUMA. An
- * absent file reads as 0 bytes unless `required`. */
-static int read_meminfo(struct root *root, const char *path, bool required, struct node *n) {
+/* A node's meminfo, or /proc/meminfo for a kernel without NUMA: total, free and available memory.
+ * Available is what the kernel could hand out now: /proc/meminfo's MemAvailable, or for a node
+ * (whose meminfo has none) free plus reclaimable: MemFree + FilePages - Shmem + SReclaimable. */
+static void read_meminfo(struct reader *x, const char *path, struct node *n) {
         _cleanup_free_ char *s = NULL;
+        uint64_t file = 0, shmem = 0, slab = 0;
 
-        int r = root_read_file(root, path, &s, NULL);
-        if (r == -ENOENT && !required)
-                return 0;
+        n->memory_known = false;
+        int r = root_read_file(x->root, path, &s, NULL);
         if (r == -ENOENT) {
-                _cleanup_free_ char *p = root_join(root, path);
-                return log_error_errno(r, "%s: %m", p);
+                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL, "/%s: absent: node %d's memory is unknown (shown as 0)",
+                             path, n->id);
+                return;
         }
-        if (r < 0)
-                return malformed(root, path, r, "meminfo");
-        r = meminfo_get(s, "MemTotal", &n->mem_total);
-        if (r < 0)
-                return malformed(root, path, r, "meminfo (MemTotal)");
+        if (r >= 0)
+                r = meminfo_get(s, "MemTotal", &n->mem_total);
+        if (r < 0) {
+                n->mem_total = 0;
+                unusable(x, WARNING_HOST_UNPLANNABLE, path, r, "node %d's memory is unknown, so no replica can be sized "
+                         "against it",
+                         n->id);
+                return;
+        }
+        n->memory_known = true;
         r = meminfo_get(s, "MemFree", &n->mem_free);
         if (r < 0 && r != -ENOENT)
-                return malformed(root, path, r, "meminfo (MemFree)");
-        return 0;
+                unusable(x, WARNING_SYSFS_MALFORMED, path, r, "node %d's free memory is unknown", n->id);
+        if (meminfo_get(s, "MemAvailable", &n->mem_available) >= 0)
+                return;
+        if (meminfo_get(s, "FilePages", &file) < 0 || meminfo_get(s, "Shmem", &shmem) < 0)
+                file = shmem = 0; /* counted as not reclaimable */
+        (void) meminfo_get(s, "SReclaimable", &slab);
+        n->mem_available = n->mem_free + (file > shmem ? file - shmem : 0) + slab;
 }
 
-static int read_node(struct root *root, struct topology *t, struct node *n, size_t n_nodes, bool cpus_known,
-                     bool hugepages) {
+/* A node's distance row: one entry per online node, in node order. Older kernels (and captures of
+ * them) list one per possible node: then the entry of node id k is the k-th. */
+static void read_distances(struct reader *x, struct node *n, const struct cpuset *online) {
+        _cleanup_free_ char *dp = xasprintf(SYS_NODE "/node%d/distance", n->id), *s = NULL;
+        _cleanup_free_ int *row = NULL;
+        size_t count, n_nodes = cpuset_count(online);
+        int max_id = -1;
+
+        CPUSET_FOREACH(id, online)
+                max_id = id;
+        int r = root_read_file(x->root, dp, &s, NULL);
+        if (r == -ENOENT)
+                return;
+        if (r >= 0)
+                r = distance_parse(s, &row, &count);
+        if (r < 0) {
+                unusable(x, WARNING_SYSFS_MALFORMED, dp, r, "node %d's distances are unknown (10 local, 20 remote "
+                         "assumed, as the kernel does without a table)",
+                         n->id);
+                return;
+        }
+        if (count == n_nodes) {
+                n->distances = TAKE_PTR(row);
+                return;
+        }
+        if (count > (size_t) max_id) {
+                n->distances = xmalloc0(n_nodes * sizeof(int));
+                size_t i = 0;
+                CPUSET_FOREACH(id, online)
+                        n->distances[i++] = row[id];
+                warnings_add(x->w, WARNING_DISTANCE_ROW, NULL,
+                             "/%s lists %zu distances for %zu online nodes (one per possible node, as older kernels "
+                             "write it): read by node id",
+                             dp, count, n_nodes);
+                return;
+        }
+        warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL,
+                     "/%s: %zu distances for %zu online nodes, and not one per possible node either: node %d's "
+                     "distances are unknown (10 local, 20 remote assumed)",
+                     dp, count, n_nodes, n->id);
+}
+
+static void read_node(struct reader *x, struct node *n, const struct cpuset *online, bool cpus_known, bool hugepages) {
         _cleanup_free_ char *cl = xasprintf(SYS_NODE "/node%d/cpulist", n->id),
                             *cm = xasprintf(SYS_NODE "/node%d/cpumap", n->id),
                             *mi = xasprintf(SYS_NODE "/node%d/meminfo", n->id),
-                            *dp = xasprintf(SYS_NODE "/node%d/distance", n->id), *s = NULL;
+                            *what = xasprintf("node %d's CPUs are unknown", n->id);
         bool found;
-        int r;
 
-        r = read_cpuset(root, cl, cm, &n->cpus, &found);
-        if (r < 0)
-                return r;
+        read_cpuset(x, cl, cm, WARNING_HOST_UNPLANNABLE, what, &n->cpus, &found);
         if (cpus_known)
-                cpuset_and(&n->cpus, &t->online_cpus);
-
-        r = read_meminfo(root, mi, false, n);
-        if (r < 0)
-                return r;
-
-        r = root_read_file(root, dp, &s, NULL);
-        if (r >= 0) {
-                size_t count;
-                r = distance_parse(s, &n->distances, &count);
-                if (r < 0)
-                        return malformed(root, dp, r, "distance row");
-                if (count != n_nodes) {
-                        _cleanup_free_ char *p = root_join(root, dp);
-                        return log_error_errno(-EINVAL, "%s: %zu distances for %zu online nodes", p, count,
-                                               n_nodes);
-                }
-        } else if (r != -ENOENT)
-                return malformed(root, dp, r, "distance row");
-
-        return hugepages ? read_hugepages(root, n) : 0;
+                cpuset_and(&n->cpus, &x->t->online_cpus);
+        read_meminfo(x, mi, n);
+        read_distances(x, n, online);
+        if (hugepages)
+                read_hugepages(x, n);
 }
 
 static void finish_node(struct topology *t, struct node *n) {
@@ -317,16 +371,15 @@ static void finish_node(struct topology *t, struct node *n) {
         }
 }
 
-static int read_nodes(struct root *root, struct topology *t, bool cpus_known) {
+static void read_nodes(struct reader *x, bool cpus_known) {
+        struct topology *t = x->t;
         struct cpuset ids;
         bool found;
-        int r;
 
-        r = read_cpuset(root, SYS_NODE "/online", NULL, &ids, &found);
-        if (r < 0)
-                return r;
+        read_cpuset(x, SYS_NODE "/online", NULL, WARNING_SYSFS_MALFORMED, "nodes taken from the nodeN directories", &ids,
+                    &found);
         if (!found)
-                (void) for_each_numbered(root, SYS_NODE, "node", &ids);
+                (void) for_each_numbered(x->root, SYS_NODE, "node", &ids);
 
         if (cpuset_is_empty(&ids)) {
                 /* No NUMA in this kernel: one node 0 with every online CPU and all of memory. */
@@ -335,27 +388,22 @@ static int read_nodes(struct root *root, struct topology *t, bool cpus_known) {
                 t->n_nodes = 1;
                 struct node *n = &t->nodes[0];
                 n->cpus = t->online_cpus;
-                r = read_meminfo(root, "proc/meminfo", true, n);
-                if (r < 0)
-                        return r;
+                read_meminfo(x, "proc/meminfo", n);
                 n->distances = xmalloc0(sizeof(int));
                 n->distances[0] = 10;
-                return 0;
+                return;
         }
 
         t->has_node_dirs = true;
-        bool hugepages = any_hugepages(root);
+        bool hugepages = any_hugepages(x->root);
         t->n_nodes = cpuset_count(&ids);
         t->nodes = xmalloc0(t->n_nodes * sizeof(struct node));
         size_t i = 0;
         CPUSET_FOREACH(id, &ids) {
                 t->nodes[i].id = id;
-                r = read_node(root, t, &t->nodes[i], t->n_nodes, cpus_known, hugepages);
-                if (r < 0)
-                        return r;
+                read_node(x, &t->nodes[i], &ids, cpus_known, hugepages);
                 i++;
         }
-        return 0;
 }
 
 /* What the kernel itself would never write: a distance of 0 (the SLIT's 10 is local), a node
@@ -403,6 +451,7 @@ static void check_node_facts(const struct topology *t, struct warnings *w) {
 
 int topology_read(struct root *root, unsigned flags, struct warnings *w, struct topology **ret) {
         _cleanup_topology_ struct topology *t = xmalloc0(sizeof(*t));
+        struct reader x = {.root = root, .t = t, .w = w};
         struct cpuset present;
         bool cpus_known;
         DIR *d;
@@ -416,12 +465,9 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
                 return log_error_errno(r, "%s: %m: not a host's sysfs", p);
         }
         closedir(d);
-        r = read_cpus(root, t, &present, &cpus_known);
-        if (r < 0)
-                return r;
-        r = read_nodes(root, t, cpus_known);
-        if (r < 0)
-                return r;
+
+        read_cpus(&x, &present, &cpus_known);
+        read_nodes(&x, cpus_known);
         if (!cpus_known) {
                 /* Nothing under cpu/: the nodes' own lists are all we know. */
                 for (size_t i = 0; i < t->n_nodes; i++)
@@ -435,15 +481,12 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
         CPUSET_FOREACH(c, &t->online_cpus)
                 t->max_cpu = c;
 
-        r = read_cpu_topology(root, t);
-        if (r < 0)
-                return r;
+        read_cpu_topology(&x);
         for (size_t i = 0; i < t->n_nodes; i++)
                 finish_node(t, &t->nodes[i]);
-        if (cpuset_is_empty(&t->online_cpus)) {
-                _cleanup_free_ char *p = root_join(root, SYS_CPU);
-                return log_error_errno(-ENOENT, "%s: no online CPU found: not a host's sysfs", p);
-        }
+        if (cpuset_is_empty(&t->online_cpus))
+                warnings_add(w, WARNING_HOST_UNPLANNABLE, NULL,
+                             "no online CPU found under /" SYS_CPU " nor in any node: nothing to place replicas on");
         check_node_facts(t, w);
 
         r = pci_read_accelerators(root, flags & TOPOLOGY_NAMES, w, t);

@@ -9,6 +9,7 @@ Usage: run.py NUMAPLAN_BINARY FIXTURES_DIR. Set NUMAPLAN_KEEP_TMP=1 to keep the 
 """
 
 import grp
+import hashlib
 import json
 import os
 import pwd
@@ -16,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLLECTIONS = os.path.normpath(os.path.join(HERE, '..', '..', 'ansible'))
@@ -34,6 +36,13 @@ HOSTS = {
 CONFIG = '[replicas inference]\nunit = inference@%i.service\nper = accelerator\nmemory = 32G\n'
 CONFIG2 = CONFIG.replace('32G', '16G')
 CONFIG_BAD = '[numaplan]\nheadroom = 10%\nno-such-key = 1\n'
+# numaplan verify's verdict where systemd answers and a replica is not pinned (exit 1); "argv"
+# shows the command line the module built.
+SUMMARY = 'inference@0.service: NOT pinned as planned: numa-policy: want bind, got default'
+VERIFY_STUB = """#!/bin/sh
+printf '{"ok": false, "argv": "%%s", "units": [{"unit": "inference@0.service", "ok": false, "summary": "%s"}]}' "$*"
+exit 1
+""" % SUMMARY
 DROPIN = '50-numaplan.conf'
 
 
@@ -78,7 +87,6 @@ def dropins_of(listing):
 
 
 def plan_dropins(plan, unit_dir):
-    import hashlib
     return {os.path.relpath(r['dropin_path'], unit_dir): hashlib.sha256(r['dropin'].encode()).hexdigest()
             for r in plan['replicas']}
 
@@ -89,6 +97,9 @@ def setup(tmp, binary, fixtures):
     write(paths['config'], CONFIG)
     write(paths['config2'], CONFIG2)
     write(paths['config_bad'], CONFIG_BAD)
+    paths['verify_stub'] = tmp + '/verify-stub'
+    write(paths['verify_stub'], VERIFY_STUB)
+    os.chmod(paths['verify_stub'], 0o755)
     hosts = {}
     for name, fixture in HOSTS.items():
         hosts[name] = dict(sysfs_root=os.path.join(fixtures, fixture), unit_dir='%s/%s/units' % (tmp, name),
@@ -109,7 +120,7 @@ def setup(tmp, binary, fixtures):
                 % (HERE + '/callback_plugins', len(HOSTS), tmp, tmp))
     env = dict(os.environ, ANSIBLE_CONFIG=tmp + '/ansible.cfg', ANSIBLE_HOME=tmp + '/ansible-home',
                ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, NUMAPLAN_RECORD=tmp + '/record.jsonl',
-               ANSIBLE_FORCE_COLOR='0', ANSIBLE_NOCOLOR='1')
+               ANSIBLE_NOCOLOR='1', PYTHONDONTWRITEBYTECODE='1')
     return paths, hosts, env
 
 
@@ -128,6 +139,11 @@ class Records:
     def listing(self, host, task):
         r = self.get(host, task)
         return json.loads(r['result']['stdout']) if r['status'] == 'ok' else None
+
+
+def finish(proc):
+    out = proc.communicate()[0]
+    return proc.returncode, out
 
 
 def check_docs(tap, docs):
@@ -175,7 +191,7 @@ def check_host(tap, rec, binary, h, host, paths):
               'got: %s' % res.get('plan'))
 
     res = rec.get(h, 'second')['result']
-    tap.check(res.get('changed') is False and all(u['action'] == 'unchanged' for u in res.get('units', [{}])),
+    tap.check(res.get('changed') is False and all(u.get('action') == 'unchanged' for u in res.get('units', [{}])),
               '%s: a second run is not changed' % h, res)
     after_first = rec.listing(h, 'listing after first')
     tap.check(after_first is not None and after_first == rec.listing(h, 'listing after second and diff check'),
@@ -227,6 +243,17 @@ def check_host(tap, rec, binary, h, host, paths):
         tap.check(r['status'] == 'failed' and res.get('rc') == 3 and errors and all(e in msg for e in errors)
                   and msg.startswith('numaplan verify failed (exit 3): '),
                   '%s: verify without systemd fails with numaplan\'s message' % h, res)
+
+    r = rec.get(h, 'verify mismatch')
+    res = r['result']
+    argv = res.get('verify', {}).get('argv')
+    tap.check(r['status'] == 'failed' and res.get('msg') == SUMMARY and res.get('ok') is False,
+              '%s: verify fails with numaplan\'s summary when a replica is not pinned' % h, res)
+    tap.check(argv == 'verify --json --no-warmup -- inference@0.service',
+              '%s: verify passes --no-warmup and the units after --' % h, argv)
+    r = rec.get(h, 'verify mismatch tolerated')
+    tap.check(r['status'] == 'ok' and r['result'].get('ok') is False and r['result'].get('verify', {}).get('units'),
+              '%s: verify with fail_on_mismatch false succeeds and returns ok false and the document' % h, r)
 
     res = rec.get(h, 'facts')['result']
     show = numaplan_json(binary, 'show', '-c', paths['config'], '--sysfs-root', host['sysfs_root'])
@@ -284,13 +311,15 @@ def main():
         with open(tmp + '/playbook.log', 'w') as log:
             rc = subprocess.call(['ansible-playbook', '-i', tmp + '/inventory.json', os.path.join(HERE, 'site.yml')],
                                  env=env, stdout=log, stderr=subprocess.STDOUT)
-        check_docs(tap, {m: (p.wait(), p.communicate()[0]) for m, p in docs.items()})
+        check_docs(tap, {m: finish(p) for m, p in docs.items()})
         tap.check(rc == 0, 'ansible-playbook site.yml exits 0', open(tmp + '/playbook.log').read())
         rec = Records(tmp + '/record.jsonl')
-        for h in HOSTS:
-            check_host(tap, rec, binary, h, hosts[h], paths)
-        for h in HOSTS:
-            check_role(tap, rec, binary, h, hosts[h])
+        for check, args in [(check_host, (paths,)), (check_role, ())]:
+            for h in HOSTS:
+                try:
+                    check(tap, rec, binary, h, hosts[h], *args)
+                except Exception:  # a crash in the checks is a failure to report, not to hide
+                    tap.check(False, '%s: %s ran to the end' % (h, check.__name__), traceback.format_exc())
     finally:
         if os.environ.get('NUMAPLAN_KEEP_TMP'):
             print('# kept ' + tmp)

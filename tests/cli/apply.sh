@@ -149,6 +149,13 @@ case $out in *"--- $units/llama-server@0.service.d/50-numaplan.conf"*"+++ "*"@@ 
 case $out in *"+++ /dev/null"*) ok "--diff shows removals against /dev/null" ;; *) fail "--diff removals" "$out" ;; esac
 is "--check --diff writes nothing" "$(tree_state "$units")" "$before"
 
+run apply --check --sysfs-root "$dgx" -c "$c1" --unit-dir "$scratch/never-made" --no-reload
+if [ $rc -eq 1 ] && [ ! -e "$scratch/never-made" ]; then ok "apply --check creates nothing, not even the unit directory or its lock"; else
+	fail "apply --check into a missing unit directory" "exit $rc" "$(find "$scratch/never-made" 2>&1)"; fi
+run -q apply --check --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" --no-reload
+if [ $rc -eq 1 ] && [ -z "$out" ] && [ -z "$err" ]; then ok "-q: the report's lines and the warnings are left out, the exit code says it"; else
+	fail "-q apply --check" "exit $rc" "$out" "$err"; fi
+
 # ---- crash consistency: every write step killed, and failed, in turn ----
 cp -a "$units" "$scratch/state-old"
 rm -f "$scratch/state-old/.numaplan/applied" # as after a reboot: the marker is written again
@@ -221,6 +228,10 @@ run remove --json --no-reload --unit-dir "$units"
 check "removing nothing is success" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["changed"]' "$scratch/out"
 run remove --no-reload --unit-dir "$units" ../etc.service
 is "remove refuses a unit name with .." "$rc" 2
+run remove --sysfs-root "$dgx" --unit-dir "$units"
+if [ $rc -eq 2 ] && grep -q "replays another host: add --no-reload" <<<"$err"; then
+	ok "remove under a replayed root never reloads this host's systemd"
+else fail "remove under a replayed root" "exit $rc" "$err"; fi
 
 # ---- bad input: exit 2, path:line, nothing written ----
 rm -rf "$units" && cp -a "$scratch/state-new" "$units"

@@ -213,18 +213,22 @@ if [ $rc -eq 3 ] && [ "$(tree_state "$units")" = "$before" ]; then
 	ok "and apply exits 3, removing none of the drop-ins"
 else fail "root without sys (apply)" "exit $rc" "$err"; fi
 cp -r "$dgx" "$scratch/fifo-host"
-rm "$scratch/fifo-host/sys/devices/system/node/node1/cpulist"
+rm "$scratch/fifo-host/sys/devices/system/node/node1/cpulist" "$scratch/fifo-host/sys/devices/system/node/node1/cpumap"
 mkfifo "$scratch/fifo-host/sys/devices/system/node/node1/cpulist"
 run show --sysfs-root "$scratch/fifo-host"
+if [ $rc -eq 0 ] && grep -q "node1/cpulist: not a regular file" <<<"$out"; then
+	ok "a FIFO as a sysfs cpulist: show reports it at once, naming it"
+else fail "FIFO cpulist (show)" "exit $rc" "$err"; fi
+run plan --sysfs-root "$scratch/fifo-host" -c /dev/null
 if [ $rc -eq 3 ] && grep -q "node1/cpulist: not a regular file" <<<"$err"; then
-	ok "a FIFO as a sysfs cpulist: exit 3 at once, naming it"
-else fail "FIFO cpulist" "exit $rc" "$err"; fi
+	ok "and plan refuses (exit 3), naming it"
+else fail "FIFO cpulist (plan)" "exit $rc" "$err"; fi
 rm "$scratch/fifo-host/sys/devices/system/node/node1/cpulist" && echo 16-31,48-63 >"$scratch/fifo-host/sys/devices/system/node/node1/cpulist"
 rm "$scratch/fifo-host/sys/devices/system/node/node1/meminfo"
 mknod "$scratch/fifo-host/sys/devices/system/node/node1/meminfo" c 1 5 # a /dev/zero of the capture's own
-run show --sysfs-root "$scratch/fifo-host"
+run plan --sysfs-root "$scratch/fifo-host" -c /dev/null
 if [ $rc -eq 3 ] && grep -q "node1/meminfo: not a regular file" <<<"$err"; then
-	ok "a character device as a sysfs meminfo: exit 3 at once, no endless read"
+	ok "a character device as a sysfs meminfo: plan exits 3 at once, no endless read"
 else fail "device meminfo" "exit $rc" "$err"; fi
 rm "$scratch/fifo-host/sys/devices/system/node/node1/meminfo"
 ln -s /dev/zero "$scratch/fifo-host/sys/devices/system/node/node1/meminfo"

@@ -39,17 +39,31 @@ is "a missing root exits 3" "$rc" 3
 run --sysfs-root="$fixtures/hosts/dgx-2s-8gpu" show --json
 is "--sysfs-root=DIR before the command works" "$rc" 0
 
-# A malformed file: exit 3, the message names it, nothing on stdout.
+# A malformed file: show reports the rest, warning about it by name; plan refuses (exit 3) saying
+# why, with nothing on stdout.
 cp -r "$fixtures/hosts/dgx-2s-8gpu" "$scratch/bad"
 echo "0-15,x" >"$scratch/bad/sys/devices/system/node/node1/cpulist"
 run show --json --sysfs-root "$scratch/bad"
-is "a malformed cpulist exits 3" "$rc" 3
-case $err in *"node1/cpulist"*) ok "the message names the malformed file" ;; *) fail "the message names the malformed file" "$err" ;; esac
-is "nothing on stdout when reading failed" "$out" ""
+check "a malformed cpulist beside a good cpumap: read from the mask, with a warning naming both" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["warnings"] if x["code"] == "sysfs-malformed" and "node1/cpulist" in x["message"]]
+assert w and "node1/cpumap instead" in w[0]["message"] and d["nodes"][1]["cpus"] != "", (w, d["nodes"][1])' "$scratch/out"
+rm -f "$scratch/bad/sys/devices/system/node/node1/cpumap"
+run show --json --sysfs-root "$scratch/bad"
+is "a malformed cpulist: show still exits 0" "$rc" 0
+check "it is a host-unplannable warning (severity error) naming the file" python3 -c '
+import json, sys
+w = [x for x in json.load(open(sys.argv[1]))["warnings"] if x["code"] == "host-unplannable"]
+assert w and w[0]["severity"] == "error" and "/sys/devices/system/node/node1/cpulist: malformed" in w[0]["message"], w' "$scratch/out"
+run plan --sysfs-root "$scratch/bad" -c /dev/null
+if [ $rc -eq 3 ] && grep -q "node1/cpulist: malformed: node 1's CPUs are unknown" <<<"$err" && [ -z "$out" ]; then
+	ok "plan refuses it (exit 3), naming the file and why, nothing on stdout"
+else fail "plan on a malformed cpulist" "exit $rc" "$err"; fi
 echo "Node 1 MemTotal: lots" >"$scratch/bad/sys/devices/system/node/node1/meminfo"
 echo "0-15" >"$scratch/bad/sys/devices/system/node/node1/cpulist"
-run show --sysfs-root "$scratch/bad"
-case "$rc:$err" in 3:*node1/meminfo*) ok "a malformed meminfo exits 3 naming the file" ;; *) fail "malformed meminfo" "$rc" "$err" ;; esac
+run plan --sysfs-root "$scratch/bad" -c /dev/null
+case "$rc:$err" in 3:*node1/meminfo*"memory is unknown"*) ok "a malformed meminfo: plan exits 3 naming the file" ;; *) fail "malformed meminfo" "$rc" "$err" ;; esac
 
 # A trimmed PCI device directory: reported from what is there, with a warning, never fatal.
 run show --json --sysfs-root "$fixtures/hosts/gpus-numa-minus1"

@@ -13,6 +13,14 @@
 
 static struct warnings warnings;
 
+/* Whether the last read gave a warning of `code` whose message contains `text`. */
+static bool has_warning(enum warning_code code, const char *text) {
+        for (size_t i = 0; i < warnings.n; i++)
+                if (warnings.v[i].code == code && strstr(warnings.v[i].message, text))
+                        return true;
+        return false;
+}
+
 static struct topology *read_root(const char *dir, int *ret) {
         _cleanup_root_ struct root *root = NULL;
         struct topology *t = NULL;
@@ -59,21 +67,43 @@ static void test_read(void) {
         ok(r == 0 && t && t->nodes[0].cores == 3, "SMT siblings are one core");
         topology_free(t);
 
-        /* A malformed list is an error, never a guess. */
+        /* A malformed file is never guessed at: it is reported, the rest is read, and what makes
+         * a plan wrong has severity error. */
         write_file(d, "sys/devices/system/node/node0/cpulist", "0-3x\n");
         t = read_root(d, &r);
-        ok(r == -EINVAL && !t, "a malformed cpulist fails the read");
+        ok(r == 0 && t && cpuset_is_empty(&t->nodes[0].cpus) && has_warning(WARNING_HOST_UNPLANNABLE, "node0/cpulist"),
+           "a malformed cpulist: the node's CPUs unknown, a host-unplannable warning naming the file");
+        topology_free(t);
         write_file(d, "sys/devices/system/node/node0/cpulist", "0-3\n");
 
         write_file(d, "sys/devices/system/node/node0/distance", "10\n");
         t = read_root(d, &r);
-        ok(r == -EINVAL && !t, "a distance row of the wrong length fails the read");
+        ok(r == 0 && t && !t->nodes[0].distances && has_warning(WARNING_SYSFS_MALFORMED, "node0/distance") &&
+                   warnings_count(&warnings, SEVERITY_ERROR) == 0,
+           "a distance row of the wrong length: no distances for that node, a warning, still plannable");
+        topology_free(t);
+        write_file(d, "sys/devices/system/node/node0/distance", "10 20 30 40\n");
+        write_file(d, "sys/devices/system/node/node1/distance", "20 10 30 40\n");
+        t = read_root(d, &r);
+        ok(r == 0 && t && t->nodes[1].distances && t->nodes[1].distances[0] == 20 && has_warning(WARNING_DISTANCE_ROW, ""),
+           "one distance per possible node (older kernels): read by node id, with a notice");
+        topology_free(t);
         write_file(d, "sys/devices/system/node/node0/distance", "10 20\n");
+        write_file(d, "sys/devices/system/node/node1/distance", "20 10\n");
 
         write_file(d, "sys/devices/system/node/node0/meminfo", "Node 0 MemFree: 512 kB\n");
         t = read_root(d, &r);
-        ok(r == -EINVAL && !t, "meminfo without MemTotal fails the read");
+        ok(r == 0 && t && t->nodes[0].mem_total == 0 && has_warning(WARNING_HOST_UNPLANNABLE, "node0/meminfo"),
+           "meminfo without MemTotal: memory unknown, host-unplannable");
+        topology_free(t);
         write_file(d, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 1024 kB\n");
+
+        write_file(d, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "zz\n");
+        t = read_root(d, &r);
+        ok(r == 0 && t && has_warning(WARNING_HOST_UNPLANNABLE, "SMT siblings of CPU 0"),
+           "unreadable SMT siblings: host-unplannable");
+        topology_free(t);
+        write_file(d, "sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "0,2\n");
 
         /* The online list wins over the directories; offline CPUs leave the node lists. */
         write_file(d, "sys/devices/system/cpu/online", "0-2\n");
@@ -89,6 +119,15 @@ static void test_read(void) {
 static void test_fallbacks(void) {
         int r;
         _cleanup_tmpdir_ char *d = make_tmpdir();
+
+        /* A small board: no node directory and no /proc/meminfo. Reported, memory unknown. */
+        _cleanup_tmpdir_ char *b = make_tmpdir();
+        write_file(b, "sys/devices/system/cpu/online", "0-3\n");
+        struct topology *t0 = read_root(b, &r);
+        ok(r == 0 && t0 && t0->n_nodes == 1 && t0->nodes[0].mem_total == 0 && !t0->nodes[0].memory_known &&
+                   has_warning(WARNING_SYSFS_MALFORMED, "proc/meminfo: absent"),
+           "neither node directories nor /proc/meminfo: one node, memory unknown, said");
+        topology_free(t0);
 
         /* No node directory: one node 0 with every online CPU and /proc/meminfo's MemTotal. */
         write_file(d, "sys/devices/system/cpu/online", "0-1\n");

@@ -40,7 +40,8 @@ def split_stderr(stderr):
     """numaplan's log lines (each starts with 'numaplan: ') and everything else, which is the
     unified diff of --diff when --json sends it to stderr."""
     log, other = [], []
-    for line in stderr.splitlines():
+    # Split on newlines only: splitlines() would also break inside a drop-in's text.
+    for line in stderr.rstrip('\n').split('\n') if stderr else []:
         (log if line.startswith(LOG_PREFIX) else other).append(line)
     return log, other
 
@@ -50,10 +51,13 @@ def error_message(verb, rc, stderr):
 
     Warnings, notices, the '--help' hint and diff lines are left out: the error is what the
     reader needs, and the whole stderr is returned beside it."""
+    usage_prefix = 'numaplan %s: ' % verb
     reasons = []
     for line in stderr.splitlines():
         if line.startswith(ERROR_PREFIX):
             reasons.append(line[len(ERROR_PREFIX):])
+        elif line.startswith(usage_prefix):
+            reasons.append(line[len(usage_prefix):])
         elif line.startswith(LOG_PREFIX) or line.startswith("Try '"):
             continue
         elif line and line[0] not in '+- @':

@@ -63,7 +63,7 @@ seealso:
   - module: numaplan.host.verify
   - module: numaplan.host.facts
 author:
-  - numaplan authors
+  - numaplan maintainers
 '''
 
 EXAMPLES = r'''
@@ -185,12 +185,12 @@ def our_dropins(unit_dir, units):
         try:
             if not (stat.S_ISDIR(os.lstat(directory).st_mode) and stat.S_ISREG(os.lstat(path).st_mode)):
                 continue
-            with open(path) as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError):
+            with open(path, 'rb') as f:
+                data = f.read()
+        except (IOError, OSError):
             continue
-        if text.startswith(DROPIN_HEADER):
-            found[unit] = text
+        if data.startswith(DROPIN_HEADER.encode()):
+            found[unit] = data.decode('utf-8', 'replace')
     return found
 
 

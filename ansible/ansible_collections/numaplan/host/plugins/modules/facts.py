@@ -30,7 +30,7 @@ notes:
 seealso:
   - module: numaplan.host.apply
 author:
-  - numaplan authors
+  - numaplan maintainers
 '''
 
 EXAMPLES = r'''

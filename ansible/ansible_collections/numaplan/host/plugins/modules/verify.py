@@ -49,7 +49,7 @@ attributes:
 seealso:
   - module: numaplan.host.apply
 author:
-  - numaplan authors
+  - numaplan maintainers
 '''
 
 EXAMPLES = r'''
