@@ -57,6 +57,11 @@ static inline void strv_free(char **v) {
                 free(*i);
         free(v);
 }
+static inline void strv_free_n(char **v, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
 static inline void strv_freep(char ***v) {
         strv_free(*v);
 }

@@ -84,6 +84,10 @@ int inputs_load(const struct globals *g, const char *config_path, bool runtime, 
                 inputs_done(&in);
                 return r;
         }
+        /* -v: every decision and why, per replica (stderr: stdout is the verb's). */
+        for (size_t i = 0; i < in.plan->n_replicas; i++)
+                for (size_t j = 0; j < in.plan->replicas[i].n_why; j++)
+                        log_info("%s: %s", in.plan->replicas[i].name, in.plan->replicas[i].why[j]);
         *ret = in;
         return EXIT_OK;
 }

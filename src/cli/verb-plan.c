@@ -48,6 +48,10 @@ static json_object *plan_to_json(const struct inputs *in) {
                 json_object_object_add(r, "cpu_affinity",
                                        pl->cpu_affinity_numa ? json_object_new_string("numa") : json_cpuset(&pl->cpus));
                 json_object_object_add(r, "memory_bytes", json_uint64(pl->memory));
+                json_object *why = json_object_new_array();
+                for (size_t j = 0; j < pl->n_why; j++)
+                        json_object_array_add(why, json_object_new_string(pl->why[j]));
+                json_object_object_add(r, "why", why);
                 json_object_object_add(r, "dropin_path", json_object_new_string(path));
                 json_object_object_add(r, "dropin", json_object_new_string(text));
                 json_object_array_add(replicas, r);
@@ -82,8 +86,10 @@ static void print_table(const struct inputs *in) {
                 char mem[FORMAT_BYTES_MAX];
                 _cleanup_free_ char *ns = cpuset_format(&pl->nodes), *cpus = cpuset_format(&pl->cpus);
 
-                for (size_t j = 0; j < pl->n_accels; j++)
-                        strbuf_printf(&acc, "%s%s", j ? "," : "", in->topology->accels[pl->accels[j]].pci);
+                for (size_t j = 0; j < pl->n_accels; j++) {
+                        const struct accelerator *a = &in->topology->accels[pl->accels[j]];
+                        strbuf_printf(&acc, "%s%s%s", j ? "," : "", a->pci, a->numa_node < 0 ? " (no node)" : "");
+                }
                 format_bytes(mem, sizeof(mem), pl->memory);
                 table_add(tab, pl->name);
                 table_add(tab, pl->unit);
@@ -104,7 +110,7 @@ static void print_table(const struct inputs *in) {
                 struct strbuf names = {0};
                 format_bytes(u, sizeof(u), p->nodes[i].usable);
                 format_bytes(a, sizeof(a), p->nodes[i].assigned);
-                format_bytes(l, sizeof(l), p->nodes[i].usable - p->nodes[i].assigned);
+                format_bytes(l, sizeof(l), p->nodes[i].usable > p->nodes[i].assigned ? p->nodes[i].usable - p->nodes[i].assigned : 0);
                 for (size_t j = 0; j < p->n_replicas; j++)
                         if (cpuset_isset(&p->replicas[j].nodes, p->nodes[i].id))
                                 strbuf_printf(&names, "%s%s", names.len ? " " : "", p->replicas[j].name);

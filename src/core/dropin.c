@@ -2,23 +2,43 @@
 #include "basic/util.h"
 #include "core/dropin.h"
 
+/* "accelerator 0000:3b:00.0 on node 1", "accelerators A, B on nodes 0-1", "CPU-only on node 0";
+ * an accelerator without a node is said to be one, as show and the warnings say it. */
 static void describe_accelerators(const struct topology *t, const struct placement *pl, struct strbuf *b) {
         struct cpuset nodes = {0};
+        size_t with = 0, without = 0;
 
-        if (pl->n_accels == 0) {
-                strbuf_printf(b, "CPU-only on node%s ", cpuset_count(&pl->home) > 1 ? "s" : "");
-        } else {
-                strbuf_printf(b, "accelerator%s ", pl->n_accels > 1 ? "s" : "");
-                for (size_t j = 0; j < pl->n_accels; j++) {
-                        const struct accelerator *a = &t->accels[pl->accels[j]];
-                        strbuf_printf(b, "%s%s", j ? ", " : "", a->pci);
-                        if (a->numa_node >= 0)
-                                cpuset_set(&nodes, (unsigned) a->numa_node);
-                }
-                strbuf_printf(b, " on node%s ", cpuset_count(&nodes) > 1 ? "s" : "");
+        for (size_t j = 0; j < pl->n_accels; j++) {
+                const struct accelerator *a = &t->accels[pl->accels[j]];
+                if (a->numa_node >= 0)
+                        cpuset_set(&nodes, (unsigned) a->numa_node), with++;
+                else
+                        without++;
         }
-        _cleanup_free_ char *h = cpuset_format(pl->n_accels && !cpuset_is_empty(&nodes) ? &nodes : &pl->home);
-        strbuf_append(b, *h ? h : "-");
+        if (with) {
+                strbuf_printf(b, "accelerator%s ", with > 1 ? "s" : "");
+                for (size_t j = 0, k = 0; j < pl->n_accels; j++) {
+                        const struct accelerator *a = &t->accels[pl->accels[j]];
+                        if (a->numa_node >= 0)
+                                strbuf_printf(b, "%s%s", k++ ? ", " : "", a->pci);
+                }
+                _cleanup_free_ char *h = cpuset_format(&nodes);
+                strbuf_printf(b, " on node%s %s", cpuset_count(&nodes) > 1 ? "s" : "", h);
+        }
+        if (without) {
+                strbuf_printf(b, "%saccelerator%s ", with ? "; " : "", without > 1 ? "s" : "");
+                for (size_t j = 0, k = 0; j < pl->n_accels; j++) {
+                        const struct accelerator *a = &t->accels[pl->accels[j]];
+                        if (a->numa_node < 0)
+                                strbuf_printf(b, "%s%s", k++ ? ", " : "", a->pci);
+                }
+                strbuf_printf(b, " with no NUMA node");
+        }
+        if (!with) {
+                _cleanup_free_ char *h = cpuset_format(&pl->home);
+                strbuf_printf(b, "%sCPU-only on node%s %s", without ? ": " : "", cpuset_count(&pl->home) > 1 ? "s" : "",
+                              *h ? h : "-");
+        }
 }
 
 static void describe_memory(const struct plan *p, const struct placement *pl, struct strbuf *b) {

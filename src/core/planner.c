@@ -34,6 +34,17 @@ _printf_(3, 4) static int fail(struct ctx *x, struct where at, const char *fmt, 
         return r;
 }
 
+/* A decision and its reasons, in words, for `numaplan plan -v` and plan --json's "why". */
+_printf_(2, 3) static void explain(struct placement *pl, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        char *line = xvasprintf(fmt, ap);
+        va_end(ap);
+        pl->why = xrealloc(pl->why, (pl->n_why + 1) * sizeof(char *));
+        pl->why[pl->n_why++] = line;
+}
+
 static char *bytes(uint64_t v) {
         char buf[FORMAT_BYTES_MAX];
         format_bytes(buf, sizeof(buf), v);
@@ -46,7 +57,8 @@ static int idx(const struct ctx *x, int node) {
 
 static uint64_t free_on(const struct ctx *x, int node) {
         int i = idx(x, node);
-        return x->usable[i] - x->assigned[i];
+        /* A preferred replica may be counted beyond usable (the kernel spills it): none left. */
+        return x->usable[i] > x->assigned[i] ? x->usable[i] - x->assigned[i] : 0;
 }
 
 static bool has_cpus(const struct ctx *x, int node) {
@@ -71,9 +83,15 @@ static struct placement *add_placement(struct ctx *x, const struct replica_conf 
         return pl;
 }
 
+/* Keeps a replica's accelerators in PCI-address order (the topology's order): device 0 in the
+ * process is its lowest address, as CUDA_DEVICE_ORDER=PCI_BUS_ID counts them. */
 static void give(struct ctx *x, struct placement *pl, size_t accel) {
+        size_t j = pl->n_accels;
         pl->accels = xrealloc(pl->accels, (pl->n_accels + 1) * sizeof(size_t));
-        pl->accels[pl->n_accels++] = accel;
+        for (; j > 0 && pl->accels[j - 1] > accel; j--)
+                pl->accels[j] = pl->accels[j - 1];
+        pl->accels[j] = accel;
+        pl->n_accels++;
         x->claimed_by[accel] = pl->conf;
 }
 
@@ -89,6 +107,11 @@ static int claim_listed(struct ctx *x, struct placement *pl) {
                                     r->accels[j], found);
                 }
                 size_t i = (size_t) (a - x->t->accels);
+                if (!a->compute)
+                        warnings_add(x->w, WARNING_ACCELERATOR_NOT_COMPUTE, a->pci,
+                                     "replica %s names %s, a display controller of a board-management or emulated "
+                                     "display (vendor 0x%04x), not a compute accelerator: placed by it as asked",
+                                     r->name, a->pci, a->vendor);
                 if (x->claimed_by[i])
                         return fail(x, replica_where(r, REPLICA_ACCELERATORS),
                                     "replica %s: accelerator %s already belongs to replica %s (%s:%u)", r->name, a->pci,
@@ -252,10 +275,14 @@ static void find_home(struct ctx *x, struct placement *pl) {
         for (size_t j = 0; j < pl->n_accels; j++) {
                 const struct accelerator *a = &x->t->accels[pl->accels[j]];
                 if (a->numa_node < 0 || idx(x, a->numa_node) < 0) {
-                        warnings_add(x->w, WARNING_ACCELERATOR_NO_NODE, a->pci,
-                                     "replica %s: accelerator %s has no NUMA node; placed as a CPU-only replica "
-                                     "(set accelerator-nodes = %s=NODE in [numaplan])",
-                                     pl->name, a->pci, a->pci);
+                        /* One warning for one cause: the host's about this accelerator, with what it
+                         * means for this replica, and one piece of advice. */
+                        warnings_put(x->w, WARNING_ACCELERATOR_NO_NODE, a->pci,
+                                     "accelerator %s reports no NUMA node (numa_node is -1 and its local CPUs do not "
+                                     "fall in one node): replica %s is placed as a CPU-only replica; set "
+                                     "accelerator-nodes = %s=NODE in [numaplan]",
+                                     a->pci, pl->name, a->pci);
+                        explain(pl, "accelerator %s reports no NUMA node: no home from it", a->pci);
                         continue;
                 }
                 int home = a->numa_node;
@@ -266,8 +293,13 @@ static void find_home(struct ctx *x, struct placement *pl) {
                                      "replica %s: accelerator %s sits on memory-only node %d; homed on node %d, the "
                                      "nearest with CPUs (memory-nodes = %d adds that node's memory)",
                                      pl->name, a->pci, home, near, home);
+                        explain(pl, "accelerator %s sits on memory-only node %d: home node %d, the nearest with CPUs "
+                                    "(rule 6)",
+                                a->pci, home, near);
                         home = near;
-                }
+                } else
+                        explain(pl, "home node %d: accelerator %s is on it (%s, rule 1)", home, a->pci,
+                                numa_source_to_string(a->numa_source));
                 if (home >= 0)
                         cpuset_set(&pl->home, (unsigned) home);
         }
@@ -284,7 +316,7 @@ static int roomiest_node(const struct ctx *x) {
                         best = (int) i;
                         continue;
                 }
-                uint64_t f = x->usable[i] - x->assigned[i], bf = x->usable[best] - x->assigned[best];
+                uint64_t f = free_on(x, x->t->nodes[i].id), bf = free_on(x, x->t->nodes[best].id);
                 if (f > bf || (f == bf && x->replicas_on[i] < x->replicas_on[best]))
                         best = (int) i;
         }
@@ -356,6 +388,28 @@ static int nearest_candidate(const struct ctx *x, const struct cpuset *set) {
         return best;
 }
 
+/* Planning counts MemTotal less headroom; what a node can hand out now (free plus reclaimable) may
+ * be less, if something else fills it. A bind replica cannot fall back: say so. */
+static void check_available(struct ctx *x, const struct placement *pl, const struct cpuset *set, uint64_t mem) {
+        uint64_t available = 0;
+        CPUSET_FOREACH(n, set) {
+                const struct node *node = topology_node(x->t, n);
+                if (!node->memory_known || node->mem_available == 0)
+                        return; /* unknown: nothing to say */
+                available += node->mem_available;
+        }
+        if (mem <= available)
+                return;
+        _cleanup_free_ char *need = bytes(mem), *have = bytes(available), *nodes = cpuset_format(set);
+        char subject[16];
+        snprintf(subject, sizeof(subject), "%d", cpuset_next(set, 0));
+        warnings_add(x->w, WARNING_NODE_MEMORY_LOW, subject,
+                     "replica %s needs %s bound to node%s %s, which %s %s available now (free plus reclaimable): it "
+                     "will not start, or will swap, until something there is freed",
+                     pl->name, need, cpuset_count(set) > 1 ? "s" : "", nodes, cpuset_count(set) > 1 ? "have" : "has",
+                     have);
+}
+
 static int place_memory(struct ctx *x, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
         enum policy asked = replica_policy(x->c, r);
@@ -377,13 +431,17 @@ static int place_memory(struct ctx *x, struct placement *pl) {
                         return fail(x, replica_where(r, REPLICA_POLICY),
                                     "replica %s: policy = preferred needs exactly one node, and it would have nodes %s",
                                     pl->name, nodes);
+                _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, &set);
                 if (!fit(x, &set, POLICY_PREFERRED, mem, true)) {
-                        _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, &set);
-                        return fail(x, replica_where(r, REPLICA_MEMORY),
-                                    "replica %s needs %s but does not fit its preferred node (%s); use policy = auto to "
-                                    "spread it",
-                                    pl->name, need, room);
+                        /* Preferred asks for the node, not a guarantee: counted there in full, and the
+                         * kernel takes the rest from the nearest nodes. */
+                        x->assigned[idx(x, cpuset_next(&set, 0))] += mem;
+                        warnings_add(x->w, WARNING_PREFERRED_SPILLS, pl->name,
+                                     "replica %s needs %s but its preferred node has less (%s): the kernel will spill "
+                                     "the rest to the nearest nodes (policy = preferred)",
+                                     pl->name, need, room);
                 }
+                explain(pl, "policy preferred, as asked, on node %s: needs %s (%s) (rule 3)", nodes, need, room);
                 pl->policy = POLICY_PREFERRED;
                 pl->nodes = set;
                 return 0;
@@ -392,6 +450,7 @@ static int place_memory(struct ctx *x, struct placement *pl) {
         /* Rule 4: a replica spanning nodes interleaves unless asked to bind. */
         enum policy mode = asked == POLICY_AUTO ? (cpuset_count(&pl->home) > 1 ? POLICY_INTERLEAVE : POLICY_BIND)
                                                 : asked;
+        _cleanup_free_ char *need = bytes(mem), *room0 = describe_room(x, &set);
         if (!fit(x, &set, mode, mem, false)) {
                 /* Rule 3: extend to the nearest nodes; interleave across them unless bind was asked. */
                 if (asked == POLICY_AUTO)
@@ -401,21 +460,37 @@ static int place_memory(struct ctx *x, struct placement *pl) {
                 while (!fit(x, &set, mode, mem, false) && (n = nearest_candidate(x, &set)) >= 0)
                         cpuset_set(&set, (unsigned) n);
                 if (!fit(x, &set, mode, mem, false)) {
-                        _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, &set),
-                                            *nodes = cpuset_format(&set);
+                        _cleanup_free_ char *room = describe_room(x, &set), *nodes = cpuset_format(&set);
                         return fail(x, replica_where(r, REPLICA_MEMORY),
                                     "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)", pl->name, need,
                                     mode == POLICY_INTERLEAVE ? " interleaved" : "", nodes, room);
                 }
                 pl->extended = true;
-                if (asked == POLICY_BIND) {
-                        _cleanup_free_ char *h = cpuset_format(&home), *s = cpuset_format(&set);
+                _cleanup_free_ char *h = cpuset_format(&home), *s = cpuset_format(&set), *room = describe_room(x, &set);
+                if (asked == POLICY_BIND)
                         warnings_add(x->w, WARNING_BIND_EXTENDED, pl->name,
                                      "replica %s does not fit node%s %s; bound to nodes %s as asked (policy = bind), "
                                      "which the kernel fills lowest node first",
                                      pl->name, cpuset_count(&home) > 1 ? "s" : "", h, s);
-                }
+                else
+                        warnings_add(x->w, WARNING_REPLICA_EXTENDED, pl->name,
+                                     "replica %s needs %s and does not fit node%s %s (%s): extended to nodes %s, "
+                                     "interleaved, with their CPUs",
+                                     pl->name, need, cpuset_count(&home) > 1 ? "s" : "", h, room0, s);
+                explain(pl, "needs %s, which node%s %s cannot hold (%s): extended nearest first to nodes %s (%s), "
+                            "%s (rule 3)",
+                        need, cpuset_count(&home) > 1 ? "s" : "", h, room0, s, room,
+                        mode == POLICY_INTERLEAVE ? "interleaved" : "bound as asked, lowest node first");
+        } else {
+                _cleanup_free_ char *nodes = cpuset_format(&set);
+                explain(pl, "needs %s and fits node%s %s (%s): policy %s (%s)", need, cpuset_count(&set) > 1 ? "s" : "",
+                        nodes, room0, policy_to_string(mode),
+                        asked != POLICY_AUTO                 ? "as asked"
+                        : mode == POLICY_INTERLEAVE ? "its accelerators span nodes, rule 4"
+                                                             : "rule 2");
         }
+        if (mode == POLICY_BIND)
+                check_available(x, pl, &set, mem);
         fit(x, &set, mode, mem, true);
         pl->policy = mode;
         pl->nodes = set;
@@ -460,11 +535,16 @@ static size_t node_cores(const struct ctx *x, int node, struct cpuset **ret) {
         return k;
 }
 
+/* The key that put a replica on a node's cores: cpus = cores:N when given, else its accelerators. */
+static struct where cause(const struct replica_conf *r) {
+        return replica_has(r, REPLICA_CPUS) ? replica_where(r, REPLICA_CPUS) : replica_where(r, REPLICA_ACCELERATORS);
+}
+
 static int split_node(struct ctx *x, int node) {
         struct plan *p = x->p;
         struct cpuset *cores;
         size_t n_cores = node_cores(x, node, &cores);
-        size_t users = 0, even = 0, fixed = 0, first_user = 0;
+        size_t users = 0, even = 0, fixed = 0, first_user = 0, last_fixed = 0;
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
@@ -472,9 +552,10 @@ static int split_node(struct ctx *x, int node) {
                         continue;
                 if (users++ == 0)
                         first_user = i;
-                if (p->replicas[i].conf->cores)
+                if (p->replicas[i].conf->cores) {
                         fixed += p->replicas[i].conf->cores;
-                else
+                        last_fixed = i;
+                } else
                         even++;
         }
         if (users == 0) {
@@ -485,11 +566,13 @@ static int split_node(struct ctx *x, int node) {
         size_t left = n_cores > fixed ? n_cores - fixed : 0, base = even ? left / even : 0,
                extra = even ? left % even : 0;
         if (fixed > n_cores || (even > 0 && base == 0)) {
+                /* Blame the cores:N that asked past what there is, else the first replica there. */
+                size_t culprit = fixed > n_cores ? last_fixed : first_user;
                 free(cores);
-                return fail(x, p->replicas[first_user].conf->at,
+                return fail(x, cause(p->replicas[culprit].conf),
                             "replica %s: node %d has %zu physical cores (after reserve-cpus) for %zu replicas: %zu "
                             "cores asked with cores:N and %zu replicas sharing the rest",
-                            p->replicas[first_user].name, node, n_cores, users, fixed, even);
+                            p->replicas[culprit].name, node, n_cores, users, fixed, even);
         }
 
         /* Earlier replicas first, the first `extra` of the even ones with one core more. */
@@ -499,9 +582,21 @@ static int split_node(struct ctx *x, int node) {
                 struct cpuset cn = cpu_nodes(x, pl);
                 if (!cpuset_isset(&cn, node))
                         continue;
-                size_t take = pl->conf->cores ? pl->conf->cores : base + (even_seen++ < extra);
+                size_t take = pl->conf->cores ? pl->conf->cores : base + (even_seen++ < extra), from = next;
+                struct cpuset mine = {0};
                 for (size_t k = 0; k < take; k++)
-                        cpuset_or(&pl->cpus, &cores[next++]);
+                        cpuset_or(&mine, &cores[next++]);
+                cpuset_or(&pl->cpus, &mine);
+                _cleanup_free_ char *list = cpuset_format(&mine);
+                if (pl->conf->cores)
+                        explain(pl, "node %d is shared by %zu replicas: cores %zu-%zu of its %zu (CPUs %s), as cpus = "
+                                    "cores:%u asks (rule 5)",
+                                node, users, from + 1, next, n_cores, list, pl->conf->cores);
+                else
+                        explain(pl, "node %d is shared by %zu replicas: its %zu physical cores split evenly in the "
+                                    "order of its CPU list, SMT siblings together; this one takes cores %zu-%zu (CPUs "
+                                    "%s) (rule 5)",
+                                node, users, n_cores, from + 1, next, list);
         }
         free(cores);
         return 0;
@@ -516,8 +611,8 @@ static int place_cpus(struct ctx *x) {
                 struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
                 if (cpuset_is_empty(&cn)) {
                         free(users);
-                        return fail(x, p->replicas[i].conf->at, "replica %s: none of its nodes has CPUs",
-                                    p->replicas[i].name);
+                        return fail(x, replica_where(p->replicas[i].conf, REPLICA_ACCELERATORS),
+                                    "replica %s: none of its nodes has CPUs", p->replicas[i].name);
                 }
                 CPUSET_FOREACH(n, &cn)
                         users[idx(x, n)]++;
@@ -536,6 +631,11 @@ static int place_cpus(struct ctx *x) {
                 CPUSET_FOREACH(n, &cn)
                         cpuset_or(&pl->cpus, &x->cpus[idx(x, n)]);
                 cpuset_andnot(&pl->cpus, &x->c->reserve_cpus);
+                _cleanup_free_ char *nodes = cpuset_format(&cn), *cpus = cpuset_format(&pl->cpus),
+                                    *reserved = cpuset_format(&x->c->reserve_cpus);
+                explain(pl, "alone on node%s %s: all %s CPUs (%s%s%s), CPUAffinity=numa (rule 5)",
+                        cpuset_count(&cn) > 1 ? "s" : "", nodes, cpuset_count(&cn) > 1 ? "their" : "its", cpus,
+                        *reserved ? ", less reserve-cpus " : "", reserved);
         }
         for (size_t ni = 0; r == 0 && ni < x->t->n_nodes; ni++) {
                 int id = x->t->nodes[ni].id;
@@ -555,9 +655,11 @@ static int place_cpus(struct ctx *x) {
                 struct placement *pl = &p->replicas[i];
                 struct cpuset cn = cpu_nodes(x, pl);
                 if (cpuset_is_empty(&pl->cpus))
-                        return fail(x, pl->conf->at, "replica %s: reserve-cpus leaves it no CPU", pl->name);
+                        return fail(x, x->c->key_at[NUMAPLAN_RESERVE_CPUS].file ? x->c->key_at[NUMAPLAN_RESERVE_CPUS] : pl->conf->at,
+                                    "replica %s: reserve-cpus leaves it no CPU", pl->name);
                 if (pl->policy == POLICY_INTERLEAVE && cpuset_count(&pl->nodes) > 1 && cpuset_count(&cn) < 2)
-                        return fail(x, pl->conf->at,
+                        return fail(x, replica_has(pl->conf, REPLICA_POLICY) ? replica_where(pl->conf, REPLICA_POLICY)
+                                                                              : replica_where(pl->conf, REPLICA_MEMORY_NODES),
                                     "replica %s would interleave memory over several nodes with the CPUs of one; "
                                     "use policy = bind with memory-nodes",
                                     pl->name);
@@ -579,8 +681,12 @@ static void add_visible(const struct topology *t, struct placement *pl, struct s
                         index += t->accels[i].ids_known && t->accels[i].vendor == vendor && t->accels[i].compute;
                 strbuf_printf(&ids, "%s%u", ids.len ? "," : "", index);
         }
-        if (ids.len)
+        if (ids.len) {
                 strbuf_printf(env, "%s%s%s", env->len ? " " : "", prefix, ids.s);
+                explain(pl, "%s%s: the indices of its devices among this vendor's compute accelerators in "
+                            "PCI-address order (rule 9)",
+                        prefix, ids.s);
+        }
         strbuf_done(&ids);
 }
 
@@ -656,9 +762,17 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
                                         break;
                                 }
                                 cpuset_set(&pl->home, (unsigned) n);
+                                _cleanup_free_ char *left = bytes(free_on(&x, n));
+                                explain(pl, "home node %d: CPU-only, and the node with CPUs with the most usable memory "
+                                            "left (%s), then the fewest replicas (rule 1)",
+                                        n, left);
                         }
                         r = place_memory(&x, pl);
                 }
+        if (r == 0 && c->builtin_default && p->n_replicas > 0)
+                warnings_add(w, WARNING_MEMORY_UNSET, NULL,
+                             "the built-in default sizes no replica's memory, so no node's fit is checked: set "
+                             "memory = SIZE in a [replicas inference] section of " "the configuration (numaplan.conf(5))");
         if (r == 0)
                 r = place_cpus(&x);
         for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
@@ -691,6 +805,7 @@ struct plan *plan_free(struct plan *p) {
                 free(p->replicas[i].unit);
                 free(p->replicas[i].accels);
                 free(p->replicas[i].environment);
+                strv_free_n(p->replicas[i].why, p->replicas[i].n_why);
         }
         free(p->replicas);
         free(p->nodes);

@@ -27,6 +27,8 @@ struct placement {
         uint64_t memory;
         bool extended; /* did not fit its home nodes (rule 3) */
         char *environment; /* the Environment= value, or NULL */
+        char **why;        /* each decision and its reasons, in words */
+        size_t n_why;
 };
 
 struct plan_node {

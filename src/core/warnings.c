@@ -37,6 +37,16 @@ const struct warning_kind warning_kinds[_WARNING_MAX] = {
                                       "a replica's accelerator sits on a memory-only node"},
         [WARNING_BIND_EXTENDED] = {"bind-extended", SEVERITY_WARNING, SUBJECT_REPLICA,
                                    "a replica bound as asked to more nodes than its home"},
+        [WARNING_REPLICA_EXTENDED] = {"replica-extended", SEVERITY_WARNING, SUBJECT_REPLICA,
+                                      "a replica too big for its home, interleaved over more nodes"},
+        [WARNING_PREFERRED_SPILLS] = {"preferred-spills", SEVERITY_WARNING, SUBJECT_REPLICA,
+                                      "a preferred replica larger than its node: the kernel spills the rest"},
+        [WARNING_NODE_MEMORY_LOW] = {"node-memory-low", SEVERITY_WARNING, SUBJECT_NODE,
+                                     "a bind replica needs more than its node has available now"},
+        [WARNING_ACCELERATOR_NOT_COMPUTE] = {"accelerator-not-compute", SEVERITY_WARNING, SUBJECT_PCI,
+                                             "a replica names a display controller, not a compute accelerator"},
+        [WARNING_MEMORY_UNSET] = {"memory-unset", SEVERITY_NOTICE, SUBJECT_HOST,
+                                  "the built-in default sizes no replica's memory"},
 };
 
 void warnings_add(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...) {
@@ -47,6 +57,22 @@ void warnings_add(struct warnings *l, enum warning_code code, const char *subjec
         va_end(ap);
         l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
         l->v[l->n++] = (struct warning){.code = code, .subject = subject ? xstrdup(subject) : NULL, .message = msg};
+}
+
+void warnings_put(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        char *msg = xvasprintf(fmt, ap);
+        va_end(ap);
+        for (size_t i = 0; i < l->n; i++)
+                if (l->v[i].code == code && streq_ptr(l->v[i].subject, subject)) {
+                        free(l->v[i].message);
+                        l->v[i].message = msg;
+                        return;
+                }
+        warnings_add(l, code, subject, "%s", msg);
+        free(msg);
 }
 
 bool warnings_has(const struct warnings *l, enum warning_code code, const char *subject) {

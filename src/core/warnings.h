@@ -39,6 +39,11 @@ enum warning_code {
         /* The plan */
         WARNING_MEMORY_ONLY_HOME,
         WARNING_BIND_EXTENDED,
+        WARNING_REPLICA_EXTENDED,
+        WARNING_PREFERRED_SPILLS,
+        WARNING_NODE_MEMORY_LOW,
+        WARNING_ACCELERATOR_NOT_COMPUTE,
+        WARNING_MEMORY_UNSET,
         _WARNING_MAX,
 };
 
@@ -72,6 +77,10 @@ static inline const char *warning_code(const struct warning *w) {
 
 /* Adds a warning about `subject` (NULL for SUBJECT_HOST codes). */
 void warnings_add(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...)
+        _printf_(4, 5);
+/* Sets the message of the warning of `code` about `subject`, adding it if there is none: for a
+ * cause found twice (the host's reading and the plan), one warning. */
+void warnings_put(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...)
         _printf_(4, 5);
 bool warnings_has(const struct warnings *l, enum warning_code code, const char *subject);
 /* How many warnings of at least `severity` the list holds. */

@@ -83,8 +83,8 @@ static void check_accelerators(const struct topology *t, struct warnings *w) {
                 if (t->accels[i].numa_node < 0)
                         warnings_add(w, WARNING_ACCELERATOR_NO_NODE, t->accels[i].pci,
                                      "accelerator %s reports no NUMA node (numa_node is -1 and its local CPUs do not "
-                                     "fall in one node): name its node in the configuration",
-                                     t->accels[i].pci);
+                                     "fall in one node): set accelerator-nodes = %s=NODE in [numaplan]",
+                                     t->accels[i].pci, t->accels[i].pci);
 }
 
 static void check_cgroup(struct root *root, struct warnings *w) {

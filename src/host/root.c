@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 
 #include "basic/fileio.h"
+#include "basic/log.h"
 #include "host/root.h"
 #include "basic/util.h"
 
@@ -144,6 +145,7 @@ int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len
         if (e < 0)
                 return e;
         record(r, path, buf, len);
+        log_debug("read /%s (%zu bytes)", rel(path), len); /* -vv: what numaplan read */
         *ret = buf;
         if (ret_len)
                 *ret_len = len;

@@ -21,26 +21,17 @@ ALIGN = 32
 TOK_NORMAL, TOK_UNKNOWN, TOK_CONTROL, TOK_UNUSED, TOK_BYTE = 1, 2, 3, 5, 6
 
 N_VOCAB, N_EMBD, N_HEAD, N_LAYER, N_CTX = 512, 256, 4, 2, 256
-WORDS = ("the of and to in is it that was for on are with as his they at be this from "
-         "have or by one had not but what all were when we there can an your which their "
-         "said if do will each about how up out them then she many some so these would "
-         "other into has more her two like him see time could no make than first been its "
-         "who now people my made over did down only way find use may water long little "
-         "very after words called just where most know get through back much go good new "
-         "write our me man too any day same right look think also around another came come "
-         "work three word must because does part even place well such here take why things "
-         "help put years different away again off went old number great tell men say small "
-         "every found still between name should home big give air line set own under read "
-         "last never us left end along while might next sound below saw something thought "
-         "both few those always looked show large often together asked house don world going "
-         "want school important until form food keep children feet land side without boy "
-         "once animals life enough took sometimes four head above kind began almost live "
-         "page got earth need far hand high year mother light parts country father let night "
-         "following picture being study second eyes soon times story boys since white days "
-         "ever paper hard near sentence better best across during today others however sure "
-         "means knew try told young miles sun ways thing whole hear example heard several "
-         "change answer room sea against top turned learn point city play toward five using "
-         "himself usually numa node").split()
+# Whole words fill the vocabulary up to N_VOCAB, so English prompts take fewer tokens.
+WORDS = ("the of and to in is it that was for on are with as his they at be this from have or "
+         "by one had not but what all were when we there can an your which their said if do "
+         "will each about how up out them then she many some so these would other into has more "
+         "her two like him see time could no make than first been its who now people my made "
+         "over did down only way find use may water long little very after words called just "
+         "where most know get through back much go good new write our me man too any day same "
+         "right look think also around another came come work three word must because does part "
+         "even place well such here take why things help put years different away again off "
+         "went old number great tell men say small every found still between name should home "
+         "numa node").split()
 
 
 def vocab():
@@ -103,35 +94,42 @@ def scalar(vtype, v):
     return struct.pack({T_UINT32: "<I", T_INT32: "<i", T_FLOAT32: "<f", T_BOOL: "<?"}[vtype], v)
 
 
+CHUNK = 1 << 18  # floats generated at a time, to bound memory for big models
+
+
 def random_f32(rng, count, exponent):
     """`count` little-endian f32 with random sign and mantissa, magnitude in [2^e, 2^(e+1)).
 
-    Done as big-integer bit operations on random bytes: much faster than
-    packing floats one by one, and still deterministic for a seeded generator.
+    Done as big-integer bit operations on random bytes, a chunk at a time: much faster
+    than packing floats one by one, and still deterministic for a seeded generator.
     """
-    n = count * 4
-    bits = int.from_bytes(rng.randbytes(n), "little")
-    keep = int.from_bytes(struct.pack("<I", 0x807FFFFF) * count, "little")
-    expo = int.from_bytes(struct.pack("<I", (127 + exponent) << 23) * count, "little")
-    return ((bits & keep) | expo).to_bytes(n, "little")
+    keep = int.from_bytes(struct.pack("<I", 0x807FFFFF) * CHUNK, "little")
+    expo = int.from_bytes(struct.pack("<I", (127 + exponent) << 23) * CHUNK, "little")
+    for done in range(0, count, CHUNK):
+        n = min(CHUNK, count - done) * 4
+        bits = int.from_bytes(rng.randbytes(n), "little")
+        yield ((bits & keep) | expo).to_bytes(CHUNK * 4, "little")[:n]
 
 
-def tensor_bytes(name, dims, seed, silent_tokens):
+def tensor_data(name, dims, seed, silent_tokens):
+    """The bytes of one tensor, in pieces."""
     count = 1
     for d in dims:
         count *= d
     if name.endswith("norm.weight"):
-        return struct.pack("<f", 1.0) * count
+        yield struct.pack("<f", 1.0) * count
+        return
     rng = random.Random(f"{seed}:{name}")
     if name != "output.weight":
-        return random_f32(rng, count, -7)
+        yield from random_f32(rng, count, -7)
+        return
     # Large output weights make logits spread widely; zero rows give the tokens that
     # should never be generated (specials, bytes) a logit of 0, far below the best one.
-    rows = bytearray(random_f32(rng, count, -3))
+    rows = bytearray(b"".join(random_f32(rng, count, -3)))
     zero = bytes(dims[0] * 4)
     for t in silent_tokens:
         rows[t * len(zero):(t + 1) * len(zero)] = zero
-    return bytes(rows)
+    yield bytes(rows)
 
 
 def pad(n):
@@ -183,8 +181,11 @@ def write(path, mib, seed):
     with open(path, "wb") as f:
         f.write(header + bytes(pad(len(header))))
         for name, dims in tensors:
-            data = tensor_bytes(name, dims, seed, silent)
-            f.write(data + bytes(pad(len(data))))
+            size = 0
+            for piece in tensor_data(name, dims, seed, silent):
+                f.write(piece)
+                size += len(piece)
+            f.write(bytes(pad(size)))
     return n_vocab, n_ff, offset
 
 

@@ -78,6 +78,15 @@ function checkModel(file) {
     }
 }
 
+// Which CPU variant of ggml llama.cpp picked for this processor (e.g. haswell), as mapped.
+function cpuVariant() {
+    try {
+        return /libggml-cpu-([\w-]+)\.so/.exec(fs.readFileSync("/proc/self/maps", "utf8"))?.[1] ?? "unknown";
+    } catch {
+        return "unknown";
+    }
+}
+
 class HttpError extends Error {
     constructor(code, message) {
         super(message);
@@ -135,7 +144,7 @@ function loadLlama() {
 
 if (opt.check) {
     const llama = await loadLlama();
-    log(`check: llama.cpp ${llama.buildType} binary loaded, gpu=${llama.gpu}, cpu math cores=${llama.cpuMathCores}`);
+    log(`check: llama.cpp ${llama.buildType} binary loaded, gpu=${llama.gpu}, cpu=${cpuVariant()}`);
     await llama.dispose();
     process.exit(0);
 }
@@ -241,7 +250,7 @@ try {
     engine.sequence = context.getSequence();
     engine.ready = true;
     log(`ready listen=${listen} pid=${process.pid} threads=${opt.threads} ctx=${opt.ctx} ` +
-        `mmap=${engine.model.useMmap} load_ms=${Math.round(performance.now() - t0)}`);
+        `mmap=${engine.model.useMmap} cpu=${cpuVariant()} load_ms=${Math.round(performance.now() - t0)}`);
 } catch (e) {
     log(`error: loading ${opt.model} failed: ${e.message}`);
     process.exit(1);
