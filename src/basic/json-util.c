@@ -3,7 +3,14 @@
 #include "basic/json-util.h"
 #include "basic/util.h"
 
+static bool printed;
+
+bool json_printed(void) {
+        return printed;
+}
+
 void json_print(json_object *o) {
+        printed = true;
         fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                         JSON_C_TO_STRING_NOSLASHESCAPE),
               stdout);

@@ -3,6 +3,7 @@
 
 #include <json-c/json.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct cpuset;
@@ -15,6 +16,8 @@ static inline void json_object_putp(json_object **o) {
 
 /* Prints one JSON document on stdout: pretty, "/" unescaped, newline-terminated. */
 void json_print(json_object *o);
+/* Whether json_print() printed one. */
+bool json_printed(void);
 /* A CPU or node set as a kernel list string, "0-3,8". */
 json_object *json_cpuset(const struct cpuset *s);
 json_object *json_string_or_null(const char *s);

@@ -23,6 +23,11 @@ int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_warning_errno(r, ...) log_internal(LOG_WARNING, (r), __VA_ARGS__)
 #define log_debug_errno(r, ...) log_internal(LOG_DEBUG, (r), __VA_ARGS__)
 
+/* The first error logged (errors are remembered even when not printed), or NULL. */
+const char *log_first_error(void);
+/* Remembers an error printed some other way (a usage error). */
+void log_remember_error(const char *fmt, ...) _printf_(1, 2);
+
 /* Prints "file:line: message" (or "file: message" without a line) as an error; returns -EINVAL. */
 int log_error_at(struct where at, const char *fmt, ...) _printf_(2, 3);
 /* Prints e as log_error_at() does, then frees its message. */

@@ -46,8 +46,9 @@ int parse_size(const char *s, uint64_t *ret) {
         if (r < 0)
                 return r;
         if (*s) {
+                /* K, M, G, T, or KiB, MiB, GiB, TiB: binary either way. */
                 const char *k = strchr(suffixes, toupper((unsigned char) *s));
-                if (!k || s[1])
+                if (!k || (s[1] && strcmp(s + 1, "iB") != 0))
                         return -EINVAL;
                 for (long i = 0; i <= k - suffixes; i++) {
                         if (v > UINT64_MAX / 1024)

@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes, with binary suffixes K, M, G, T (case-insensitive): "48G" = 51539607552. */
+/* Bytes, with binary suffixes K, M, G, T (case-insensitive) or KiB, MiB, GiB, TiB: "48G" =
+ * "48GiB" = 51539607552. Decimal units (GB) are refused: they would be a different number. */
 int parse_size(const char *s, uint64_t *ret);
 /* "10%", "99.5%" into basis points (10% = 1000); 0..100%. */
 int parse_percent(const char *s, unsigned *ret_bp);

@@ -40,25 +40,36 @@ static void print_changes(const struct changeset *cs, bool check, bool json) {
                 if (cs->v[i].action != ACTION_UNCHANGED)
                         printf("%s: %s%s %s\n", cs->v[i].unit, check ? "would be " : "",
                                action_to_string(cs->v[i].action), cs->v[i].path);
-        if (!changed)
+                else if (cs->removal)
+                        printf("%s: no drop-in of numaplan's to remove\n", cs->v[i].unit);
+        if (!changed && cs->removal)
+                printf("nothing removed\n");
+        else if (!changed)
                 printf("nothing to do: %zu drop-in%s up to date\n", cs->n, cs->n == 1 ? "" : "s");
 }
 
 int deploy_and_report(const struct changeset *cs, const char *marker, bool check, bool diff, bool reload, bool restart,
                   bool json) {
-        struct deploy_result res;
+        struct deploy_options o = {.reload = reload, .restart = restart, .marker = marker};
+        struct deploy_result res = {.stage = DEPLOY_CONNECT};
+        struct deployment d = {0};
 
+        /* systemd first: a diff printed and then "cannot reach systemd" reads as done. */
+        if (!check && deploy_prepare(cs, &o, &d) < 0) {
+                log_error("nothing written (--no-reload writes without telling systemd)");
+                return EXIT_ENV;
+        }
         if (diff)
                 print_changes_diff(cs, json ? stderr : stdout);
         if (check) {
                 print_changes(cs, true, json);
                 return changeset_changed(cs) ? EXIT_FAILED : EXIT_OK;
         }
-        int r = deploy(cs, &(struct deploy_options){.reload = reload, .restart = restart, .marker = marker}, &res);
+        int r = deploy(&d, cs, &o, &res);
+        deployment_done(&d);
         switch (res.stage) {
         case DEPLOY_CONNECT:
-                log_error("nothing written (--no-reload writes without telling systemd)");
-                return EXIT_ENV;
+                return EXIT_ENV; /* not reached: prepared above */
         case DEPLOY_COMMIT:
                 return EXIT_ENV; /* the commit said what it restored */
         case DEPLOY_RELOAD:

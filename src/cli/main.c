@@ -4,6 +4,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "cli/output.h"
 #include "cli/verbs.h"
 
 static const struct verb *const verbs[] = {
@@ -158,9 +159,18 @@ int main(int argc, char **argv) {
         for (int i = 1; i < n_rest; i++)
                 words[n++] = rest[i];
 
+        /* A failure, even of the command line, still gives the document asked for. */
+        for (int i = 1; i < n; i++)
+                if (streq(words[i], "--json") || streq(words[i], "--tap"))
+                        output_promise(streq(words[i], "--json") ? OUTPUT_JSON : OUTPUT_TAP);
+
         _cleanup_free_ void *args = xmalloc0(verb->args_size);
         int first = verb_parse_options(verb, n, words, args);
-        if (first < 0)
+        if (first < 0) {
+                output_finish(EXIT_USAGE);
                 return EXIT_USAGE;
-        return verb->run(args, n - first, words + first, &g);
+        }
+        r = verb->run(args, n - first, words + first, &g);
+        output_finish(r);
+        return r;
 }

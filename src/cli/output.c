@@ -40,3 +40,32 @@ void log_warnings(const struct warnings *w) {
                 if (warning_kinds[w->v[i].code].severity == SEVERITY_WARNING)
                         log_warning("%s: %s", warning_code(&w->v[i]), w->v[i].message);
 }
+
+static enum output_format promised;
+static bool document_printed;
+
+void output_promise(enum output_format f) {
+        promised = f;
+}
+
+void output_printed(void) {
+        document_printed = true;
+}
+
+void output_finish(int exit_code) {
+        const char *why = log_first_error();
+
+        if (exit_code == 0 || promised == OUTPUT_TEXT || document_printed || json_printed())
+                return;
+        if (!why)
+                why = "failed (see the messages on stderr)";
+        if (promised == OUTPUT_TAP) {
+                printf("Bail out! %s\n", why);
+                return;
+        }
+        _cleanup_json_ json_object *o = json_object_new_object(), *e = json_object_new_object();
+        json_object_object_add(e, "code", json_object_new_int(exit_code));
+        json_object_object_add(e, "message", json_object_new_string(why));
+        json_object_object_add(o, "error", json_object_get(e));
+        json_print(o);
+}

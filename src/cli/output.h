@@ -15,3 +15,11 @@ json_object *json_warnings(const struct warnings *w);
 void print_warnings(const struct warnings *w, const char *heading, const char *indent);
 /* Warnings (not notices) on stderr: for verbs whose stdout is their report. */
 void log_warnings(const struct warnings *w);
+
+/* --json and --tap promise one document on stdout, also when the command fails: a verb says
+ * which it promised, and main() prints the failure as that document when the verb printed none:
+ * {"error": {"code": EXIT, "message": "..."}}, or TAP's "Bail out! ...". */
+enum output_format { OUTPUT_TEXT, OUTPUT_JSON, OUTPUT_TAP };
+void output_promise(enum output_format f);
+void output_printed(void);
+void output_finish(int exit_code);

@@ -10,6 +10,7 @@
 #include "core/planner.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
+#include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
 
@@ -78,6 +79,13 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * the report. */
         log_warnings(&in.warnings);
 
+        /* Said before anything, the lock included, is written. */
+        if (!a->no_reload && !a->check && !booted_with_systemd()) {
+                log_error(NOT_BOOTED_WITH_SYSTEMD);
+                log_error("nothing written (--no-reload writes without telling systemd)");
+                r = EXIT_ENV;
+                goto out;
+        }
         lock = inputs_lock(&in, !a->check);
         if (lock < -1) {
                 r = -lock;

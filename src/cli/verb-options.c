@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 
+#include "basic/log.h"
 #include "basic/util.h"
 #include "cli/verbs.h"
 
@@ -9,11 +10,11 @@ int verb_usage_error(const char *verb, const char *fmt, ...) {
         va_list ap;
 
         if (fmt) {
-                fprintf(stderr, "numaplan %s: ", verb);
                 va_start(ap, fmt);
-                vfprintf(stderr, fmt, ap);
+                _cleanup_free_ char *msg = xvasprintf(fmt, ap);
                 va_end(ap);
-                fputc('\n', stderr);
+                fprintf(stderr, "numaplan %s: %s\n", verb, msg);
+                log_remember_error("numaplan %s: %s", verb, msg);
         }
         fprintf(stderr, "Try 'numaplan %s --help'.\n", verb);
         return EXIT_USAGE;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* numaplan remove: delete numaplan's drop-ins and give the units back to systemd's defaults. */
 
+#include "basic/log.h"
 #include "basic/util.h"
 #include "cli/changes.h"
 #include "cli/inputs.h"
 #include "core/config.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
+#include "systemd/bus.h"
 #include "systemd/changeset.h"
 
 static void help(void) {
@@ -39,9 +41,12 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         _cleanup_close_ int lock = -1;
         int r;
 
+        /* As systemctl takes them: no suffix means the service. */
+        _cleanup_strv_free_ char **units = xmalloc0((size_t) (argc + 1) * sizeof(char *));
         for (int i = 0; i < argc; i++) {
                 const char *why;
-                if (!unit_name_is_valid_service(argv[i], &why))
+                units[i] = unit_name_mangle(argv[i]);
+                if (!unit_name_is_valid_service(units[i], &why))
                         return verb_usage_error("remove", "'%s' is not a service unit name: it %s", argv[i], why);
         }
         if (a->config) {
@@ -55,6 +60,13 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (r != EXIT_OK)
                 goto out;
         /* The same lock as apply: a remove must not interleave with an apply's commit. */
+        /* Said before anything, the lock included, is written. */
+        if (!a->no_reload && !booted_with_systemd()) {
+                log_error(NOT_BOOTED_WITH_SYSTEMD);
+                log_error("nothing written (--no-reload writes without telling systemd)");
+                r = EXIT_ENV;
+                goto out;
+        }
         lock = inputs_lock(&in, access(in.unit_dir, F_OK) == 0); /* no unit directory: nothing to remove */
         if (lock < -1) {
                 r = -lock;
@@ -64,7 +76,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = EXIT_ENV;
                 goto out;
         }
-        if (changeset_for_removal(in.unit_dir, argv, &cs) < 0) {
+        if (changeset_for_removal(in.unit_dir, units, &cs) < 0) {
                 r = EXIT_ENV;
                 goto out;
         }

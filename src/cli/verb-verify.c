@@ -11,8 +11,10 @@
 #include "basic/table.h"
 #include "basic/util.h"
 #include "cli/inputs.h"
+#include "cli/output.h"
 #include "core/dropin.h"
 #include "core/planner.h"
+#include "core/unit-name.h"
 #include "core/verify-checks.h"
 #include "host/cgroup.h"
 #include "host/config-files.h"
@@ -284,6 +286,7 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
 
 static void print_tap(const struct unit_report *reports, size_t n) {
         unsigned k = 0;
+        output_printed();
         printf("1..%zu\n", n * N_CHECKS);
         for (size_t i = 0; i < n; i++)
                 for (unsigned c = 0; c < N_CHECKS; c++) {
@@ -361,22 +364,26 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (r != EXIT_OK)
                 return r;
 
-        /* The replicas to verify: all, or the named ones, which must be replicas. */
+        /* The replicas to verify: all, or the named ones (no suffix: the service, as systemctl
+         * takes them), which must be replicas. */
+        _cleanup_strv_free_ char **units = xmalloc0((size_t) (argc + 1) * sizeof(char *));
+        for (int k = 0; k < argc; k++)
+                units[k] = unit_name_mangle(argv[k]);
         size_t n = 0;
         struct unit_report *reports = xmalloc0((in.plan->n_replicas + 1) * sizeof(*reports));
         for (size_t i = 0; i < in.plan->n_replicas; i++) {
                 bool wanted = argc == 0;
                 for (int k = 0; k < argc && !wanted; k++)
-                        wanted = streq(argv[k], in.plan->replicas[i].unit);
+                        wanted = streq(units[k], in.plan->replicas[i].unit);
                 if (wanted)
                         reports[n++].pl = &in.plan->replicas[i];
         }
         for (int k = 0; k < argc; k++) {
                 bool known = false;
                 for (size_t i = 0; i < n && !known; i++)
-                        known = streq(argv[k], reports[i].pl->unit);
+                        known = streq(units[k], reports[i].pl->unit);
                 if (!known) {
-                        log_error("%s is not a replica unit of the configuration", argv[k]);
+                        log_error("%s is not a replica unit of the configuration", units[k]);
                         r = EXIT_USAGE;
                 }
         }

@@ -9,6 +9,7 @@
 #include <ini.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "basic/parse-util.h"
 #include "basic/util.h"
@@ -29,6 +30,7 @@ struct parse_ctx {
 
         enum section section;
         struct replica_conf *replica; /* while section == SECTION_REPLICA */
+        const char *value;            /* of the key being parsed, for the hints of fail() */
 };
 
 _printf_(2, 3) static int fail(struct parse_ctx *ctx, const char *fmt, ...) {
@@ -37,10 +39,55 @@ _printf_(2, 3) static int fail(struct parse_ctx *ctx, const char *fmt, ...) {
         if (ctx->failed)
                 return 0;
         va_start(ap, fmt);
-        error_at_setv(ctx->err, (struct where){ctx->file, ctx->line}, fmt, ap);
+        _cleanup_free_ char *msg = xvasprintf(fmt, ap);
         va_end(ap);
+        /* The mistake behind many a bad value: a "# comment" after it, which inih keeps. */
+        bool comment = ctx->value && (strstr(ctx->value, " #") || strstr(ctx->value, "\t#"));
+        error_at_set(ctx->err, (struct where){ctx->file, ctx->line}, "%s%s", msg,
+                     comment ? " (after a value only \" ;\" starts a comment, as inih reads it: the '#' and what "
+                               "follows are part of the value)"
+                             : "");
         ctx->failed = true;
         return 0; /* inih: this handler call failed */
+}
+
+/* Edits between two words (Levenshtein), for "did you mean" hints. */
+static size_t distance(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b);
+        if (la > 64 || lb > 64)
+                return SIZE_MAX;
+        size_t row[65];
+        for (size_t j = 0; j <= lb; j++)
+                row[j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                size_t diag = row[0];
+                row[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t up = row[j];
+                        size_t best = diag + (a[i - 1] != b[j - 1]);
+                        best = up + 1 < best ? up + 1 : best;
+                        best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+                        row[j] = best;
+                        diag = up;
+                }
+        }
+        return row[lb];
+}
+
+/* The nearest of `names` to `word`, when near enough to be a typo: " (did you mean 'x'?)". */
+static char *suggest(const char *word, const char *const *names, size_t n) {
+        const char *best = NULL;
+        size_t best_d = SIZE_MAX;
+        for (size_t i = 0; i < n; i++) {
+                size_t d = distance(word, names[i]);
+                if (d < best_d) {
+                        best_d = d;
+                        best = names[i];
+                }
+        }
+        if (!best || best_d > 2 || best_d * 3 > strlen(best))
+                return xstrdup("");
+        return xasprintf(" (did you mean '%s'?)", best);
 }
 
 /* ---- values ---- */
@@ -106,9 +153,15 @@ static int value_duration(struct parse_ctx *ctx, const char *key, const char *va
 }
 
 static int value_size(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
-        if (parse_size(value, dst) < 0)
-                return fail(ctx, "bad %s '%s': expected bytes with a binary suffix K, M, G or T", key, value);
-        return 1;
+        size_t n = strlen(value);
+        if (parse_size(value, dst) >= 0)
+                return 1;
+        if (n > 2 && value[n - 1] == 'B' && strchr("KMGTkmgt", value[n - 2]))
+                return fail(ctx, "bad %s '%s': sizes are binary, so write %.*s or %.*siB (%.*s = %.*s x 1024^%d bytes)",
+                            key, value, (int) n - 1, value, (int) n - 1, value, (int) n - 1, value, (int) n - 2, value,
+                            (int) (strchr("KMGT", toupper((unsigned char) value[n - 2])) - "KMGT") + 1);
+        return fail(ctx, "bad %s '%s': expected bytes with a binary suffix K, M, G or T (or KiB, MiB, GiB, TiB)", key,
+                    value);
 }
 
 static int parse_set(struct parse_ctx *ctx, const char *key, const char *value, void *dst, const char *example) {
@@ -162,8 +215,10 @@ static int value_url(struct parse_ctx *ctx, const char *key, const char *value, 
         return value_string(ctx, key, value, dst);
 }
 
-static int value_unit(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
-        const char *why;
+static int value_unit(struct parse_ctx *ctx, const char *key, const char *value_as_written, void *dst) {
+        /* As systemctl takes it: no suffix means the service. */
+        _cleanup_free_ char *mangled = unit_name_mangle(value_as_written);
+        const char *value = mangled, *why;
 
         if (ctx->replica->is_template) {
                 const char *i = strstr(value, "%i");
@@ -349,7 +404,11 @@ static int numaplan_key(struct parse_ctx *ctx, const char *name, const char *val
                 c->key_at[i] = (struct where){ctx->file, ctx->line};
                 return numaplan_items[i].parse(ctx, name, value, (char *) c + numaplan_items[i].offset);
         }
-        return fail(ctx, "unknown key '%s' in [numaplan]", name);
+        const char *names[_NUMAPLAN_KEY_MAX];
+        for (size_t i = 0; i < _NUMAPLAN_KEY_MAX; i++)
+                names[i] = numaplan_items[i].name;
+        _cleanup_free_ char *hint = suggest(name, names, _NUMAPLAN_KEY_MAX);
+        return fail(ctx, "unknown key '%s' in [numaplan]%s", name, hint);
 }
 
 static int replica_key(struct parse_ctx *ctx, const char *name, const char *value) {
@@ -365,7 +424,17 @@ static int replica_key(struct parse_ctx *ctx, const char *name, const char *valu
                 r->key_at[i] = (struct where){ctx->file, ctx->line};
                 return replica_items[i].parse(ctx, name, value, (char *) r + replica_items[i].offset);
         }
-        return fail(ctx, "unknown key '%s' in [%s %s]", name, kind, r->name);
+        const char *names[_REPLICA_KEY_MAX];
+        size_t n = 0;
+        for (size_t i = 0; i < _REPLICA_KEY_MAX; i++) {
+                if (streq(name, replica_items[i].name))
+                        return fail(ctx, "key '%s' belongs in [%s NAME] sections, not [%s %s]", name,
+                                    r->is_template ? "replica" : "replicas", kind, r->name);
+                if (replica_items[i].sections & in)
+                        names[n++] = replica_items[i].name;
+        }
+        _cleanup_free_ char *hint = suggest(name, names, n);
+        return fail(ctx, "unknown key '%s' in [%s %s]%s", name, kind, r->name, hint);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -374,6 +443,7 @@ static int handler(void *user, const char *section, const char *name, const char
         (void) section; /* the line source tracked it, with its line */
         if (ctx->failed)
                 return 0;
+        ctx->value = value;
         switch (ctx->section) {
         case SECTION_NONE:
                 return fail(ctx, "key '%s' outside a section", name);
@@ -413,7 +483,9 @@ static void section_header(struct parse_ctx *ctx, const char *line) {
                 return;
         }
         if (n < 1 || (!streq(kind, "replica") && !streq(kind, "replicas"))) {
-                fail(ctx, "unknown section [%s]: expected [numaplan], [replica NAME] or [replicas NAME]", inner);
+                static const char *const kinds[] = {"numaplan", "replica", "replicas"};
+                _cleanup_free_ char *hint = suggest(kind, kinds, ELEMENTSOF(kinds));
+                fail(ctx, "unknown section [%s]%s: expected [numaplan], [replica NAME] or [replicas NAME]", inner, hint);
                 return;
         }
         if (n != 2 || !valid_name(name)) {

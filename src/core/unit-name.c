@@ -40,3 +40,15 @@ bool unit_name_is_valid_service(const char *name, const char **ret_why) {
                 *ret_why = why;
         return !why;
 }
+
+char *unit_name_mangle(const char *name) {
+        static const char *const suffixes[] = {".service", ".socket", ".target", ".device", ".mount", ".automount",
+                                               ".swap", ".path", ".timer", ".slice", ".scope"};
+        size_t n = strlen(name);
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                size_t k = strlen(suffixes[i]);
+                if (n > k && streq(name + n - k, suffixes[i]))
+                        return xstrdup(name);
+        }
+        return xasprintf("%s.service", name);
+}

@@ -8,3 +8,7 @@
  * an instance after it (a template itself, "foo@.service", takes no drop-in of ours), and the
  * ".service" suffix, the one unit type that runs replicas. On failure *ret_why says why. */
 bool unit_name_is_valid_service(const char *name, const char **ret_why);
+
+/* As systemctl takes a unit name: one without a unit type's suffix ("llama-server@0") means the
+ * service. Returns a new string, the suffix added when there was none. */
+char *unit_name_mangle(const char *name);

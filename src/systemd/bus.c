@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "systemd/bus.h"
 #include "basic/log.h"
@@ -7,9 +8,17 @@
 
 #define JOB_TIMEOUT_USEC (180ULL * 1000 * 1000)
 
+bool booted_with_systemd(void) {
+        struct stat st;
+        return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int bus_connect(sd_bus **ret) {
         _cleanup_bus_ sd_bus *bus = NULL;
         int r;
+
+        if (!booted_with_systemd())
+                return log_error_errno(-EHOSTDOWN, NOT_BOOTED_WITH_SYSTEMD);
 
         r = dlopen_libsystemd();
         if (r < 0)

@@ -3,6 +3,7 @@
 
 /* numaplan's D-Bus client for systemd (sd-bus, loaded on first use). */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "systemd/systemd-dl.h"
@@ -12,6 +13,11 @@
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
 #define SD_UNIT "org.freedesktop.systemd1.Unit"
 #define SD_SERVICE "org.freedesktop.systemd1.Service"
+
+/* What sd_booted() asks: systemd as PID 1 creates /run/systemd/system early. */
+bool booted_with_systemd(void);
+/* systemctl's words for it. */
+#define NOT_BOOTED_WITH_SYSTEMD "System has not been booted with systemd as init system (PID 1). Can't operate."
 
 /* As root, systemd's private socket (it works before dbus-daemon runs, at boot and in minimal
  * systems), as systemctl does; otherwise the system bus. Logs; -errno. */

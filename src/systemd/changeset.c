@@ -172,7 +172,7 @@ int changeset_for_plan(const char *unit_dir, const char *marker, const struct to
 }
 
 int changeset_for_removal(const char *unit_dir, char *const *units, struct changeset *ret) {
-        struct changeset cs = {.unit_dir = xstrdup(unit_dir)};
+        struct changeset cs = {.removal = true, .unit_dir = xstrdup(unit_dir)};
         _cleanup_strv_free_ char **ours = NULL;
         _cleanup_close_ int udfd = open_unit_dir(unit_dir);
 

@@ -25,6 +25,7 @@ struct change {
 };
 
 struct changeset {
+        bool removal; /* of changeset_for_removal(): an unchanged unit has no drop-in of numaplan's */
         char *unit_dir;
         struct change *v;
         size_t n;

@@ -65,20 +65,27 @@ static int restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart
         return r;
 }
 
-int deploy(const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret) {
-        bool changed = changeset_changed(cs);
-        _cleanup_bus_ sd_bus *bus = NULL;
-        int r;
+int deploy_prepare(const struct changeset *cs, const struct deploy_options *o, struct deployment *ret) {
+        *ret = (struct deployment){0};
+        if (!changeset_changed(cs) || !o->reload)
+                return 0;
+        int r = bus_connect(&ret->bus);
+        if (r >= 0)
+                r = bus_check_version(ret->bus);
+        if (r < 0)
+                deployment_done(ret);
+        return r;
+}
 
-        *ret = (struct deploy_result){.stage = DEPLOY_CONNECT};
-        /* systemd is asked before anything is written: a write it could not reload is a half step. */
-        if (changed && o->reload) {
-                r = bus_connect(&bus);
-                if (r >= 0)
-                        r = bus_check_version(bus);
-                if (r < 0)
-                        return r;
-        }
+void deployment_done(struct deployment *d) {
+        bus_unrefp(&d->bus);
+        d->bus = NULL;
+}
+
+int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret) {
+        bool changed = changeset_changed(cs);
+        sd_bus *bus = d->bus;
+        int r;
 
         ret->stage = DEPLOY_COMMIT;
         if (changed) {
@@ -88,7 +95,7 @@ int deploy(const struct changeset *cs, const struct deploy_options *o, struct de
         }
 
         ret->stage = DEPLOY_RELOAD;
-        if (changed && o->reload) {
+        if (changed && o->reload && bus) {
                 r = bus_reload(bus);
                 if (r < 0)
                         return r;

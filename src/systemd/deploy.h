@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "systemd/bus.h"
+
 struct changeset;
 
 struct deploy_options {
@@ -28,7 +30,16 @@ struct deploy_result {
         enum deploy_stage stage; /* how far it got */
 };
 
-int deploy(const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret);
+/* What deploy_prepare() found out before anything is written: systemd, reachable. */
+struct deployment {
+        sd_bus *bus;
+};
+
+/* Asks systemd (when the change needs a reload) before anything is written or shown as done: a
+ * write it could not reload is a half step. Logs; -errno. */
+int deploy_prepare(const struct changeset *cs, const struct deploy_options *o, struct deployment *ret);
+int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret);
+void deployment_done(struct deployment *d);
 
 /* Creates `marker` (and its directory) atomically. Logs; -errno. */
 int deploy_write_marker(const char *marker);

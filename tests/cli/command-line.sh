@@ -70,4 +70,52 @@ run verify --json --tap
 is "verify --json --tap is a usage error" "$rc" 2
 run --help plan
 case $out in "Usage: numaplan plan"*) ok "--help before a verb is that verb's help" ;; *) fail "--help plan" "$out" ;; esac
+# Messages an admin reads.
+msg() { # msg DESCRIPTION WANT CONFIG-TEXT: plan of the text exits 2 with WANT on stderr
+	printf '%b\n' "$3" >"$scratch/m.conf"
+	chmod 0644 "$scratch/m.conf"
+	run plan --sysfs-root "$host" -c "$scratch/m.conf"
+	if [ $rc -eq 2 ] && grep -qF -- "$2" <<<"$err"; then ok "$1"; else fail "$1" "exit $rc" "$err" "want: $2"; fi
+}
+msg "an unknown key suggests the nearest" "m.conf:3: unknown key 'memroy' in [replica a] (did you mean 'memory'?)" \
+	"[replica a]\nunit = a.service\nmemroy = 4G"
+msg "an unknown section suggests the nearest" "unknown section [replika a] (did you mean 'replica'?)" "[replika a]\nunit = a"
+msg "a key of the other kind of section says where it belongs" "key 'accelerators' belongs in [replica NAME] sections" \
+	"[replicas t]\nunit = t@%i\naccelerators = none"
+msg "48GB: sizes are binary, with the two ways to write it" "bad memory '48GB': sizes are binary, so write 48G or 48GiB" \
+	"[replica a]\nunit = a\nmemory = 48GB"
+msg "a '# comment' after a value: inih's rule in the message" "(after a value only \" ;\" starts a comment" \
+	"[replica a]\nunit = a\npolicy = bind # pinned"
+printf '[replica a]\nunit = llama-server@0\nmemory = 48GiB\naccelerators = 18:00.0\n' >"$scratch/u.conf"
+chmod 0644 "$scratch/u.conf"
+run plan --json --sysfs-root "$host" -c "$scratch/u.conf"
+check "48GiB is 48G, and a unit without a suffix is the service, as systemctl takes it" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["replicas"][0]
+assert r["unit"] == "llama-server@0.service" and r["memory_bytes"] == 48 << 30, r' "$scratch/out"
+run remove --no-reload --unit-dir "$scratch/none" llama-server@0
+if [ $rc -eq 0 ] && grep -q "^llama-server@0.service: no drop-in of numaplan's to remove" <<<"$out" && grep -q "^nothing removed" <<<"$out"; then
+	ok "remove of a unit numaplan never touched says so"
+else fail "remove of an untouched unit" "exit $rc" "$out"; fi
+
+# --json and --tap keep their promise of one document, also on failure.
+run plan --json --sysfs-root "$host" -c "$scratch/missing.conf"
+check "a failed plan --json prints {\"error\": {code, message}}" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["code"] == 2 and "missing.conf: cannot open" in e["message"], e' "$scratch/out"
+run verify --json --frobnicate
+check "a usage error of verify --json too" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["code"] == 2 and "unknown option" in e["message"], e' "$scratch/out"
+run verify --tap --frobnicate
+case $out in "Bail out! "*"unknown option '--frobnicate'"*) ok "verify --tap fails with TAP's Bail out!" ;; *) fail "verify --tap failure" "$out" ;; esac
+if [ ! -d /run/systemd/system ]; then
+	run verify --json --sysfs-root "$host" -c "$scratch/c.conf"
+	check "verify --json without systemd: the error document says so" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["error"]
+assert e["code"] == 3 and "not been booted with systemd" in e["message"], e' "$scratch/out"
+fi
 done_testing
