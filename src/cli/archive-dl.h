@@ -21,7 +21,8 @@
         X(archive_entry_set_size)                      \
         X(archive_entry_set_filetype)                  \
         X(archive_entry_set_perm)                      \
-        X(archive_entry_set_mtime)
+        X(archive_entry_set_mtime)                     \
+        X(archive_entry_set_symlink)
 
 LIBARCHIVE_SYMBOLS(DLSYM_PROTOTYPE)
 

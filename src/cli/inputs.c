@@ -44,7 +44,8 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
                 log_error_errno(r, "cannot open %s: %m", g->sysfs_root);
                 return EXIT_ENV;
         }
-        r = topology_read(in->root, flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0, &in->warnings, &in->topology);
+        r = topology_read(in->root, (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0),
+                          &in->warnings, &in->topology);
         if (r < 0)
                 return EXIT_ENV;
         r = EXIT_OK;

@@ -33,6 +33,7 @@ struct inputs {
 enum {
         INPUTS_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */
         INPUTS_NAMES = 1 << 1,  /* name accelerators from the PCI ID database */
+        INPUTS_DEVICES = 1 << 2, /* network adapters and NVMe drives too */
 };
 
 /* Where drop-ins go and where apply keeps its state. The state follows the unit directory: for

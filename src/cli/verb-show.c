@@ -11,16 +11,20 @@
 #include "cli/inputs.h"
 #include "cli/output.h"
 #include "core/config.h"
+#include "core/pci.h"
 #include "core/topology.h"
 #include "host/config-files.h"
 
 static void help(void) {
-        printf("Usage: numaplan show [-c FILE] [--json]\n\n"
+        printf("Usage: numaplan show [-c FILE] [--json] [--matrix] [PCI...]\n\n"
                "Print the NUMA nodes (CPUs, physical cores, memory, distances), the PCI accelerators\n"
                "with the node that owns each and where that answer came from, and warnings about\n"
                "what hurts pinning on this host. The configuration's accelerator-nodes apply.\n\n"
                "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
-               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n");
+               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n"
+               "      --matrix        how accelerators and network adapters reach each other (PIX, PXB,\n"
+               "                      PHB, NODE, SYS, as nvidia-smi topo -m says it), from sysfs's PCI paths\n"
+               "PCI addresses limit the accelerators, adapters and drives shown to those.\n");
 }
 
 static json_object *node_json(const struct topology *t, const struct node *n) {
@@ -39,6 +43,15 @@ static json_object *node_json(const struct topology *t, const struct node *n) {
         json_object_object_add(o, "distances", d);
         json_object_object_add(o, "kind", json_object_new_string(node_kind_to_string(n->kind)));
         json_object_object_add(o, "cores", json_object_new_int((int) n->cores));
+        json_object *hp = json_object_new_array();
+        for (size_t j = 0; j < n->n_hugepages; j++) {
+                json_object *p = json_object_new_object();
+                json_object_object_add(p, "size_kb", json_uint64(n->hugepages[j].page_kb));
+                json_object_object_add(p, "total", json_uint64(n->hugepages[j].total));
+                json_object_object_add(p, "free", json_uint64(n->hugepages[j].free));
+                json_object_array_add(hp, p);
+        }
+        json_object_object_add(o, "hugepages", hp);
         return o;
 }
 
@@ -57,20 +70,49 @@ static json_object *accel_json(const struct accelerator *a) {
         json_object_object_add(o, "numa_node", a->numa_node >= 0 ? json_object_new_int(a->numa_node) : NULL);
         json_object_object_add(o, "numa_source", json_object_new_string(numa_source_to_string(a->numa_source)));
         json_object_object_add(o, "local_cpus", a->has_local_cpus ? json_cpuset(&a->local_cpus) : NULL);
-        json_object_object_add(o, "compute", json_object_new_boolean(a->compute));
+        if (a->kind == PCI_ACCELERATOR) {
+                json_object_object_add(o, "compute", json_object_new_boolean(a->compute));
+                json_object_object_add(o, "index", a->index >= 0 ? json_object_new_int(a->index) : NULL);
+        } else
+                json_object_object_add(o, "interface", json_string_or_null(a->iface));
         return o;
 }
 
-static void print_json(const struct topology *t, const struct warnings *w) {
+/* The PCI addresses given on the command line, canonical; NULL for all. */
+struct filter {
+        char **pci;
+        size_t n;
+};
+
+static bool shown(const struct filter *f, const struct accelerator *a) {
+        if (f->n == 0)
+                return true;
+        for (size_t i = 0; i < f->n; i++)
+                if (streq(f->pci[i], a->pci))
+                        return true;
+        return false;
+}
+
+static json_object *devices_json(const struct accelerator *v, size_t n, const struct filter *f) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; i < n; i++)
+                if (shown(f, &v[i]))
+                        json_object_array_add(a, accel_json(&v[i]));
+        return a;
+}
+
+static void print_json(const struct topology *t, const struct warnings *w, const struct filter *f) {
         _cleanup_json_ json_object *o = json_object_new_object();
-        json_object *nodes = json_object_new_array(), *accels = json_object_new_array();
+        json_object *nodes = json_object_new_array();
 
         for (size_t i = 0; i < t->n_nodes; i++)
                 json_object_array_add(nodes, node_json(t, &t->nodes[i]));
-        for (size_t i = 0; i < t->n_accels; i++)
-                json_object_array_add(accels, accel_json(&t->accels[i]));
         json_object_object_add(o, "nodes", nodes);
-        json_object_object_add(o, "accelerators", accels);
+        json_object_object_add(o, "accelerators", devices_json(t->accels, t->n_accels, f));
+        json_object_object_add(o, "nics", devices_json(t->nics, t->n_nics, f));
+        json_object_object_add(o, "storage", devices_json(t->storage, t->n_storage, f));
+        json_object_object_add(o, "numa_balancing", t->numa_balancing >= 0 ? json_object_new_int(t->numa_balancing) : NULL);
+        json_object_object_add(o, "transparent_hugepages", json_string_or_null(t->thp));
         json_object_object_add(o, "warnings", json_warnings(w));
         json_print(o);
 }
@@ -138,19 +180,33 @@ static void print_distances(const struct topology *t) {
         }
 }
 
-static void print_accelerators(const struct topology *t) {
-        static const char *const headers[] = {"pci", ">node", "from", "local cpus", "class", "compute", "name"};
-        _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
+static const char *name_of(const struct accelerator *a, char *buf, size_t n) {
+        if (a->name)
+                return a->name;
+        if (!a->ids_known)
+                return "(vendor and device unreadable)";
+        snprintf(buf, n, "[%04x:%04x]", a->vendor, a->device);
+        return buf;
+}
 
-        printf("\naccelerators:\n");
-        if (t->n_accels == 0) {
-                printf("  none (no PCI display, 3D, processing accelerator or co-processor devices)\n");
-                return;
-        }
-        for (size_t i = 0; i < t->n_accels; i++) {
-                const struct accelerator *a = &t->accels[i];
+static void print_devices(const char *title, const char *none, const struct accelerator *v, size_t n,
+                          const struct filter *f) {
+        static const char *const accel_headers[] = {"pci", ">node", "from", "local cpus", "class", "compute", ">index", "name"};
+        static const char *const other_headers[] = {"pci", ">node", "from", "local cpus", "class", "interface", "name"};
+        bool accels = n > 0 && v[0].kind == PCI_ACCELERATOR;
+        _cleanup_table_ struct table *tab = accels ? table_new(accel_headers, ELEMENTSOF(accel_headers))
+                                                   : table_new(other_headers, ELEMENTSOF(other_headers));
+        size_t rows = 0;
+
+        printf("\n%s:\n", title);
+        for (size_t i = 0; i < n; i++) {
+                const struct accelerator *a = &v[i];
                 _cleanup_free_ char *lc = a->has_local_cpus ? cpuset_format(&a->local_cpus) : xstrdup("-");
+                char buf[32];
 
+                if (!shown(f, a))
+                        continue;
+                rows++;
                 table_add(tab, a->pci);
                 if (a->numa_node >= 0)
                         table_addf(tab, "%d", a->numa_node);
@@ -159,25 +215,105 @@ static void print_accelerators(const struct topology *t) {
                 table_add(tab, numa_source_to_string(a->numa_source));
                 table_add(tab, lc);
                 table_addf(tab, "0x%06x", a->class);
-                table_add(tab, a->compute ? "yes" : "no");
-                if (a->name)
-                        table_add(tab, a->name);
-                else if (a->ids_known)
-                        table_addf(tab, "[%04x:%04x]", a->vendor, a->device);
-                else
-                        table_add(tab, "(vendor and device unreadable)");
+                if (accels) {
+                        table_add(tab, a->compute ? "yes" : "no");
+                        if (a->index >= 0)
+                                table_addf(tab, "%d", a->index);
+                        else
+                                table_add(tab, "-");
+                } else
+                        table_add(tab, a->iface ? a->iface : "-");
+                table_add(tab, name_of(a, buf, sizeof(buf)));
         }
-        table_print(tab, stdout, "  ");
+        if (rows)
+                table_print(tab, stdout, "  ");
+        else
+                printf("  %s\n", none);
+}
+
+static void print_settings(const struct topology *t) {
+        printf("\nNUMA balancing: %s; transparent huge pages: %s\n",
+               t->numa_balancing < 0 ? "unknown" : t->numa_balancing == 0 ? "off" : (t->numa_balancing & 1) ? "on" : "memory tiering only",
+               t->thp ? t->thp : "unknown");
+}
+
+/* `nvidia-smi topo -m` for every vendor: compute accelerators and network adapters, each pair's
+ * path, then each one's CPUs and node. */
+static void print_matrix(const struct topology *t, const struct filter *f) {
+        const struct accelerator **v = xmalloc0((t->n_accels + t->n_nics + 1) * sizeof(*v));
+        size_t n = 0;
+        bool by_node_only = false;
+
+        for (size_t i = 0; i < t->n_accels; i++)
+                if (t->accels[i].compute && shown(f, &t->accels[i]))
+                        v[n++] = &t->accels[i];
+        for (size_t i = 0; i < t->n_nics; i++)
+                if (shown(f, &t->nics[i]))
+                        v[n++] = &t->nics[i];
+        if (n == 0) {
+                printf("no compute accelerator or network adapter to relate\n");
+                free(v);
+                return;
+        }
+
+        const char **headers = xmalloc0((n + 3) * sizeof(char *));
+        char **labels = xmalloc0((n + 1) * sizeof(char *));
+        headers[0] = "";
+        for (size_t i = 0; i < n; i++) {
+                labels[i] = v[i]->kind == PCI_NIC ? xasprintf("NIC%zu", (size_t) (v[i] - t->nics))
+                                                  : xasprintf("GPU%d", v[i]->index >= 0 ? v[i]->index : (int) i);
+                headers[i + 1] = labels[i];
+        }
+        headers[n + 1] = "CPU affinity";
+        headers[n + 2] = ">NUMA affinity";
+        _cleanup_table_ struct table *tab = table_new(headers, n + 3);
+        for (size_t i = 0; i < n; i++) {
+                table_add(tab, labels[i]);
+                for (size_t j = 0; j < n; j++) {
+                        const char *l = pci_link(v[i], v[j]);
+                        table_add(tab, l ? l : "?");
+                        by_node_only = by_node_only || (!v[i]->path || !strstr(v[i]->path, "devices/pci"));
+                }
+                _cleanup_free_ char *lc = v[i]->has_local_cpus ? cpuset_format(&v[i]->local_cpus) : xstrdup("-");
+                table_add(tab, lc);
+                if (v[i]->numa_node >= 0)
+                        table_addf(tab, "%d", v[i]->numa_node);
+                else
+                        table_add(tab, "N/A");
+        }
+        table_print(tab, stdout, NULL);
+        printf("\n");
+        for (size_t i = 0; i < n; i++) {
+                char buf[32];
+                printf("%s: %s %s%s%s\n", labels[i], v[i]->pci, name_of(v[i], buf, sizeof(buf)), v[i]->iface ? " " : "",
+                       strempty(v[i]->iface));
+        }
+        printf("\nLegend:\n"
+               "  X    = self\n"
+               "  SYS  = through PCIe and the interconnect between NUMA nodes\n"
+               "  NODE = through PCIe and the interconnect between the host bridges of one NUMA node\n"
+               "  PHB  = through PCIe and a PCIe host bridge (the root complex)\n"
+               "  PXB  = through several PCIe bridges, not a host bridge\n"
+               "  PIX  = through at most one PCIe bridge (one switch)\n");
+        if (by_node_only)
+                printf("  (this sysfs has no PCI device paths, a fixture or a trimmed capture: pairs are told\n"
+                       "  apart by node only)\n");
+        for (size_t i = 0; i < n; i++)
+                free(labels[i]);
+        free(labels);
+        free(headers);
+        free(v);
 }
 
 struct show_args {
         const char *config;
-        bool json;
+        bool json, matrix;
 };
 
 static const struct verb_option options[] = {
         VERB_VALUE("config", 'c', struct show_args, config),
         VERB_FLAG("json", 0, struct show_args, json),
+        VERB_FLAG("matrix", 0, struct show_args, matrix),
         {},
 };
 
@@ -186,24 +322,40 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         _cleanup_config_ struct config *c = NULL;
         struct inputs in = {0};
 
-        (void) argc;
-        (void) argv;
+        _cleanup_strv_free_ char **pci = xmalloc0((size_t) (argc + 1) * sizeof(char *));
+        struct filter f = {.pci = pci, .n = (size_t) argc};
+        for (int i = 0; i < argc; i++) {
+                struct pci_address addr;
+                if (pci_address_parse(argv[i], true, &addr) < 0)
+                        return verb_usage_error("show", "'%s' is not a PCI address (DDDD:BB:DD.F or BB:DD.F)", argv[i]);
+                pci[i] = xmalloc0(PCI_ADDRESS_MAX);
+                pci_address_format(&addr, pci[i]);
+        }
         /* accelerator-nodes from the configuration: `show` is about the host, so a configuration
          * that does not load costs the overrides, with a warning, not the command. */
         if (config_load(a->config, &c) < 0)
                 log_warning("configuration not used: accelerator-nodes left out");
-        int r = inputs_host(g, INPUTS_NAMES, c, &in);
+        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES, c, &in);
         if (r == EXIT_ENV) {
                 inputs_done(&in);
                 return r;
         }
 
+        const struct topology *t = in.topology;
         if (a->json)
-                print_json(in.topology, &in.warnings);
+                print_json(t, &in.warnings, &f);
+        else if (a->matrix)
+                print_matrix(t, &f);
         else {
-                print_nodes(in.topology);
-                print_distances(in.topology);
-                print_accelerators(in.topology);
+                print_nodes(t);
+                print_distances(t);
+                print_settings(t);
+                print_devices("accelerators", "none (no PCI display, 3D, processing accelerator or co-processor devices)",
+                              t->accels, t->n_accels, &f);
+                if (t->n_nics || f.n == 0)
+                        print_devices("network adapters", "none", t->nics, t->n_nics, &f);
+                if (t->n_storage || f.n == 0)
+                        print_devices("NVMe drives", "none", t->storage, t->n_storage, &f);
                 print_warnings(&in.warnings, "\nwarnings:\n", "  ");
         }
         inputs_done(&in);
@@ -215,7 +367,7 @@ const struct verb verb_show = {
         .summary = "topology, accelerators, warnings",
         .options = options,
         .args_size = sizeof(struct show_args),
-        .max_args = 0,
+        .max_args = -1,
         .run = run,
         .help = help,
 };

@@ -51,7 +51,11 @@ static int add_entry(struct archive *a, const struct root_entry *e_in, time_t no
 
         sym_archive_entry_set_pathname(ae, e->path);
         sym_archive_entry_set_mtime(ae, now, 0);
-        if (e->data) {
+        if (e->link) {
+                sym_archive_entry_set_filetype(ae, AE_IFLNK);
+                sym_archive_entry_set_perm(ae, 0777);
+                sym_archive_entry_set_symlink(ae, e->link);
+        } else if (e->data) {
                 sym_archive_entry_set_filetype(ae, AE_IFREG);
                 sym_archive_entry_set_perm(ae, 0644);
                 sym_archive_entry_set_size(ae, (la_int64_t) e->len);
@@ -133,7 +137,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return EXIT_ENV;
 
         /* Everything show reads, warnings included, so that the replay shows the same. */
-        r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES, NULL, &in);
+        r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES, NULL, &in);
         if (r != EXIT_OK) {
                 inputs_done(&in);
                 return r;

@@ -25,6 +25,14 @@ int pci_address_compare(const struct pci_address *a, const struct pci_address *b
 /* Devices replicas are placed by: display (0x03xx), processing accelerators (0x12xx) and
  * co-processors (0x0b40). */
 bool pci_class_is_accelerator(uint32_t class24);
+/* Network adapters (0x02xx) and NVMe drives (0x0108xx), reported beside the accelerators. */
+static inline bool pci_class_is_nic(uint32_t class24) {
+        return ((class24 >> 16) & 0xff) == 0x02;
+}
+static inline bool pci_class_is_nvme(uint32_t class24) {
+        return ((class24 >> 8) & 0xffff) == 0x0108;
+}
+
 /* False for display controllers of board-management and emulated display vendors (a BMC's VGA
  * is no place for a model); true for everything else of an accelerator class. */
 bool pci_is_compute(uint16_t vendor, uint32_t class24);

@@ -11,9 +11,17 @@ struct topology *topology_free(struct topology *t) {
                 free(t->nodes[i].hugepages);
         }
         free(t->nodes);
-        for (size_t i = 0; i < t->n_accels; i++)
-                free(t->accels[i].name);
-        free(t->accels);
+        struct accelerator *lists[] = {t->accels, t->nics, t->storage};
+        size_t ns[] = {t->n_accels, t->n_nics, t->n_storage};
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
+                for (size_t i = 0; i < ns[l]; i++) {
+                        free(lists[l][i].name);
+                        free(lists[l][i].path);
+                        free(lists[l][i].iface);
+                }
+                free(lists[l]);
+        }
+        free(t->thp);
         free(t->core_of);
         free(t->socket_of);
         free(t);
@@ -130,4 +138,49 @@ int topology_apply_overrides(struct topology *t, const struct config *c, struct 
                 a->numa_source = NUMA_SOURCE_OVERRIDE;
         }
         return 0;
+}
+
+/* The bridges above a device: its path's components after "devices/" (the host bridge
+ * "pci0000:17" first), the device itself left out. */
+static size_t bridges(const char *path, const char **ret, size_t max) {
+        const char *p = strstr(path, "devices/pci");
+        size_t n = 0;
+
+        if (!p)
+                return 0;
+        p += strlen("devices/");
+        for (const char *s = p; *s && n < max;) {
+                ret[n++] = s;
+                s = strchrnul(s, '/');
+                if (*s)
+                        s++;
+        }
+        return n > 0 ? n - 1 : 0;
+}
+
+static size_t component_len(const char *s) {
+        return strcspn(s, "/");
+}
+
+const char *pci_link(const struct accelerator *a, const struct accelerator *b) {
+        const char *ca[64], *cb[64];
+
+        if (a == b || pci_address_compare(&a->address, &b->address) == 0)
+                return "X";
+        size_t na = a->path ? bridges(a->path, ca, ELEMENTSOF(ca)) : 0, nb = b->path ? bridges(b->path, cb, ELEMENTSOF(cb)) : 0;
+        if (na > 0 && nb > 0) {
+                size_t common = 0;
+                while (common < na && common < nb && component_len(ca[common]) == component_len(cb[common]) &&
+                       strncmp(ca[common], cb[common], component_len(ca[common])) == 0)
+                        common++;
+                if (common == na && common == nb)
+                        return "PIX"; /* the same parent bridge */
+                if (common > 1)
+                        return common + 1 >= na && common + 1 >= nb ? "PIX" : "PXB";
+                if (common == 1)
+                        return "PHB";
+        }
+        if (a->numa_node < 0 || b->numa_node < 0)
+                return NULL;
+        return a->numa_node == b->numa_node ? "NODE" : "SYS";
 }

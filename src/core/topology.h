@@ -34,7 +34,12 @@ struct node {
 
 enum numa_source { NUMA_SOURCE_NONE, NUMA_SOURCE_NUMA_NODE, NUMA_SOURCE_LOCAL_CPUS, NUMA_SOURCE_OVERRIDE };
 
+/* What numaplan reports of a PCI function: accelerators, which replicas are placed by, and the
+ * network adapters and NVMe drives an admin places beside them (GPUDirect RDMA, storage). */
+enum pci_kind { PCI_ACCELERATOR, PCI_NIC, PCI_STORAGE };
+
 struct accelerator {
+        enum pci_kind kind;
         struct pci_address address;
         char pci[PCI_ADDRESS_MAX]; /* "0000:3b:00.0" */
         bool ids_known; /* vendor and device could be read */
@@ -47,6 +52,11 @@ struct accelerator {
         bool has_local_cpus;
         struct cpuset local_cpus;
         bool compute;
+        int index; /* among its vendor's compute accelerators in PCI-address order, as CUDA and
+                    * ROCm count them with PCI bus order; -1 for the rest */
+        char *path; /* its sysfs directory under the root, "sys/devices/pci0000:17/.../0000:18:00.0"
+                     * when the bus entry is a link, else "sys/bus/pci/devices/0000:18:00.0" */
+        char *iface; /* a NIC's network interface, a drive's NVMe controller; NULL */
 };
 
 struct topology {
@@ -62,6 +72,11 @@ struct topology {
 
         struct accelerator *accels; /* sorted by PCI address */
         size_t n_accels;
+        struct accelerator *nics, *storage; /* the same, for network adapters and NVMe drives */
+        size_t n_nics, n_storage;
+
+        int numa_balancing; /* kernel.numa_balancing; -1 unknown */
+        char *thp;          /* transparent huge pages: "always", "madvise", "never"; NULL unknown */
 };
 
 struct topology *topology_free(struct topology *t);
@@ -82,6 +97,13 @@ const char *numa_source_to_string(enum numa_source s);
 /* Fills `numa_node` and `numa_source` of `a` from its sysfs numa_node value and local CPUs:
  * numa_node >= 0 wins; otherwise the one node whose CPUs contain all its online local CPUs. */
 void accelerator_resolve_node(struct accelerator *a, int sysfs_numa_node, const struct topology *t);
+
+/* How two PCI functions reach each other, as `nvidia-smi topo -m` says it: "X" (the same one),
+ * "PIX" (through one PCIe bridge: the same switch), "PXB" (several bridges, not the host bridge),
+ * "PHB" (through the host bridge: the same root complex), "NODE" (between host bridges of one
+ * NUMA node), "SYS" (across NUMA nodes); from their sysfs paths, so for every vendor and with no
+ * driver loaded. NULL when neither their paths nor their nodes say. */
+const char *pci_link(const struct accelerator *a, const struct accelerator *b);
 
 /* Applies [numaplan] accelerator-nodes: the named accelerators' numa_source becomes "override".
  * An unknown accelerator or node is an error at the key's line. */

@@ -6,11 +6,10 @@
 #include "host/host-warnings.h"
 #include "host/root.h"
 
-static void check_numa_balancing(struct root *root, struct warnings *w) {
-        _cleanup_free_ char *s = NULL;
-        int v;
+static void check_numa_balancing(const struct topology *t, struct warnings *w) {
+        int v = t->numa_balancing;
 
-        if (root_read_string(root, "proc/sys/kernel/numa_balancing", &s) < 0 || parse_int(s, &v) < 0)
+        if (v < 0)
                 return;
         /* Bit 0 is classic balancing; bit 1 alone (memory tiering) only promotes from slow tiers. */
         if (v & 1)
@@ -103,7 +102,7 @@ static void check_cgroup(struct root *root, struct warnings *w) {
 }
 
 void host_warnings_collect(struct root *root, const struct topology *t, struct warnings *w) {
-        check_numa_balancing(root, w);
+        check_numa_balancing(t, w);
         check_memory_imbalance(t, w);
         if (t->n_nodes < 2)
                 warnings_add(w, WARNING_SINGLE_NODE, NULL, "one NUMA node: there is nothing to pin");

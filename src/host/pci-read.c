@@ -50,7 +50,40 @@ static void on_pci_debug(_unused_ char *msg, ...) {
 }
 
 static char *device_path(const struct accelerator *a, const char *file) {
-        return xasprintf(PCI_DEVICES "/%s/%s", a->pci, file);
+        return xasprintf("%s/%s", a->path, file);
+}
+
+/* The device's directory: sysfs's bus entry is a link into the device tree, whose path shows the
+ * bridges above the device (for `show --matrix`). Read through that path, a snapshot keeps the
+ * tree and the link both. A bus entry that is a directory (a fixture) is used as it is. */
+static char *device_dir(struct root *root, const char *name) {
+        _cleanup_free_ char *entry = xasprintf(PCI_DEVICES "/%s", name), *link = NULL;
+        struct stat st;
+
+        if (root_lstat(root, entry, &st, &link) < 0 || !link || link[0] == '/')
+                return TAKE_PTR(entry);
+        _cleanup_free_ char *target = xstrdup(link);
+        /* "../../../devices/pci0000:17/0000:17:00.0/0000:18:00.0", relative to sys/bus/pci/devices */
+        char *parts[64];
+        size_t n = 0;
+        _cleanup_free_ char *base = xstrdup(PCI_DEVICES);
+        for (char *t = strtok(base, "/"); t && n < ELEMENTSOF(parts); t = strtok(NULL, "/"))
+                parts[n++] = t;
+        for (char *t = strtok(link, "/"); t; t = strtok(NULL, "/")) {
+                if (streq(t, ".."))
+                        n -= n > 0;
+                else if (!streq(t, ".") && n < ELEMENTSOF(parts))
+                        parts[n++] = t;
+        }
+        struct strbuf b = {0};
+        for (size_t i = 0; i < n; i++)
+                strbuf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
+        if (!startswith(strempty(b.s), "sys/devices/")) {
+                strbuf_done(&b);
+                return TAKE_PTR(entry);
+        }
+        root_record_link(root, entry, target);
+        return strbuf_steal(&b);
 }
 
 /* Reads a "0x1234"-style attribute; false when absent or malformed. */
@@ -59,8 +92,22 @@ static bool read_hex(struct root *root, const struct accelerator *a, const char 
         return root_read_string(root, p, &s) >= 0 && parse_uint64(s, 16, ret) >= 0;
 }
 
-/* The devices whose class says accelerator, with address and class filled in. */
-static void find_candidates(struct root *root, struct warnings *w, struct accelerator **ret, size_t *ret_n) {
+static bool wanted(uint32_t class, bool devices, enum pci_kind *ret) {
+        if (pci_class_is_accelerator(class))
+                *ret = PCI_ACCELERATOR;
+        else if (devices && pci_class_is_nic(class))
+                *ret = PCI_NIC;
+        else if (devices && pci_class_is_nvme(class))
+                *ret = PCI_STORAGE;
+        else
+                return false;
+        return true;
+}
+
+/* The devices whose class says accelerator (and, with `devices`, network adapter or NVMe drive),
+ * with address, class and directory filled in. */
+static void find_candidates(struct root *root, bool devices, struct warnings *w, struct accelerator **ret,
+                            size_t *ret_n) {
         _cleanup_free_ struct accelerator *list = NULL;
         size_t n = 0;
         struct dirent *de;
@@ -81,13 +128,18 @@ static void find_candidates(struct root *root, struct warnings *w, struct accele
                         continue;
                 }
                 pci_address_format(&a.address, a.pci);
+                a.path = device_dir(root, de->d_name);
+                a.index = -1;
                 if (!read_hex(root, &a, "class", &class) || class > 0xffffff) {
                         warnings_add(w, WARNING_PCI_INCOMPLETE, a.pci, "PCI device %s: no readable class; skipped", a.pci);
+                        free(a.path);
                         continue;
                 }
                 a.class = (uint32_t) class;
-                if (!pci_class_is_accelerator(a.class))
+                if (!wanted(a.class, devices, &a.kind)) {
+                        free(a.path);
                         continue;
+                }
                 list = xrealloc(list, (n + 1) * sizeof(*list));
                 list[n++] = a;
         }
@@ -332,13 +384,54 @@ static int compare_accel(const void *x, const void *y) {
         return pci_address_compare(&a->address, &b->address);
 }
 
-int pci_read_accelerators(struct root *root, bool names, struct warnings *w, struct topology *t) {
+/* A NIC's interface (net/<ifname>), a drive's controller (nvme/<nvmeN>). */
+static void read_iface(struct root *root, struct accelerator *a) {
+        _cleanup_free_ char *dir = device_path(a, a->kind == PCI_NIC ? "net" : "nvme");
+        struct dirent *de;
+        DIR *d;
+
+        if (a->kind == PCI_ACCELERATOR || root_opendir(root, dir, &d) < 0)
+                return;
+        while (!a->iface && (de = readdir(d)))
+                if (de->d_name[0] != '.')
+                        a->iface = xstrdup(de->d_name);
+        closedir(d);
+        /* Opened once more, so that a snapshot keeps the name. */
+        _cleanup_free_ char *sub = a->iface ? xasprintf("%s/%s", dir, a->iface) : NULL;
+        if (sub && root_opendir(root, sub, &d) >= 0)
+                closedir(d);
+}
+
+/* Each accelerator's number as CUDA (CUDA_DEVICE_ORDER=PCI_BUS_ID) and ROCm count them: its
+ * place among its vendor's compute accelerators in PCI-address order. */
+static void number_accelerators(struct topology *t) {
+        for (size_t i = 0; i < t->n_accels; i++) {
+                struct accelerator *a = &t->accels[i];
+                a->index = -1;
+                if (!a->compute || !a->ids_known)
+                        continue;
+                a->index = 0;
+                for (size_t j = 0; j < i; j++)
+                        a->index += t->accels[j].compute && t->accels[j].ids_known && t->accels[j].vendor == a->vendor;
+        }
+}
+
+/* Moves the devices of `kind` from `list` into *ret. */
+static void take_kind(struct accelerator *list, size_t n, enum pci_kind kind, struct accelerator **ret, size_t *ret_n) {
+        *ret = xmalloc0((n + 1) * sizeof(**ret));
+        *ret_n = 0;
+        for (size_t i = 0; i < n; i++)
+                if (list[i].kind == kind)
+                        (*ret)[(*ret_n)++] = list[i];
+}
+
+int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w, struct topology *t) {
         struct accelerator *list;
         size_t n;
-        bool db_loaded = false;
+        bool db_loaded = false, names = flags & PCI_NAMES;
         struct hwdb hwdb = {0};
 
-        find_candidates(root, w, &list, &n);
+        find_candidates(root, flags & PCI_DEVICES_TOO, w, &list, &n);
         if (n == 0)
                 return 0;
 
@@ -360,8 +453,9 @@ int pci_read_accelerators(struct root *root, bool names, struct warnings *w, str
                 }
                 read_numa_node(root, w, a);
                 read_local_cpus(root, w, a);
+                read_iface(root, a);
                 accelerator_resolve_node(a, a->sysfs_numa_node, t);
-                a->compute = !a->ids_known || pci_is_compute(a->vendor, a->class);
+                a->compute = a->kind == PCI_ACCELERATOR && (!a->ids_known || pci_is_compute(a->vendor, a->class));
                 if (names && pacc && a->ids_known)
                         lookup_name(pacc, &hwdb, &db_loaded, a);
         }
@@ -370,7 +464,10 @@ int pci_read_accelerators(struct root *root, bool names, struct warnings *w, str
         hwdb_done(&hwdb);
 
         qsort(list, n, sizeof(*list), compare_accel);
-        t->accels = list;
-        t->n_accels = n;
+        take_kind(list, n, PCI_ACCELERATOR, &t->accels, &t->n_accels);
+        take_kind(list, n, PCI_NIC, &t->nics, &t->n_nics);
+        take_kind(list, n, PCI_STORAGE, &t->storage, &t->n_storage);
+        free(list);
+        number_accelerators(t);
         return 0;
 }

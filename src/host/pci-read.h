@@ -11,4 +11,8 @@ struct topology;
 /* Finds the accelerators under <root>/sys/bus/pci through libpci's sysfs backend, names them from
  * the PCI ID database, and resolves the node of each (nodes must be read already). A device that
  * libpci cannot read is reported from whatever files it has, with a warning in `w`; never fatal. */
-int pci_read_accelerators(struct root *root, bool names, struct warnings *w, struct topology *t);
+enum {
+        PCI_NAMES = 1 << 0,       /* names from the PCI ID database */
+        PCI_DEVICES_TOO = 1 << 1, /* network adapters and NVMe drives as well */
+};
+int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w, struct topology *t);

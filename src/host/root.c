@@ -64,6 +64,7 @@ struct root *root_free(struct root *r) {
         for (size_t i = 0; i < r->n_rec; i++) {
                 free(r->rec[i].path);
                 free(r->rec[i].data);
+                free(r->rec[i].link);
         }
         free(r->rec);
         free(r->path);
@@ -174,6 +175,18 @@ int root_opendir(struct root *r, const char *path, DIR **ret) {
         record(r, path, NULL, 0);
         *ret = d;
         return 0;
+}
+
+void root_record_link(struct root *r, const char *path, const char *target) {
+        const char *p = rel(path);
+
+        if (!r->recording)
+                return;
+        for (size_t i = 0; i < r->n_rec; i++)
+                if (streq(r->rec[i].path, p))
+                        return;
+        r->rec = xrealloc(r->rec, (r->n_rec + 1) * sizeof(*r->rec));
+        r->rec[r->n_rec++] = (struct root_entry){.path = xstrdup(p), .link = xstrdup(target)};
 }
 
 void root_record_file(struct root *r, const char *path) {

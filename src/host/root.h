@@ -52,13 +52,16 @@ int root_opendir(struct root *r, const char *path, DIR **ret);
 
 /* Recording (ROOT_RECORD): every successful read adds its path (and its content, so that a
  * snapshot holds exactly what was seen) to the record. */
+/* Adds a symbolic link, as it was read (readlink), to the record. */
+void root_record_link(struct root *r, const char *path, const char *target);
 /* Adds a file read by a library on our behalf (libpci) to the record, if it exists. */
 void root_record_file(struct root *r, const char *path);
 
 struct root_entry {
         char *path; /* relative, no leading slash */
-        char *data; /* NULL for a directory */
+        char *data; /* NULL for a directory or a link */
         size_t len;
+        char *link; /* a symbolic link's target; NULL for the rest */
 };
 /* The recorded entries in the order they were first read; duplicates removed. */
 const struct root_entry *root_recorded(const struct root *r, size_t *ret_n);

@@ -449,6 +449,22 @@ static void check_node_facts(const struct topology *t, struct warnings *w) {
                 }
 }
 
+/* NUMA balancing and transparent huge pages: what moves pages behind a pinned replica's back, or
+ * keeps them from being huge. */
+static void read_host_settings(struct reader *x) {
+        _cleanup_free_ char *nb = NULL, *thp = NULL;
+
+        x->t->numa_balancing = -1;
+        if (root_read_string(x->root, "proc/sys/kernel/numa_balancing", &nb) >= 0 && parse_int(nb, &x->t->numa_balancing) < 0)
+                x->t->numa_balancing = -1;
+        /* "always [madvise] never": the bracketed one is in effect. */
+        if (root_read_string(x->root, "sys/kernel/mm/transparent_hugepage/enabled", &thp) >= 0) {
+                char *open = strchr(thp, '['), *close = open ? strchr(open, ']') : NULL;
+                if (close)
+                        x->t->thp = xstrndup(open + 1, (size_t) (close - open - 1));
+        }
+}
+
 int topology_read(struct root *root, unsigned flags, struct warnings *w, struct topology **ret) {
         _cleanup_topology_ struct topology *t = xmalloc0(sizeof(*t));
         struct reader x = {.root = root, .t = t, .w = w};
@@ -489,7 +505,9 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
                              "no online CPU found under /" SYS_CPU " nor in any node: nothing to place replicas on");
         check_node_facts(t, w);
 
-        r = pci_read_accelerators(root, flags & TOPOLOGY_NAMES, w, t);
+        read_host_settings(&x);
+        r = pci_read_accelerators(root, (flags & TOPOLOGY_NAMES ? PCI_NAMES : 0) | (flags & TOPOLOGY_DEVICES ? PCI_DEVICES_TOO : 0),
+                                  w, t);
         if (r < 0)
                 return r;
 

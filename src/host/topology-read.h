@@ -9,8 +9,9 @@
 struct root;
 
 enum {
-        TOPOLOGY_NAMES = 1 << 0, /* name accelerators from the PCI ID database (only `show` prints them,
-                                  * and the database costs more than everything else) */
+        TOPOLOGY_NAMES = 1 << 0,   /* name accelerators from the PCI ID database (only `show` prints them,
+                                    * and the database costs more than everything else) */
+        TOPOLOGY_DEVICES = 1 << 1, /* network adapters and NVMe drives too (`show`) */
 };
 
 /* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the

@@ -54,6 +54,10 @@ no-numa-kernel null planned 1
 no-numa-kernel per-accelerator planned 0
 no-numa-kernel per-node-cpu-only refused replica llama-0 needs 48.0 GiB and no set of nodes holds it
 no-numa-kernel tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 0 are left
+pcie-switches null planned 5
+pcie-switches per-accelerator planned 5
+pcie-switches per-node-cpu-only planned 2
+pcie-switches tensor-parallel-per-socket refused replica tp-1: count:4 asks for 4 compute accelerators with a node; 1 are left
 nps4-2s-8gpu null planned 8
 nps4-2s-8gpu per-accelerator planned 8
 nps4-2s-8gpu per-node-cpu-only planned 8

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `numaplan show` (table and --json) for every fixture host against its golden output.
+# `numaplan show` (table, --json and --matrix) for every fixture host against its golden output.
 # NUMAPLAN_UPDATE_GOLDEN=1 rewrites the goldens instead (then review the diff).
 set -u
 numaplan=$1
@@ -12,10 +12,11 @@ trap 'rm -rf "$scratch"' EXIT
 for host in "$fixtures"/hosts/*; do
 	name=$(host_name "$host")
 	root=$(fixture_root "$host" "$scratch")
-	for mode in txt json; do
+	for mode in txt json matrix; do
 		golden="$fixtures/golden/$name.show.$mode"
 		args=(show -c /dev/null --sysfs-root "$root")
 		[ "$mode" = json ] && args+=(--json)
+		[ "$mode" = matrix ] && args+=(--matrix)
 		"$numaplan" "${args[@]}" >"$scratch/out" 2>"$scratch/err"
 		rc=$?
 		if [ -n "${NUMAPLAN_UPDATE_GOLDEN:-}" ]; then

@@ -114,7 +114,7 @@ if [ $rc -eq 2 ] && grep -q "nul.conf:2: a NUL byte" <<<"$err"; then ok "a NUL i
 	fail "NUL in a value" "exit $rc" "$err"; fi
 
 # Snapshot round trips: the replay shows what the captured host showed.
-for src in / "$fixtures/hosts/nps4-2s-8gpu"; do
+for src in / "$fixtures/hosts/pcie-switches" "$fixtures/hosts/nps4-2s-8gpu"; do
 	rm -rf "$scratch/x" && mkdir "$scratch/x"
 	run snapshot --sysfs-root "$src" -o "$scratch/s.tar"
 	is "snapshot of $src exits 0" "$rc" 0
