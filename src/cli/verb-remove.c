@@ -15,7 +15,8 @@ static void help(void) {
         printf("Usage: numaplan remove [-c FILE] [UNIT...] [--runtime] [--no-reload] [--json]\n\n"
                "Delete the drop-ins numaplan wrote (recognised by their first line): those of the named\n"
                "units, or all of them. Reloads systemd once if anything was removed. Removing nothing\n"
-               "is success. The configuration is not needed: -c is accepted and checked only.\n\n"
+               "is success. Unit names without a suffix are services, as systemctl takes them.\n\n"
+               "  -c, --config FILE   check FILE (the configuration is not needed to remove)\n"
                "      --runtime       the drop-ins under " UNIT_DIR_RUNTIME "\n"
                "      --no-reload     do not reload systemd\n"
                "      --json          {\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout\n");

@@ -22,6 +22,8 @@
         X(sd_bus_message_read_array)             \
         X(sd_bus_message_enter_container)        \
         X(sd_bus_message_exit_container)         \
+        X(sd_bus_message_skip)                   \
+        X(sd_bus_message_read_strv)              \
         X(sd_bus_match_signal)                   \
         X(sd_bus_slot_unref)                     \
         X(sd_bus_process)                        \

@@ -59,3 +59,66 @@ int unit_state_read(sd_bus *bus, const char *unit, struct unit_state *ret) {
         *ret = s;
         return 0;
 }
+
+int unit_status_read(sd_bus *bus, const char *unit, struct unit_status *ret) {
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_bus_message_ sd_bus_message *reply = NULL;
+        _cleanup_free_ char *path = NULL;
+        struct unit_status s = {0};
+        int r;
+
+        r = bus_unit_path(unit, &path);
+        if (r < 0)
+                return log_error_errno(r, "%s: %m", unit);
+        r = sym_sd_bus_call_method(bus, SD_DEST, path, "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
+                                   SD_UNIT);
+        if (r < 0)
+                return log_error_errno(r, "cannot ask systemd about %s: %s", unit, error.message ? error.message : strerror(-r));
+        r = sym_sd_bus_message_enter_container(reply, 'a', "{sv}");
+        while (r > 0 && (r = sym_sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                const char *name;
+                char **dst = NULL;
+                r = sym_sd_bus_message_read(reply, "s", &name);
+                if (r < 0)
+                        break;
+                if (streq(name, "LoadState"))
+                        dst = &s.load_state;
+                else if (streq(name, "ActiveState"))
+                        dst = &s.active_state;
+                else if (streq(name, "SubState"))
+                        dst = &s.sub_state;
+                if (dst) {
+                        const char *v;
+                        r = sym_sd_bus_message_read(reply, "v", "s", &v);
+                        if (r >= 0)
+                                *dst = xstrdup(v);
+                } else if (streq(name, "DropInPaths")) {
+                        r = sym_sd_bus_message_enter_container(reply, 'v', "as");
+                        if (r >= 0)
+                                r = sym_sd_bus_message_read_strv(reply, &s.dropin_paths);
+                        if (r >= 0)
+                                r = sym_sd_bus_message_exit_container(reply);
+                } else if (streq(name, "ActiveEnterTimestamp"))
+                        r = sym_sd_bus_message_read(reply, "v", "t", &s.active_enter_usec);
+                else
+                        r = sym_sd_bus_message_skip(reply, "v");
+                if (r >= 0)
+                        r = sym_sd_bus_message_exit_container(reply);
+        }
+        if (r < 0) {
+                unit_status_done(&s);
+                return log_error_errno(r, "cannot read what systemd says of %s: %m", unit);
+        }
+        if (!s.dropin_paths)
+                s.dropin_paths = xmalloc0(sizeof(char *));
+        *ret = s;
+        return 0;
+}
+
+void unit_status_done(struct unit_status *s) {
+        free(s->load_state);
+        free(s->active_state);
+        free(s->sub_state);
+        strv_free(s->dropin_paths);
+        *s = (struct unit_status){0};
+}

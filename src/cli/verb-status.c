@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan status: each replica unit, whether systemd has loaded numaplan's current drop-in, and
+ * whether the running unit started with it or before it. One D-Bus round trip a unit and no
+ * warm-up traffic: fast enough for a shell prompt or a monitoring probe. */
+
+#include <sys/stat.h>
+
+#include "basic/fileio.h"
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/table.h"
+#include "basic/util.h"
+#include "cli/inputs.h"
+#include "core/dropin.h"
+#include "core/planner.h"
+#include "core/unit-name.h"
+#include "host/config-files.h"
+#include "systemd/bus.h"
+#include "systemd/changeset.h"
+#include "systemd/unit-state.h"
+
+static void help(void) {
+        printf("Usage: numaplan status [-c FILE] [UNIT...] [--json]\n\n"
+               "For each replica unit (all, or the named ones): whether systemd has loaded it, whether\n"
+               "numaplan's drop-in is in effect and current, whether the running unit started before the\n"
+               "drop-in was written (then it runs unpinned until restarted), and the placement the plan\n"
+               "gives it. Sends no traffic to the replicas; numaplan verify proves the rest. Exit 0 when\n"
+               "every unit has its current drop-in in effect, 1 otherwise.\n\n"
+               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
+               "      --json          one JSON document on stdout\n");
+}
+
+struct status_args {
+        const char *config;
+        bool json;
+};
+
+static const struct verb_option options[] = {
+        VERB_VALUE("config", 'c', struct status_args, config),
+        VERB_FLAG("json", 0, struct status_args, json),
+        {},
+};
+
+struct row {
+        const struct placement *pl;
+        struct unit_status s;
+        const char *dropin; /* "in effect", "not loaded", "stale", "missing" */
+        bool started_before; /* active since before the drop-in was written */
+        bool ok;
+};
+
+static bool active(const struct unit_status *s) {
+        return streq_ptr(s->active_state, "active") || streq_ptr(s->active_state, "reloading");
+}
+
+static void judge(const struct inputs *in, struct row *row) {
+        _cleanup_free_ char *path = dropin_path(in->unit_dir, row->pl->unit), *content = NULL,
+                            *want = dropin_render(in->topology, in->config, in->plan, row->pl, in->marker);
+        struct stat st;
+        bool loaded = false;
+
+        for (char **p = row->s.dropin_paths; *p && !loaded; p++)
+                loaded = streq(*p, path);
+        if (read_file(path, &content) < 0)
+                row->dropin = "missing";
+        else if (!streq(content, want))
+                row->dropin = "stale";
+        else if (!loaded)
+                row->dropin = "not loaded";
+        else
+                row->dropin = "in effect";
+        if (active(&row->s) && row->s.active_enter_usec > 0 && stat(path, &st) == 0) {
+                uint64_t written = (uint64_t) st.st_mtim.tv_sec * 1000000 + (uint64_t) st.st_mtim.tv_nsec / 1000;
+                row->started_before = row->s.active_enter_usec < written;
+        }
+        row->ok = streq(row->dropin, "in effect") && !row->started_before;
+}
+
+static const char *advice(const struct row *r) {
+        if (streq(r->dropin, "missing") || streq(r->dropin, "stale"))
+                return "run numaplan apply";
+        if (streq(r->dropin, "not loaded"))
+                return "systemctl daemon-reload";
+        if (r->started_before)
+                return "restart it: it runs with its old placement";
+        if (!streq_ptr(r->s.load_state, "loaded"))
+                return "systemd cannot load the unit";
+        return "";
+}
+
+static void print_json(const struct row *rows, size_t n, bool interrupted) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *units = json_object_new_array();
+        bool all = !interrupted;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct row *r = &rows[i];
+                json_object *u = json_object_new_object(), *plan = json_object_new_object();
+                json_object_object_add(u, "unit", json_object_new_string(r->pl->unit));
+                json_object_object_add(u, "replica", json_object_new_string(r->pl->name));
+                json_object_object_add(u, "ok", json_object_new_boolean(r->ok));
+                json_object_object_add(u, "load_state", json_string_or_null(r->s.load_state));
+                json_object_object_add(u, "active_state", json_string_or_null(r->s.active_state));
+                json_object_object_add(u, "sub_state", json_string_or_null(r->s.sub_state));
+                json_object_object_add(u, "dropin", json_object_new_string(r->dropin));
+                json_object_object_add(u, "started_before_dropin", json_object_new_boolean(r->started_before));
+                json_object_object_add(plan, "policy", json_object_new_string(policy_to_string(r->pl->policy)));
+                json_object_object_add(plan, "nodes", json_cpuset(&r->pl->nodes));
+                json_object_object_add(plan, "cpus", json_cpuset(&r->pl->cpus));
+                json_object_object_add(u, "plan", plan);
+                json_object_array_add(units, u);
+                all = all && r->ok;
+        }
+        json_object_object_add(o, "ok", json_object_new_boolean(all));
+        json_object_object_add(o, "apply_interrupted", json_object_new_boolean(interrupted));
+        json_object_object_add(o, "units", units);
+        json_print(o);
+}
+
+static void print_table(const struct row *rows, size_t n) {
+        static const char *const headers[] = {"unit", "state", "drop-in", "since", "policy", "nodes", "cpus", "todo"};
+        _cleanup_table_ struct table *t = table_new(headers, ELEMENTSOF(headers));
+
+        for (size_t i = 0; i < n; i++) {
+                const struct row *r = &rows[i];
+                _cleanup_free_ char *nodes = cpuset_format(&r->pl->nodes), *cpus = cpuset_format(&r->pl->cpus);
+                table_add(t, r->pl->unit);
+                if (streq_ptr(r->s.load_state, "loaded"))
+                        table_addf(t, "%s (%s)", strempty(r->s.active_state), strempty(r->s.sub_state));
+                else
+                        table_add(t, strempty(r->s.load_state));
+                table_add(t, r->dropin);
+                table_add(t, !active(&r->s) ? "-" : r->started_before ? "before drop-in" : "with drop-in");
+                table_add(t, policy_to_string(r->pl->policy));
+                table_add(t, nodes);
+                table_add(t, cpus);
+                table_add(t, advice(r));
+        }
+        table_print(t, stdout, NULL);
+}
+
+static int run(const void *args, int argc, char **argv, const struct globals *g) {
+        const struct status_args *a = args;
+        _cleanup_bus_ sd_bus *bus = NULL;
+        struct inputs in;
+        int r;
+
+        r = inputs_load(g, a->config, false, &in);
+        if (r != EXIT_OK)
+                return r;
+        _cleanup_free_ struct row *rows = xmalloc0((in.plan->n_replicas + 1) * sizeof(*rows));
+        size_t n = 0;
+        for (size_t i = 0; i < in.plan->n_replicas; i++) {
+                bool wanted = argc == 0;
+                for (int k = 0; k < argc && !wanted; k++) {
+                        _cleanup_free_ char *u = unit_name_mangle(argv[k]);
+                        wanted = streq(u, in.plan->replicas[i].unit);
+                }
+                if (wanted)
+                        rows[n++].pl = &in.plan->replicas[i];
+        }
+        if (argc > 0 && n < (size_t) argc) {
+                log_error("not every unit named is a replica unit of the configuration");
+                r = EXIT_USAGE;
+                goto out;
+        }
+        if (bus_connect(&bus) < 0) {
+                r = EXIT_ENV;
+                goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (unit_status_read(bus, rows[i].pl->unit, &rows[i].s) < 0) {
+                        r = EXIT_ENV;
+                        goto out;
+                }
+                judge(&in, &rows[i]);
+        }
+        bool interrupted = changeset_interrupted(in.unit_dir), all = !interrupted;
+        if (interrupted)
+                log_warning("an apply was interrupted midway (%s/" CHANGESET_JOURNAL "): run numaplan apply to finish it",
+                            in.unit_dir);
+        for (size_t i = 0; i < n; i++)
+                all = all && rows[i].ok;
+        if (a->json)
+                print_json(rows, n, interrupted);
+        else if (n == 0)
+                printf("no replicas\n");
+        else
+                print_table(rows, n);
+        r = all ? EXIT_OK : EXIT_FAILED;
+out:
+        for (size_t i = 0; i < n; i++)
+                unit_status_done(&rows[i].s);
+        inputs_done(&in);
+        return r;
+}
+
+const struct verb verb_status = {
+        .name = "status",
+        .summary = "each replica unit: its drop-in in effect, started with it or before",
+        .options = options,
+        .args_size = sizeof(struct status_args),
+        .max_args = -1,
+        .run = run,
+        .help = help,
+};

@@ -1,0 +1,31 @@
+#!/bin/bash
+# Bash completion: commands, each command's options (exactly those its --help lists), unit names
+# and PCI addresses. Usage: completion.sh NUMAPLAN SOURCE_DIR
+set -u
+numaplan=$1
+src=$2
+. "$(dirname "$0")/tap.sh"
+
+complete_line() { # complete_line WORDS...: prints what completing the last word offers
+	bash -c '
+		source "$1/shell-completion/numaplan.bash"
+		shift
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		_numaplan
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$src" "$@" | sort | tr '\n' ' '
+}
+
+case $(complete_line numaplan "") in *"apply "*"plan "*"show "*"status "*"verify "*) ok "commands complete" ;; *) fail "commands" "$(complete_line numaplan "")" ;; esac
+is "a prefix completes to its command" "$(complete_line numaplan sna)" "snapshot "
+for verb in show plan apply verify status remove snapshot; do
+	offered=$(complete_line numaplan "$verb" - | tr ' ' '\n' | grep -v '^$' | sort -u)
+	helped=$("$numaplan" "$verb" --help | grep -E '^Usage:|^  +-' | grep -oE '(^|[ [])--?[a-z][a-z-]*' | tr -d ' [' | sort -u)
+	global="--help --quiet --runtime-dir --sysfs-root --unit-dir --verbose --version -h -q -v"
+	missing=$(comm -13 <(echo "$offered") <(echo "$helped") | tr '\n' ' ')
+	extra=$(comm -23 <(echo "$offered") <(printf '%s\n' $helped $global | sort -u) | tr '\n' ' ')
+	is "$verb: completion offers every option its --help lists, and no other" "$missing|$extra" "|"
+done
+is "after -c, files" "$(complete_line numaplan plan -c "$src/profiles/per-acc")" "$src/profiles/per-accelerator.conf "
+case $(complete_line numaplan show "") in "" | *":"*) ok "show completes PCI addresses (or none on this host)" ;; *) fail "show PCI" "$(complete_line numaplan show "")" ;; esac
+done_testing

@@ -1,0 +1,36 @@
+#!/bin/bash
+# What meson installs is what the README and numaplan(8) say it installs: the binary, the units,
+# the man pages, the profiles, bash completion, and the sample configuration (never over an
+# admin's). Usage: install.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$1
+src=$2
+. "$(dirname "$0")/tap.sh"
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+if ! meson install -C "$build" --destdir "$scratch/root" --no-rebuild >"$scratch/log" 2>&1; then
+	echo "Bail out! meson install failed: $(tail -3 "$scratch/log")"
+	exit 1
+fi
+prefix=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+for f in sbin/numaplan share/man/man8/numaplan.8 share/man/man5/numaplan.conf.5 \
+	share/numaplan/profiles/per-accelerator.conf share/bash-completion/completions/numaplan; do
+	check "installs PREFIX/$f" test -e "$scratch/root$prefix/$f"
+	grep -qF "$f" "$src/README.md" && ok "the README names $f" || fail "the README names $f"
+done
+units=$(find "$scratch/root" -name numaplan.service -printf '%h\n' | sed "s|^$scratch/root||")
+check "installs numaplan.service, numaplan-verify.service and .timer together ($units)" \
+	test -e "$scratch/root$units/numaplan-verify.timer" -a -e "$scratch/root$units/numaplan-verify.service"
+check "installs the sample configuration as /etc/numaplan/numaplan.conf" test -f "$scratch/root/etc/numaplan/numaplan.conf"
+grep -qF "/etc/numaplan/numaplan.conf" "$src/README.md" && ok "the README names it" || fail "the README names the sample"
+echo "[numaplan]" >"$scratch/root/etc/numaplan/numaplan.conf"
+meson install -C "$build" --destdir "$scratch/root" --no-rebuild >/dev/null 2>&1
+is "a second install leaves an admin's configuration as it was" "$(cat "$scratch/root/etc/numaplan/numaplan.conf")" "[numaplan]"
+check "the sample configuration parses: the built-in default" "$scratch/root$prefix/sbin/numaplan" plan -c "$src/profiles/numaplan.conf.sample" --sysfs-root "$src/tests/fixtures/hosts/dgx-2s-8gpu"
+version=$(sed -n "s/^ *version *: *'\\([^']*\\)'.*/\\1/p" "$src/meson.build" | head -1)
+for page in numaplan.8 numaplan.conf.5; do
+	th=$(head -1 "$src/man/$page")
+	case $th in *"numaplan $version"*) ok "man/$page says version $version (man -l shows no placeholder)" ;; *) fail "man/$page version" "$th" ;; esac
+done
+done_testing
