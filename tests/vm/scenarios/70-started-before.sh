@@ -23,6 +23,14 @@ detail=$(check_of "$flat" 0 task-affinity detail)
 vm_check_match "task-affinity names the process started before the drop-in" "$detail" \
 	"started [0-9.]+ s before numaplan's drop-in was written"
 vm_check_match "and says to restart the unit" "$detail" "restart the unit \\(systemctl restart $unit\\)"
+t0=$(date +%s%N)
+status=$("$NUMAPLAN" status --json $unit 2>/dev/null)
+status_rc=$? status_ms=$((($(date +%s%N) - t0) / 1000000))
+sflat=$(json_flat <<<"$status")
+vm_check_eq "status exits 1 for it" "$status_rc" 1
+vm_check_eq "status: its drop-in is in effect" "$(json_get units.0.dropin <<<"$sflat")" "in effect"
+vm_check_eq "status: but it started before the drop-in" "$(json_get units.0.started_before_dropin <<<"$sflat")" true
+vm_diag "numaplan status took $status_ms ms under emulation (one D-Bus round trip a unit)"
 systemctl stop $unit
 drop_caches
 systemctl start $unit
@@ -31,6 +39,9 @@ verify_json --no-warmup $unit
 flat=$FLAT
 vm_check_eq "after a restart, verify passes" "$(json_get ok <<<"$flat")" true || show_failures "$flat"
 vm_check_eq "on node 0, its device's" "$(json_get units.0.checks.2.got <<<"$flat")" 0
+vm_check_eq "and status exits 0: the drop-in in effect, started with it" \
+	"$("$NUMAPLAN" status $unit >/tmp/status.txt 2>&1; echo $?)" 0
+vm_check_match "status's table says so" "$(cat /tmp/status.txt)" "$unit +active \\(running\\) +in effect +with drop-in"
 
 systemctl stop $unit
 rm -f "$UNITS/$unit"
