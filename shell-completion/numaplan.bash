@@ -29,7 +29,7 @@ _numaplan() {
 		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
 	fi
 
-	local commands="show plan apply verify status remove snapshot"
+	local commands="show plan apply verify status migrate prepare remove snapshot"
 	local global="--sysfs-root --unit-dir --runtime-dir -q --quiet -v --verbose -h --help --version"
 	local -A opts=(
 		[show]="-c --config --json --matrix"
@@ -37,6 +37,8 @@ _numaplan() {
 		[apply]="-c --config --check --diff --runtime --no-reload --restart --json"
 		[verify]="-c --config --no-warmup --json --tap"
 		[status]="-c --config --json"
+		[migrate]="-c --config --dry-run --json"
+		[prepare]="--nodes --dry-run"
 		[remove]="-c --config --runtime --no-reload --json"
 		[snapshot]="-o --output"
 	)
@@ -77,7 +79,8 @@ _numaplan() {
 		return
 	fi
 	case $verb in
-	verify | status | remove) COMPREPLY=($(compgen -W "$(_numaplan_units)" -- "$cur")) ;;
+	verify | status | migrate | remove) COMPREPLY=($(compgen -W "$(_numaplan_units)" -- "$cur")) ;;
+	prepare) [ "$prev" = --nodes ] || COMPREPLY=($(compgen -f -- "$cur")) ;;
 	show) COMPREPLY=($(compgen -W "$(_numaplan_pci)" -- "$cur")) ;;
 	esac
 }

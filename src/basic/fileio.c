@@ -100,6 +100,10 @@ int read_file(const char *path, char **ret) {
         return read_regular(AT_FDCWD, path, 0, READ_FILE_MAX, ret);
 }
 
+int read_file_max(const char *path, size_t max, char **ret) {
+        return read_regular(AT_FDCWD, path, 0, max, ret);
+}
+
 bool is_temporary_name(const char *entry) {
         return startswith(entry, ".#") != NULL;
 }

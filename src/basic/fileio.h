@@ -19,6 +19,8 @@ int read_regular_at(int dirfd, const char *name, size_t max, char **ret);
 /* The same for a path, following links (for files systemd names, which it reads the same way). */
 int read_file(const char *path, char **ret);
 #define READ_FILE_MAX (1U << 20)
+/* The same with another limit (a process's maps may be tens of MiB). */
+int read_file_max(const char *path, size_t max, char **ret);
 
 /* Everything `fd` gives until end of file, NUL-terminated; -EFBIG past `max` bytes. With
  * READ_ONE_SHOT a short read is the end (sysfs attributes hand over all at once). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
+#include <inttypes.h>
 #include <strings.h>
 
 #include "basic/parse-util.h"
@@ -109,6 +110,11 @@ int parse_boolean(const char *s, bool *ret) {
                 }
         }
         return -EINVAL;
+}
+
+char *format_share(uint64_t part, uint64_t whole) {
+        uint64_t per_mille = whole ? (uint64_t) ((unsigned __int128) part * 1000 / whole) : 0;
+        return xasprintf("%" PRIu64 ".%" PRIu64 "%%", per_mille / 10, per_mille % 10);
 }
 
 void format_percent(char *buf, size_t n, unsigned bp) {

@@ -19,3 +19,5 @@ int parse_boolean(const char *s, bool *ret);
 
 /* The inverse, for messages and headers: "95%" or "99.5%". */
 void format_percent(char *buf, size_t n, unsigned bp);
+/* part of whole as "99.8%": one decimal, rounded down, so 99.96% does not read as 100.0%. */
+char *format_share(uint64_t part, uint64_t whole);

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+
 #include "basic/diff.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/changes.h"
+#include "cli/inputs.h"
+#include "host/hugepages.h"
 #include "cli/verbs.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
@@ -17,8 +21,37 @@ static void print_changes_diff(const struct changeset *cs, FILE *f) {
         strbuf_done(&b);
 }
 
-static void print_changes(const struct changeset *cs, bool check, bool json) {
-        bool changed = changeset_changed(cs);
+static json_object *pools_json(const struct pool_changes *pools) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; pools && i < pools->n; i++) {
+                const struct pool_change *p = &pools->v[i];
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "node", json_object_new_int(p->node));
+                json_object_object_add(o, "page_kb", json_uint64(p->page_kb));
+                json_object_object_add(o, "wanted", json_uint64(p->wanted));
+                json_object_object_add(o, "reserved", json_uint64(p->ours));
+                json_object_object_add(o, "nr_hugepages_before", json_uint64(p->before));
+                json_object_object_add(o, "nr_hugepages_after", json_uint64(p->after));
+                json_object_object_add(o, "short", json_object_new_boolean(p->ours < p->wanted));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static void print_pools(const struct pool_changes *pools, bool check) {
+        for (size_t i = 0; pools && i < pools->n; i++) {
+                const struct pool_change *p = &pools->v[i];
+                char size[FORMAT_BYTES_MAX];
+                format_bytes(size, sizeof(size), p->page_kb * 1024);
+                if (p->after == p->before && p->ours == p->wanted)
+                        continue;
+                printf("huge pages: node %d: %" PRIu64 " of %s %s numaplan's (nr_hugepages %" PRIu64 " -> %" PRIu64 ")\n",
+                       p->node, check ? p->wanted : p->ours, size, check ? "would be" : "are", p->before, p->after);
+        }
+}
+
+static void print_changes(const struct changeset *cs, const struct pool_changes *pools, bool check, bool json) {
+        bool changed = changeset_changed(cs) || (pools && pool_changes_any(pools));
 
         if (json) {
                 _cleanup_json_ json_object *obj = json_object_new_object();
@@ -31,6 +64,7 @@ static void print_changes(const struct changeset *cs, bool check, bool json) {
                 }
                 json_object_object_add(obj, "changed", json_object_new_boolean(changed));
                 json_object_object_add(obj, "units", units);
+                json_object_object_add(obj, "hugepages", pools_json(pools));
                 json_print(obj);
                 return;
         }
@@ -42,14 +76,15 @@ static void print_changes(const struct changeset *cs, bool check, bool json) {
                                action_to_string(cs->v[i].action), cs->v[i].path);
                 else if (cs->removal)
                         printf("%s: no drop-in of numaplan's to remove\n", cs->v[i].unit);
+        print_pools(pools, check);
         if (!changed && cs->removal)
                 printf("nothing removed\n");
         else if (!changed)
                 printf("nothing to do: %zu drop-in%s up to date\n", cs->n, cs->n == 1 ? "" : "s");
 }
 
-int deploy_and_report(const struct changeset *cs, const char *marker, bool check, bool diff, bool reload, bool restart,
-                  bool json) {
+int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, const char *marker, bool check,
+                      bool diff, bool reload, bool restart, bool json) {
         struct deploy_options o = {.reload = reload, .restart = restart, .marker = marker};
         struct deploy_result res = {.stage = DEPLOY_CONNECT};
         struct deployment d = {0};
@@ -62,8 +97,8 @@ int deploy_and_report(const struct changeset *cs, const char *marker, bool check
         if (diff)
                 print_changes_diff(cs, json ? stderr : stdout);
         if (check) {
-                print_changes(cs, true, json);
-                return changeset_changed(cs) ? EXIT_FAILED : EXIT_OK;
+                print_changes(cs, pools, true, json);
+                return changeset_changed(cs) || (pools && pool_changes_any(pools)) ? EXIT_FAILED : EXIT_OK;
         }
         int r = deploy(&d, cs, &o, &res);
         deployment_done(&d);
@@ -80,6 +115,38 @@ int deploy_and_report(const struct changeset *cs, const char *marker, bool check
         case DEPLOY_DONE:
                 break;
         }
-        print_changes(cs, false, json);
+        print_changes(cs, pools, false, json);
         return r < 0 ? EXIT_ENV : EXIT_OK;
+}
+
+int changes_pools(const struct inputs *in, bool live, const struct plan *plan, bool dry, struct pool_changes *ret) {
+        struct pools want = {0};
+        *ret = (struct pool_changes){0};
+        if (plan)
+                pools_for_plan(plan, &want);
+        if (!live || !in->system_dirs) {
+                /* A test's tree or a replayed host: this host's memory is not the plan's. */
+                if (want.n)
+                        log_notice("huge pages are reserved only by an apply to systemd's unit directories of this "
+                                   "host: none reserved");
+                pools_done(&want);
+                return EXIT_OK;
+        }
+        _cleanup_free_ char *record = xasprintf("%s/" HUGEPAGES_RECORD, in->runtime_dir);
+        int r = hugepages_reserve(SYS_NODE_DIR, record, &want, dry, ret);
+        pools_done(&want);
+        if (r < 0)
+                return EXIT_ENV;
+        for (size_t i = 0; !dry && i < ret->n; i++) {
+                const struct pool_change *p = &ret->v[i];
+                char size[FORMAT_BYTES_MAX];
+                format_bytes(size, sizeof(size), p->page_kb * 1024);
+                if (p->ours < p->wanted)
+                        log_error("node %d: the plan needs %" PRIu64 " huge pages of %s there and the kernel granted %" PRIu64
+                                  " (its memory is in use or fragmented): free memory on node %d and run numaplan apply "
+                                  "again; at boot numaplan.service reserves them before the replicas start, when memory "
+                                  "is least fragmented",
+                                  p->node, p->wanted, size, p->ours, p->node);
+        }
+        return pool_changes_short(ret) && !dry ? EXIT_ENV : EXIT_OK;
 }

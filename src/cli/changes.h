@@ -7,9 +7,22 @@
 #include <stdbool.h>
 
 struct changeset;
+struct pool_changes;
 
 /* --diff prints a unified diff; --check reports what would change (exit 1 when something
  * would); otherwise the changes are deployed (systemd/deploy.h) and reported, as JSON with
- * `json`: {"changed": ..., "units": [{"unit", "action"}]}. Returns the exit code. */
-int deploy_and_report(const struct changeset *cs, const char *marker, bool check, bool diff, bool reload, bool restart,
-                      bool json);
+ * `json`: {"changed": ..., "units": [{"unit", "action"}], "hugepages": [...]}. The huge page pools
+ * (reserved, or with `check` reckoned, by the caller; NULL for none) are reported beside the
+ * drop-ins. Returns the exit code. */
+int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, const char *marker, bool check,
+                      bool diff, bool reload, bool restart, bool json);
+
+struct inputs;
+struct plan;
+/* Name of the record of numaplan's huge pages in the runtime directory. */
+#define HUGEPAGES_RECORD "hugepages"
+/* The huge page pools of `plan` (NULL: none, which gives numaplan's pages back), reserved when
+ * the drop-ins go to systemd's directories of this (`live`) host, with `dry` only reckoned; a
+ * test's tree or a replayed host reserves nothing. Returns EXIT_OK, or EXIT_ENV for a record that
+ * cannot be kept or a shortfall (said, pool by pool). */
+int changes_pools(const struct inputs *in, bool live, const struct plan *plan, bool dry, struct pool_changes *ret);

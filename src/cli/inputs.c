@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/planner.h"
 #include "core/topology.h"
+#include "core/unit-name.h"
 #include "host/config-files.h"
 #include "host/host-warnings.h"
 #include "host/root.h"
@@ -27,13 +28,18 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->unit_dir = g->unit_dir ? g->unit_dir : runtime ? UNIT_DIR_RUNTIME : UNIT_DIR_PERSISTENT;
         free(in->runtime_dir);
         free(in->marker);
+        in->system_dirs = is_systemd_unit_dir(in->unit_dir);
         if (g->runtime_dir)
                 in->runtime_dir = xstrdup(g->runtime_dir);
-        else if (is_systemd_unit_dir(in->unit_dir))
+        else if (in->system_dirs)
                 in->runtime_dir = xstrdup(RUNTIME_DIR);
         else
                 in->runtime_dir = xasprintf("%s/.numaplan", in->unit_dir);
         in->marker = xasprintf("%s/applied", in->runtime_dir);
+        free(in->exe);
+        /* The binary that writes the drop-ins is the one they run: a path that exists now. */
+        in->exe = realpath("/proc/self/exe", NULL);
+        in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe};
 }
 
 int inputs_host(const struct globals *g, unsigned flags, const struct config *config, struct inputs *in) {
@@ -101,7 +107,37 @@ void inputs_done(struct inputs *in) {
         warnings_done(&in->warnings);
         free(in->runtime_dir);
         free(in->marker);
+        free(in->exe);
         *in = (struct inputs){0};
+}
+
+int inputs_select(const struct inputs *in, int argc, char **argv, const struct placement ***ret, size_t *ret_n) {
+        const struct placement **v = xmalloc0((in->plan->n_replicas + 1) * sizeof(*v));
+        size_t n = 0;
+        int r = EXIT_OK;
+
+        for (size_t i = 0; i < in->plan->n_replicas; i++) {
+                bool wanted = argc == 0;
+                for (int k = 0; k < argc && !wanted; k++) {
+                        _cleanup_free_ char *u = unit_name_mangle(argv[k]);
+                        wanted = streq(u, in->plan->replicas[i].unit);
+                }
+                if (wanted)
+                        v[n++] = &in->plan->replicas[i];
+        }
+        for (int k = 0; k < argc; k++) {
+                _cleanup_free_ char *u = unit_name_mangle(argv[k]);
+                bool known = false;
+                for (size_t i = 0; i < n && !known; i++)
+                        known = streq(u, v[i]->unit);
+                if (!known) {
+                        log_error("%s is not a replica unit of the configuration", u);
+                        r = EXIT_USAGE;
+                }
+        }
+        *ret = v;
+        *ret_n = n;
+        return r;
 }
 
 int inputs_lock(const struct inputs *in, bool create) {

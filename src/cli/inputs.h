@@ -8,9 +8,11 @@
 #include <stdbool.h>
 
 #include "cli/verbs.h"
+#include "core/dropin.h"
 #include "core/warnings.h"
 
 struct config;
+struct placement;
 struct plan;
 struct root;
 struct topology;
@@ -22,8 +24,11 @@ struct inputs {
         struct plan *plan;
         struct warnings warnings; /* of the host and of the plan: one list */
         const char *unit_dir;
+        bool system_dirs;  /* unit_dir is one of systemd's: this host's units, not a test's tree */
         char *runtime_dir; /* the lock is <runtime_dir>.lock, the marker <runtime_dir>/applied */
         char *marker;
+        char *exe; /* this binary, which the drop-ins run before a replica starts */
+        struct dropin_env env; /* the two above, for dropin_render() */
 };
 
 #define UNIT_DIR_PERSISTENT "/etc/systemd/system"
@@ -49,6 +54,10 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
  * host. */
 int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret);
 void inputs_done(struct inputs *in);
+/* The replicas a verb acts on: all of the plan's, or those whose units are named (a name without
+ * a suffix is the service, as systemctl takes it). Returns EXIT_OK, or EXIT_USAGE after saying
+ * which name is no replica's unit. *ret has room for every replica. */
+int inputs_select(const struct inputs *in, int argc, char **argv, const struct placement ***ret, size_t *ret_n);
 
 /* How long apply and remove wait for another holding the lock: $NUMAPLAN_LOCK_TIMEOUT seconds, by
  * default this long (an apply --restart waits for its restarts under the lock). */

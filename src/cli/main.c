@@ -8,7 +8,8 @@
 #include "cli/verbs.h"
 
 static const struct verb *const verbs[] = {
-        &verb_show, &verb_plan, &verb_apply, &verb_verify, &verb_status, &verb_remove, &verb_snapshot,
+        &verb_show, &verb_plan, &verb_apply, &verb_verify, &verb_status, &verb_migrate, &verb_prepare, &verb_remove,
+        &verb_snapshot,
 };
 
 static void help(void) {

@@ -10,6 +10,8 @@
 #include "core/planner.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
+#include "host/hugepages.h"
+#include "host/root.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
@@ -102,7 +104,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = EXIT_ENV;
                 goto out;
         }
-        if (changeset_for_plan(in.unit_dir, in.marker, in.topology, in.config, in.plan, &cs) < 0) {
+        if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0) {
                 r = EXIT_ENV;
                 goto out;
         }
@@ -118,7 +120,20 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = EXIT_ENV;
                 goto out;
         }
-        r = deploy_and_report(&cs, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
+        /* The pools before the drop-ins and their marker: a replica must find its huge pages
+         * when it starts. A shortfall is said and fails the apply, yet the drop-ins are written:
+         * the placement is right, and a server that falls back to small pages still runs. */
+        struct pool_changes pools;
+        int rp = changes_pools(&in, root_is_live(in.root), in.plan, a->check, &pools);
+        if (rp == EXIT_ENV && pools.n == 0) {
+                changeset_done(&cs);
+                r = rp;
+                goto out;
+        }
+        r = deploy_and_report(&cs, &pools, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
+        if (r == EXIT_OK)
+                r = rp;
+        pool_changes_done(&pools);
         changeset_done(&cs);
 out:
         inputs_done(&in);

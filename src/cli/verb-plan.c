@@ -26,6 +26,22 @@ static json_object *node_list_json(const struct cpuset *s) {
         return a;
 }
 
+/* {"page_kb": 2048, "nodes": [{"node": 1, "pages": 512}]}, or null. */
+static json_object *hugepages_json(const struct placement *pl) {
+        if (pl->n_hugepages == 0)
+                return NULL;
+        json_object *o = json_object_new_object(), *a = json_object_new_array();
+        json_object_object_add(o, "page_kb", json_uint64(pl->hugepage_kb));
+        for (size_t i = 0; i < pl->n_hugepages; i++) {
+                json_object *n = json_object_new_object();
+                json_object_object_add(n, "node", json_object_new_int(pl->hugepages[i].node));
+                json_object_object_add(n, "pages", json_uint64(pl->hugepages[i].pages));
+                json_object_array_add(a, n);
+        }
+        json_object_object_add(o, "nodes", a);
+        return o;
+}
+
 static json_object *plan_to_json(const struct inputs *in) {
         const struct plan *p = in->plan;
         json_object *o = json_object_new_object(), *replicas = json_object_new_array(),
@@ -35,7 +51,7 @@ static json_object *plan_to_json(const struct inputs *in) {
                 const struct placement *pl = &p->replicas[i];
                 json_object *r = json_object_new_object(), *accels = json_object_new_array();
                 _cleanup_free_ char *path = dropin_path(in->unit_dir, pl->unit),
-                                    *text = dropin_render(in->topology, in->config, p, pl, in->marker);
+                                    *text = dropin_render(in->topology, in->config, p, pl, &in->env);
 
                 for (size_t j = 0; j < pl->n_accels; j++)
                         json_object_array_add(accels, json_object_new_string(in->topology->accels[pl->accels[j]].pci));
@@ -48,6 +64,8 @@ static json_object *plan_to_json(const struct inputs *in) {
                 json_object_object_add(r, "cpu_affinity",
                                        pl->cpu_affinity_numa ? json_object_new_string("numa") : json_cpuset(&pl->cpus));
                 json_object_object_add(r, "memory_bytes", json_uint64(pl->memory));
+                json_object_object_add(r, "model_bytes", json_uint64(pl->conf->model_bytes));
+                json_object_object_add(r, "hugepages", hugepages_json(pl));
                 json_object *why = json_object_new_array();
                 for (size_t j = 0; j < pl->n_why; j++)
                         json_object_array_add(why, json_object_new_string(pl->why[j]));
@@ -91,13 +109,21 @@ static void print_table(const struct inputs *in) {
                         strbuf_printf(&acc, "%s%s%s", j ? "," : "", a->pci, a->numa_node < 0 ? " (no node)" : "");
                 }
                 format_bytes(mem, sizeof(mem), pl->memory);
+                uint64_t huge = 0;
+                for (size_t j = 0; j < pl->n_hugepages; j++)
+                        huge += pl->hugepages[j].pages * pl->hugepage_kb * 1024;
                 table_add(tab, pl->name);
                 table_add(tab, pl->unit);
                 table_add(tab, acc.len ? acc.s : "-");
                 table_addf(tab, "%s%s", ns, pl->extended ? " (extended)" : "");
                 table_add(tab, policy_to_string(pl->policy));
                 table_addf(tab, "%s%s", cpus, pl->cpu_affinity_numa ? " (numa)" : "");
-                table_add(tab, mem);
+                if (huge) {
+                        char h[FORMAT_BYTES_MAX];
+                        format_bytes(h, sizeof(h), huge);
+                        table_addf(tab, "%s + %s huge", mem, h);
+                } else
+                        table_add(tab, mem);
                 strbuf_done(&acc);
         }
         if (p->n_replicas)
@@ -130,7 +156,7 @@ static void print_table(const struct inputs *in) {
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 _cleanup_free_ char *path = dropin_path(in->unit_dir, p->replicas[i].unit),
-                                    *text = dropin_render(in->topology, in->config, p, &p->replicas[i], in->marker);
+                                    *text = dropin_render(in->topology, in->config, p, &p->replicas[i], &in->env);
                 printf("\n%s\n%s", path, text);
         }
 }

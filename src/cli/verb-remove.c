@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
+#include "host/hugepages.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 
@@ -81,7 +82,14 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = EXIT_ENV;
                 goto out;
         }
-        r = deploy_and_report(&cs, NULL, false, false, !a->no_reload, false, a->json);
+        /* Removing every drop-in gives back every huge page numaplan reserved; removing some
+         * leaves the pools to the next apply, which sizes them for what stays. */
+        struct pool_changes pools = {0};
+        int rp = argc == 0 ? changes_pools(&in, streq(g->sysfs_root, "/"), NULL, false, &pools) : EXIT_OK;
+        r = deploy_and_report(&cs, &pools, NULL, false, false, !a->no_reload, false, a->json);
+        if (r == EXIT_OK)
+                r = rp;
+        pool_changes_done(&pools);
         changeset_done(&cs);
 out:
         inputs_done(&in);

@@ -55,7 +55,7 @@ static bool active(const struct unit_status *s) {
 
 static void judge(const struct inputs *in, struct row *row) {
         _cleanup_free_ char *path = dropin_path(in->unit_dir, row->pl->unit), *content = NULL,
-                            *want = dropin_render(in->topology, in->config, in->plan, row->pl, in->marker);
+                            *want = dropin_render(in->topology, in->config, in->plan, row->pl, &in->env);
         struct stat st;
         bool loaded = false;
 
@@ -148,22 +148,14 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         r = inputs_load(g, a->config, false, &in);
         if (r != EXIT_OK)
                 return r;
-        _cleanup_free_ struct row *rows = xmalloc0((in.plan->n_replicas + 1) * sizeof(*rows));
+        _cleanup_free_ const struct placement **sel = NULL;
         size_t n = 0;
-        for (size_t i = 0; i < in.plan->n_replicas; i++) {
-                bool wanted = argc == 0;
-                for (int k = 0; k < argc && !wanted; k++) {
-                        _cleanup_free_ char *u = unit_name_mangle(argv[k]);
-                        wanted = streq(u, in.plan->replicas[i].unit);
-                }
-                if (wanted)
-                        rows[n++].pl = &in.plan->replicas[i];
-        }
-        if (argc > 0 && n < (size_t) argc) {
-                log_error("not every unit named is a replica unit of the configuration");
-                r = EXIT_USAGE;
+        r = inputs_select(&in, argc, argv, &sel, &n);
+        _cleanup_free_ struct row *rows = xmalloc0((n + 1) * sizeof(*rows));
+        for (size_t i = 0; i < n; i++)
+                rows[i].pl = sel[i];
+        if (r != EXIT_OK)
                 goto out;
-        }
         if (bus_connect(&bus) < 0) {
                 r = EXIT_ENV;
                 goto out;

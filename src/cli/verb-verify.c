@@ -54,7 +54,7 @@ struct unit_report {
 static void gather_dropin(const struct inputs *in, const struct placement *pl, const struct unit_state *s,
                           const char *journal, struct dropin_facts *d, char **path_buf) {
         _cleanup_free_ char *suffix = xasprintf("/%s.d/" DROPIN_NAME, pl->unit), *content = NULL,
-                            *want = dropin_render(in->topology, in->config, in->plan, pl, in->marker);
+                            *want = dropin_render(in->topology, in->config, in->plan, pl, &in->env);
         struct strbuf over = {0};
         struct stat st;
         ssize_t ours = -1;
@@ -200,6 +200,7 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
 
         gather_pages(in->root, &tf, pl, &u->pages);
         check_memory_locality(&u->pages, pl, replica_min_local(in->config, r), &tf, &u->checks[CHECK_MEMORY_LOCALITY]);
+        check_hugepages(in->topology, &u->pages, pl, &u->checks[CHECK_HUGEPAGES]);
         summarize(u);
 
         free(d.overridden_by);
@@ -364,29 +365,12 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (r != EXIT_OK)
                 return r;
 
-        /* The replicas to verify: all, or the named ones (no suffix: the service, as systemctl
-         * takes them), which must be replicas. */
-        _cleanup_strv_free_ char **units = xmalloc0((size_t) (argc + 1) * sizeof(char *));
-        for (int k = 0; k < argc; k++)
-                units[k] = unit_name_mangle(argv[k]);
+        _cleanup_free_ const struct placement **sel = NULL;
         size_t n = 0;
-        struct unit_report *reports = xmalloc0((in.plan->n_replicas + 1) * sizeof(*reports));
-        for (size_t i = 0; i < in.plan->n_replicas; i++) {
-                bool wanted = argc == 0;
-                for (int k = 0; k < argc && !wanted; k++)
-                        wanted = streq(units[k], in.plan->replicas[i].unit);
-                if (wanted)
-                        reports[n++].pl = &in.plan->replicas[i];
-        }
-        for (int k = 0; k < argc; k++) {
-                bool known = false;
-                for (size_t i = 0; i < n && !known; i++)
-                        known = streq(units[k], reports[i].pl->unit);
-                if (!known) {
-                        log_error("%s is not a replica unit of the configuration", units[k]);
-                        r = EXIT_USAGE;
-                }
-        }
+        r = inputs_select(&in, argc, argv, &sel, &n);
+        struct unit_report *reports = xmalloc0((n + 1) * sizeof(*reports));
+        for (size_t i = 0; i < n; i++)
+                reports[i].pl = sel[i];
 
         _cleanup_bus_ sd_bus *bus = NULL;
         _cleanup_free_ char *mount = NULL;

@@ -43,7 +43,8 @@ struct verb {
         void (*help)(void);
 };
 
-extern const struct verb verb_show, verb_plan, verb_apply, verb_verify, verb_status, verb_remove, verb_snapshot;
+extern const struct verb verb_show, verb_plan, verb_apply, verb_verify, verb_status, verb_migrate, verb_prepare,
+        verb_remove, verb_snapshot;
 
 /* Prints the message (if any) and a pointer to the verb's --help. Returns EXIT_USAGE. */
 int verb_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -203,10 +203,60 @@ static int value_string(struct parse_ctx *ctx, const char *key, const char *valu
         return 1;
 }
 
-static int value_absolute_path(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
-        if (value[0] != '/')
-                return fail(ctx, "%s '%s' must be an absolute path", key, value);
-        return value_string(ctx, key, value, dst);
+/* Splits a list value on commas and blanks; the caller frees. */
+static char **split_list(const char *value) {
+        char **v = xmalloc0(sizeof(char *));
+        size_t n = 0;
+
+        for (const char *p = value; *p;) {
+                p += strspn(p, ", \t");
+                size_t len = strcspn(p, ", \t");
+                if (len == 0)
+                        break;
+                v = xrealloc(v, (n + 2) * sizeof(char *));
+                v[n++] = xstrndup(p, len);
+                v[n] = NULL;
+                p += len;
+        }
+        return v;
+}
+
+/* One path or more, separated by blanks or commas, each absolute. */
+static int value_paths(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        char **v = split_list(value);
+        if (!v[0]) {
+                strv_free(v);
+                return fail(ctx, "%s is empty: name the model's file or files, or its directory", key);
+        }
+        for (char **p = v; *p; p++)
+                if ((*p)[0] != '/') {
+                        _cleanup_free_ char *bad = xstrdup(*p);
+                        strv_free(v);
+                        return fail(ctx, "%s '%s' must be an absolute path", key, bad);
+                }
+        strv_free(*(char ***) dst);
+        *(char ***) dst = v;
+        return 1;
+}
+
+/* "16G" of the system's default huge pages, or "16G:1G" of 1 GiB pages. */
+static int value_hugepages(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        _cleanup_free_ char *size = xstrdup(value);
+        char *colon = strchr(size, ':');
+        uint64_t page = 0;
+
+        if (colon) {
+                *colon = 0;
+                if (parse_size(colon + 1, &page) < 0 || page < 4096 || (page & (page - 1)) || page > (UINT64_C(16) << 30))
+                        return fail(ctx, "bad %s '%s': the page size after ':' must be a power of two such as 2M or 1G", key,
+                                    value);
+        }
+        if (parse_size(size, dst) < 0 || *(uint64_t *) dst == 0)
+                return fail(ctx, "bad %s '%s': expected SIZE or SIZE:PAGESIZE, such as 16G or 16G:1G", key, value);
+        if (page && *(uint64_t *) dst % page)
+                return fail(ctx, "bad %s '%s': not a whole number of %s pages", key, value, colon + 1);
+        ctx->replica->hugepage_kb = page / 1024;
+        return 1;
 }
 
 static int value_url(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
@@ -232,24 +282,6 @@ static int value_unit(struct parse_ctx *ctx, const char *key, const char *value_
         } else if (!unit_name_is_valid_service(value, &why))
                 return fail(ctx, "%s '%s' is not a valid service name: it %s", key, value, why);
         return value_string(ctx, key, value, dst);
-}
-
-/* Splits a list value on commas and blanks; the caller frees. */
-static char **split_list(const char *value) {
-        char **v = xmalloc0(sizeof(char *));
-        size_t n = 0;
-
-        for (const char *p = value; *p;) {
-                p += strspn(p, ", \t");
-                size_t len = strcspn(p, ", \t");
-                if (len == 0)
-                        break;
-                v = xrealloc(v, (n + 2) * sizeof(char *));
-                v[n++] = xstrndup(p, len);
-                v[n] = NULL;
-                p += len;
-        }
-        return v;
 }
 
 static int canonical_pci(const char *s, char ret[PCI_ADDRESS_MAX]) {
@@ -613,7 +645,7 @@ struct config *config_free(struct config *c) {
                 free(r->name);
                 free(r->unit);
                 replica_accels_clear(r);
-                free(r->model);
+                strv_free(r->models);
                 free(r->warmup_url);
                 free(r->warmup_body);
         }

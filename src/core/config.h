@@ -38,7 +38,7 @@ enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
         X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accel_mode, "none")          \
         X(PER, "per", IN_TEMPLATE, per, per, "accelerator")                                    \
         X(MEMORY, "memory", IN_BOTH, size, memory, NULL)                                       \
-        X(MODEL, "model", IN_BOTH, absolute_path, model, NULL)                                 \
+        X(MODEL, "model", IN_BOTH, paths, models, NULL)                                        \
         X(POLICY, "policy", IN_BOTH, policy, policy, NULL)                                     \
         X(CPUS, "cpus", IN_BOTH, cpus, cores, "node")                                          \
         X(MEMORY_NODES, "memory-nodes", IN_BOTH, node_list, memory_nodes, "none")              \
@@ -46,7 +46,8 @@ enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
         X(WARMUP_URL, "warmup-url", IN_BOTH, url, warmup_url, NULL)                            \
         X(WARMUP_BODY, "warmup-body", IN_BOTH, string, warmup_body, "{}")                      \
         X(WARMUP_TIMEOUT, "warmup-timeout", IN_BOTH, duration, warmup_timeout_ms, NULL)        \
-        X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)
+        X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)                        \
+        X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages_bytes, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -70,7 +71,10 @@ struct replica_conf {
         size_t n_accels;
         unsigned count; /* accelerators = count:N */
         uint64_t memory;
-        char *model;
+        char **models;        /* files or directories, absolute; NULL-terminated, or NULL */
+        uint64_t model_bytes; /* their size, all files of the directories (host/config-files.c) */
+        uint64_t hugepages_bytes; /* hugepages = SIZE[:PAGESIZE]: a pool of this much */
+        uint64_t hugepage_kb;     /* of pages this size; 0: the system's default */
         enum policy policy;
         unsigned cores; /* cpus = cores:N; 0 for cpus = node */
         struct cpuset memory_nodes; /* added to the mask on request (PLACEMENT rule 6) */

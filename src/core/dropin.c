@@ -64,8 +64,23 @@ static void describe_memory(const struct plan *p, const struct placement *pl, st
                 strbuf_append(b, "; extended beyond its home, which could not hold it");
 }
 
+/* A word of a systemd command line: quoted, with systemd's specifiers (%) and variables ($)
+ * doubled, so that a path is taken as it is. */
+static void command_word(struct strbuf *b, const char *s, bool first) {
+        strbuf_append(b, first ? "\"" : " \"");
+        for (; *s; s++) {
+                if (*s == '%' || *s == '$')
+                        strbuf_printf(b, "%c%c", *s, *s);
+                else if (*s == '"' || *s == '\\')
+                        strbuf_printf(b, "\\%c", *s);
+                else
+                        strbuf_printf(b, "%c", *s);
+        }
+        strbuf_append(b, "\"");
+}
+
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
-                    const struct placement *pl, const char *marker) {
+                    const struct placement *pl, const struct dropin_env *env) {
         struct strbuf b = {0};
         _cleanup_free_ char *sources = config_sources(c), *nodes = cpuset_format(&pl->nodes),
                             *cpus = cpuset_format(&pl->cpus);
@@ -75,13 +90,23 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
         describe_accelerators(t, pl, &b);
         strbuf_append(&b, "; ");
         describe_memory(p, pl, &b);
-        strbuf_printf(&b, "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=%s\n\n[Service]\n", marker);
+        strbuf_printf(&b, "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=%s\n\n[Service]\n", env->marker);
         strbuf_printf(&b, "NUMAPolicy=%s\nNUMAMask=%s\n", policy_to_string(pl->policy), nodes);
         strbuf_printf(&b, "CPUAffinity=%s\nAllowedCPUs=%s\n", pl->cpu_affinity_numa ? "numa" : cpus, cpus);
         if (pl->policy != POLICY_PREFERRED) /* preferred lets the kernel fall back: no hard limit */
                 strbuf_printf(&b, "AllowedMemoryNodes=%s\n", nodes);
         if (pl->environment)
                 strbuf_printf(&b, "Environment=%s\n", pl->environment);
+        if (pl->conf->models && env->exe) {
+                /* '+': as root, even for a unit with User=; '-': a page that will not move is a
+                 * line in the journal, never a failed start. */
+                strbuf_append(&b, "ExecStartPre=-+");
+                command_word(&b, env->exe, true);
+                strbuf_printf(&b, " prepare --nodes %s --", nodes);
+                for (char **m = pl->conf->models; *m; m++)
+                        command_word(&b, *m, false);
+                strbuf_append(&b, "\n");
+        }
         return strbuf_steal(&b);
 }
 

@@ -50,6 +50,7 @@ static struct file_pages *file_entry(struct page_tally *t, const char *path, siz
 }
 
 struct mapping {
+        uint64_t start;
         const char *path;
         size_t path_len;
         bool huge;
@@ -106,10 +107,16 @@ static int parse_line(const char *p, const char *eol, struct mapping *m) {
                         p++;
                 if (p == s)
                         return -EINVAL;
-                if (field == 0)
-                        for (const char *q = s; q < p; q++)
+                if (field == 0) {
+                        if (p - s > 16)
+                                return -ERANGE;
+                        m->start = 0;
+                        for (const char *q = s; q < p; q++) {
                                 if (!isxdigit((unsigned char) *q))
                                         return -EINVAL;
+                                m->start = m->start << 4 | (uint64_t) (isdigit((unsigned char) *q) ? *q - '0' : (tolower((unsigned char) *q) - 'a' + 10));
+                        }
+                }
                 while (p < eol && isspace((unsigned char) *p))
                         p++;
         }
@@ -206,4 +213,38 @@ int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpu
         }
         free(m);
         return r;
+}
+
+int numa_maps_mappings(const char *numa_maps, const struct cpuset *planned, struct mapping_pages **ret, size_t *ret_n) {
+        struct mapping *m = xmalloc0(sizeof(*m));
+        struct mapping_pages *v = NULL;
+        size_t n = 0;
+        int r = 0;
+
+        m->max_node = -1;
+        for (const char *p = numa_maps; *p;) {
+                const char *eol = strchrnul(p, '\n');
+                if (eol > p) {
+                        r = parse_line(p, eol, m);
+                        if (r < 0)
+                                break;
+                        struct mapping_pages mp = {.start = m->start, .page_kb = m->page_kb};
+                        for (int k = 0; k <= m->max_node; k++) {
+                                mp.resident += m->count[k];
+                                if (!cpuset_isset(planned, (unsigned) k))
+                                        mp.off_plan += m->count[k];
+                        }
+                        v = xrealloc(v, (n + 1) * sizeof(*v));
+                        v[n++] = mp;
+                }
+                p = *eol ? eol + 1 : eol;
+        }
+        free(m);
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
 }

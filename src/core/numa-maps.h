@@ -39,5 +39,18 @@ static inline bool file_pages_off_plan(const struct file_pages *f) {
         return f->off_plan * 2 > f->total;
 }
 
+/* One mapping as numa_maps gives it: where it starts, its page size, and its resident pages (in
+ * pages of its own size), all and those off `planned`. What `numaplan migrate` scans page by page
+ * is only the mappings with pages off the plan. */
+struct mapping_pages {
+        uint64_t start;
+        uint64_t page_kb;
+        uint64_t resident, off_plan;
+};
+
+/* Every mapping of one numa_maps text, in its order; -EINVAL or -ERANGE on a line the kernel
+ * would not print. */
+int numa_maps_mappings(const char *numa_maps, const struct cpuset *planned, struct mapping_pages **ret, size_t *n);
+
 uint64_t page_tally_sum(const uint64_t *by_node);
 uint64_t page_tally_on(const uint64_t *by_node, const struct cpuset *nodes);

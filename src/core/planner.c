@@ -8,6 +8,7 @@
  * Every loop runs in a fixed order (config order, %i order, node id, PCI address), so the same
  * input gives the same plan (rule 8). */
 
+#include <inttypes.h>
 #include <stdarg.h>
 
 #include "basic/util.h"
@@ -410,6 +411,11 @@ static void check_available(struct ctx *x, const struct placement *pl, const str
                      have);
 }
 
+/* The line that set the memory: memory =, or model = when the model's size is the memory. */
+static struct where memory_where(const struct replica_conf *r) {
+        return replica_has(r, REPLICA_MEMORY) || !r->models ? replica_where(r, REPLICA_MEMORY) : replica_where(r, REPLICA_MODEL);
+}
+
 static int place_memory(struct ctx *x, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
         enum policy asked = replica_policy(x->c, r);
@@ -461,7 +467,7 @@ static int place_memory(struct ctx *x, struct placement *pl) {
                         cpuset_set(&set, (unsigned) n);
                 if (!fit(x, &set, mode, mem, false)) {
                         _cleanup_free_ char *room = describe_room(x, &set), *nodes = cpuset_format(&set);
-                        return fail(x, replica_where(r, REPLICA_MEMORY),
+                        return fail(x, memory_where(r),
                                     "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)", pl->name, need,
                                     mode == POLICY_INTERLEAVE ? " interleaved" : "", nodes, room);
                 }
@@ -496,6 +502,73 @@ static int place_memory(struct ctx *x, struct placement *pl) {
         pl->nodes = set;
         CPUSET_FOREACH(n, &set)
                 x->replicas_on[idx(x, n)]++;
+        return 0;
+}
+
+/* The model's page cache is kept on the replica's nodes (numaplan prepare): it must fit there. */
+static int check_model(struct ctx *x, struct placement *pl) {
+        const struct replica_conf *r = pl->conf;
+        uint64_t room = 0;
+
+        if (r->model_bytes == 0)
+                return 0;
+        CPUSET_FOREACH(n, &pl->nodes)
+                room += x->usable[idx(x, n)];
+        _cleanup_free_ char *model = bytes(r->model_bytes), *usable = bytes(room), *nodes = cpuset_format(&pl->nodes);
+        if (r->model_bytes > room)
+                return fail(x, replica_where(r, REPLICA_MODEL),
+                            "replica %s: its model (%s in files) is larger than its node%s %s can hold (%s usable): "
+                            "its page cache cannot stay there",
+                            pl->name, model, cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes, usable);
+        explain(pl, "model: %s in files, kept in page cache on node%s %s (%s usable)", model,
+                cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes, usable);
+        return 0;
+}
+
+static bool size_offered(const struct topology *t, uint64_t kb) {
+        for (size_t i = 0; i < t->n_hugepage_sizes; i++)
+                if (t->hugepage_sizes_kb[i] == kb)
+                        return true;
+        return false;
+}
+
+/* hugepages = SIZE[:PAGESIZE]: a pool split evenly over the replica's nodes (the first nodes take
+ * the remainder), counted there against usable memory beside the replica's own. */
+static int place_hugepages(struct ctx *x, struct placement *pl) {
+        const struct replica_conf *r = pl->conf;
+        struct where at = replica_where(r, REPLICA_HUGEPAGES);
+
+        if (r->hugepages_bytes == 0)
+                return 0;
+        uint64_t kb = r->hugepage_kb ? r->hugepage_kb : x->t->hugepage_default_kb;
+        char size[FORMAT_BYTES_MAX];
+        if (kb == 0)
+                return fail(x, at, "replica %s: this host's default huge page size is unknown: name one (hugepages = SIZE:2M)",
+                            pl->name);
+        format_bytes(size, sizeof(size), kb * 1024);
+        if (!size_offered(x->t, kb))
+                return fail(x, at, "replica %s: this host's kernel offers no %s huge pages", pl->name, size);
+
+        uint64_t page = kb * 1024, pages = (r->hugepages_bytes + page - 1) / page;
+        unsigned k = cpuset_count(&pl->nodes), j = 0;
+        pl->hugepage_kb = kb;
+        pl->hugepages = xmalloc0(k * sizeof(*pl->hugepages));
+        CPUSET_FOREACH(n, &pl->nodes) {
+                uint64_t share = pages / k + (j < pages % k);
+                if (share * page > free_on(x, n)) {
+                        _cleanup_free_ char *want = bytes(share * page), *left = bytes(free_on(x, n)), *usable = bytes(x->usable[idx(x, n)]);
+                        return fail(x, at,
+                                    "replica %s: its huge pages (%" PRIu64 " of %s, %s) do not fit node %d beside its "
+                                    "memory (%s left of %s usable)",
+                                    pl->name, share, size, want, n, left, usable);
+                }
+                x->assigned[idx(x, n)] += share * page;
+                pl->hugepages[j++] = (struct hugepage_share){n, share};
+        }
+        pl->n_hugepages = k;
+        _cleanup_free_ char *total = bytes(pages * page), *nodes = cpuset_format(&pl->nodes);
+        explain(pl, "huge pages: %" PRIu64 " of %s (%s) reserved on node%s %s", pages, size, total, k > 1 ? "s" : "",
+                nodes);
         return 0;
 }
 
@@ -768,6 +841,10 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
                                         n, left);
                         }
                         r = place_memory(&x, pl);
+                        if (r == 0)
+                                r = check_model(&x, pl);
+                        if (r == 0)
+                                r = place_hugepages(&x, pl);
                 }
         if (r == 0 && c->builtin_default && p->n_replicas > 0)
                 warnings_add(w, WARNING_MEMORY_UNSET, NULL,
@@ -805,6 +882,7 @@ struct plan *plan_free(struct plan *p) {
                 free(p->replicas[i].unit);
                 free(p->replicas[i].accels);
                 free(p->replicas[i].environment);
+                free(p->replicas[i].hugepages);
                 strv_free_n(p->replicas[i].why, p->replicas[i].n_why);
         }
         free(p->replicas);

@@ -27,6 +27,12 @@ struct placement {
         uint64_t memory;
         bool extended; /* did not fit its home nodes (rule 3) */
         char *environment; /* the Environment= value, or NULL */
+        uint64_t hugepage_kb;  /* the size of its huge pages; 0 when it asks for none */
+        struct hugepage_share {
+                int node;
+                uint64_t pages;
+        } *hugepages; /* its pool, split over its nodes in id order */
+        size_t n_hugepages;
         char **why;        /* each decision and its reasons, in words */
         size_t n_why;
 };

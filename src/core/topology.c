@@ -22,6 +22,7 @@ struct topology *topology_free(struct topology *t) {
                 free(lists[l]);
         }
         free(t->thp);
+        free(t->hugepage_sizes_kb);
         free(t->core_of);
         free(t->socket_of);
         free(t);

@@ -77,6 +77,9 @@ struct topology {
 
         int numa_balancing; /* kernel.numa_balancing; -1 unknown */
         char *thp;          /* transparent huge pages: "always", "madvise", "never"; NULL unknown */
+        uint64_t hugepage_default_kb; /* /proc/meminfo's Hugepagesize; 0 unknown */
+        uint64_t *hugepage_sizes_kb;  /* the sizes the kernel offers, smallest first */
+        size_t n_hugepage_sizes;
 };
 
 struct topology *topology_free(struct topology *t);

@@ -25,6 +25,7 @@ const char *check_name(unsigned i) {
         static const char *const names[N_CHECKS] = {
                 "unit-active",   "numa-policy",    "numa-mask", "cpu-affinity", "effective-cpus",
                 "effective-memory-nodes", "dropin-in-effect", "task-affinity", "warmup", "memory-locality",
+                "hugepages",
         };
         return i < N_CHECKS ? names[i] : "?";
 }
@@ -216,12 +217,6 @@ void check_warmup(const struct warmup_result *w, const char *url, const char *wh
             xstrdup(w->detail));
 }
 
-static char *percent(uint64_t part, uint64_t whole) {
-        /* One decimal, rounded down, so 99.96% does not read as 100.0%. */
-        uint64_t per_mille = whole ? part * 1000 / whole : 0;
-        return xasprintf("%" PRIu64 ".%" PRIu64 "%%", per_mille / 10, per_mille % 10);
-}
-
 void check_memory_locality(const struct page_tally *pages, const struct placement *pl, unsigned min_local_bp,
                            const struct task_facts *tf, struct check *c) {
         char want_buf[16];
@@ -245,13 +240,64 @@ void check_memory_locality(const struct page_tally *pages, const struct placemen
                 if (pages->total[n] && !cpuset_isset(&pl->nodes, n))
                         strbuf_printf(&d, "; node %d holds %" PRIu64 " (anon %" PRIu64 ", file %" PRIu64 ", huge %" PRIu64 ")", n,
                                       pages->total[n], pages->anon[n], pages->file[n], pages->huge[n]);
+        bool advised = false;
         for (size_t i = 0; i < pages->n_files; i++)
-                if (file_pages_off_plan(&pages->files[i]))
+                if (file_pages_off_plan(&pages->files[i])) {
                         strbuf_printf(&d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
-                                      "filled before the pinning; evict it (vmtouch -e FILE, or "
-                                      "dd if=FILE iflag=nocache count=0) and restart the unit",
-                                      pages->files[i].path, pages->files[i].off_plan, pages->files[i].total);
-        set(c, ok, want, percent(planned, total), strbuf_steal(&d));
+                                      "filled before the pinning; numaplan migrate %s moves it now, and naming it in "
+                                      "model = has every start move it",
+                                      pages->files[i].path, pages->files[i].off_plan, pages->files[i].total, pl->unit);
+                        advised = true;
+                }
+        if (!ok && !advised)
+                strbuf_printf(&d, "; numaplan migrate %s moves what is off the plan, without a restart", pl->unit);
+        set(c, ok, want, format_share(planned, total), strbuf_steal(&d));
+}
+
+void check_hugepages(const struct topology *t, const struct page_tally *pages, const struct placement *pl,
+                     struct check *c) {
+        if (pl->n_hugepages == 0) {
+                set(c, true, xstrdup("-"), xstrdup("none planned"), NULL);
+                return;
+        }
+        char size[FORMAT_BYTES_MAX];
+        struct strbuf want = {0}, missing = {0};
+        format_bytes(size, sizeof(size), pl->hugepage_kb * 1024);
+        for (size_t i = 0; i < pl->n_hugepages; i++) {
+                const struct hugepage_share *s = &pl->hugepages[i];
+                const struct node *n = topology_node(t, s->node);
+                uint64_t have = 0;
+                for (size_t k = 0; n && k < n->n_hugepages; k++)
+                        if (n->hugepages[k].page_kb == pl->hugepage_kb)
+                                have = n->hugepages[k].total;
+                strbuf_printf(&want, "%s%" PRIu64 " on node %d", want.len ? ", " : "", s->pages, s->node);
+                if (have < s->pages)
+                        strbuf_printf(&missing, "%snode %d's pool of %s pages holds %" PRIu64 " of the %" PRIu64 " planned",
+                                      missing.len ? "; " : "", s->node, size, have, s->pages);
+        }
+        uint64_t scale = pl->hugepage_kb / pages->base_kb ? pl->hugepage_kb / pages->base_kb : 1;
+        uint64_t total = page_tally_sum(pages->huge) / scale, on = page_tally_on(pages->huge, &pl->nodes) / scale;
+        _cleanup_free_ char *nodes = cpuset_format(&pl->nodes);
+        char *w = xasprintf("pool of %s pages: %s; the replica's on node%s %s", size, want.s,
+                            cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
+        char *got = xasprintf("%" PRIu64 " mapped, %" PRIu64 " there", total, on);
+        strbuf_done(&want);
+        if (missing.len) {
+                strbuf_append(&missing, ": run numaplan apply, which reserves the pools and says what the kernel "
+                                        "granted");
+                set(c, false, w, got, strbuf_steal(&missing));
+        } else if (total == 0)
+                set(c, false, w, got,
+                    xstrdup("the replica maps none of its huge pages: start its server with huge pages (a hugetlbfs "
+                            "file or MAP_HUGETLB), or drop hugepages = from the configuration"));
+        else if (on < total)
+                set(c, false, w, got,
+                    xasprintf("%" PRIu64 " of its huge pages sit off node%s %s: they were taken from another node's "
+                              "pool (the planned pool ran out, or the memory policy allowed it)",
+                              total - on, cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes));
+        else
+                set(c, true, w, got, NULL);
+        strbuf_done(&missing);
 }
 
 char *dropin_settings(const char *text) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The ten checks of `numaplan verify`, as pure functions of what was observed: systemd's view,
+/* The eleven checks of `numaplan verify`, as pure functions of what was observed: systemd's view,
  * the tasks, the warm-up, the pages. The verify verb gathers the observations; tests feed
  * their own. The check names are stable (numaplan(8), VERIFY). */
 
@@ -22,6 +22,7 @@ enum {
         CHECK_TASK_AFFINITY,
         CHECK_WARMUP,
         CHECK_MEMORY_LOCALITY,
+        CHECK_HUGEPAGES,
         N_CHECKS,
 };
 
@@ -69,6 +70,11 @@ void check_task_affinity(const struct unit_state *s, const struct placement *pl,
 void check_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c);
 void check_memory_locality(const struct page_tally *pages, const struct placement *pl, unsigned min_local_bp,
                            const struct task_facts *tf, struct check *c);
+
+/* The pools the plan reserves for the replica are there (`t` read now), and its huge pages sit
+ * on its nodes. Passes for a replica without hugepages =. */
+void check_hugepages(const struct topology *t, const struct page_tally *pages, const struct placement *pl,
+                     struct check *c);
 
 /* Which of numaplan's settings a drop-in's text sets: "NUMAPolicy=, CPUAffinity=", or NULL. */
 char *dropin_settings(const char *text);

@@ -8,6 +8,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "host/config-files.h"
+#include "host/model-files.h"
 
 /* Far beyond any real configuration; a file larger than this is not one. */
 #define CONFIG_SIZE_MAX (4U << 20)
@@ -80,18 +81,25 @@ static int parse_file(struct config *c, const char *path, bool missing_ok) {
         return r < 0 ? log_error_at_done(&err) : 0;
 }
 
-/* A model's size, when memory = is not set: what the replica will map at least. */
+/* A model's size: what the replica will map at least, and its memory when memory = is not set. A
+ * model not there yet is fine when memory = says how much the replica needs. */
 static int size_models(struct config *c) {
         for (size_t i = 0; i < c->n_replicas; i++) {
                 struct replica_conf *r = &c->replicas[i];
-                struct stat st;
+                _cleanup_free_ char *bad = NULL;
 
-                if (!r->model || replica_has(r, REPLICA_MEMORY))
+                if (!r->models)
                         continue;
-                if (stat(r->model, &st) < 0)
+                int k = model_files_size(r->models, &r->model_bytes, &bad);
+                if (k < 0 && replica_has(r, REPLICA_MEMORY)) {
+                        r->model_bytes = 0;
+                        continue;
+                }
+                if (k < 0)
                         return log_error_at(replica_where(r, REPLICA_MODEL), "[%s %s]: cannot size model %s (%s): set memory =",
-                                            r->is_template ? "replicas" : "replica", r->name, r->model, strerror(errno));
-                r->memory = (uint64_t) st.st_size;
+                                            r->is_template ? "replicas" : "replica", r->name, bad, strerror(-k));
+                if (!replica_has(r, REPLICA_MEMORY))
+                        r->memory = r->model_bytes;
         }
         return 0;
 }

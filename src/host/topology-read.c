@@ -449,6 +449,34 @@ static void check_node_facts(const struct topology *t, struct warnings *w) {
                 }
 }
 
+/* The huge page sizes the kernel offers (each has a pool per node), and its default: what
+ * hugepages = is planned in. */
+static void read_hugepage_sizes(struct reader *x) {
+        _cleanup_free_ char *meminfo = NULL;
+        uint64_t kb;
+        DIR *d;
+
+        if (root_read_file(x->root, "proc/meminfo", &meminfo, NULL) >= 0 && meminfo_get(meminfo, "Hugepagesize", &kb) >= 0)
+                x->t->hugepage_default_kb = kb / 1024; /* meminfo_get gives bytes */
+        if (root_opendir(x->root, "sys/kernel/mm/hugepages", &d) < 0)
+                return;
+        for (struct dirent *de; (de = readdir(d));) {
+                const char *sz = startswith(de->d_name, "hugepages-");
+                char *end;
+                if (!sz)
+                        continue;
+                kb = strtoull(sz, &end, 10);
+                if (end == sz || !streq(end, "kB") || kb == 0)
+                        continue;
+                size_t i = x->t->n_hugepage_sizes++;
+                x->t->hugepage_sizes_kb = xrealloc(x->t->hugepage_sizes_kb, x->t->n_hugepage_sizes * sizeof(uint64_t));
+                for (; i > 0 && x->t->hugepage_sizes_kb[i - 1] > kb; i--)
+                        x->t->hugepage_sizes_kb[i] = x->t->hugepage_sizes_kb[i - 1];
+                x->t->hugepage_sizes_kb[i] = kb;
+        }
+        closedir(d);
+}
+
 /* NUMA balancing and transparent huge pages: what moves pages behind a pinned replica's back, or
  * keeps them from being huge. */
 static void read_host_settings(struct reader *x) {
@@ -463,6 +491,7 @@ static void read_host_settings(struct reader *x) {
                 if (close)
                         x->t->thp = xstrndup(open + 1, (size_t) (close - open - 1));
         }
+        read_hugepage_sizes(x);
 }
 
 int topology_read(struct root *root, unsigned flags, struct warnings *w, struct topology **ret) {

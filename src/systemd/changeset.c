@@ -120,7 +120,7 @@ char **changeset_our_units(const char *unit_dir) {
         return units;
 }
 
-int changeset_for_plan(const char *unit_dir, const char *marker, const struct topology *t, const struct config *c,
+int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
                        const struct plan *p, struct changeset *ret) {
         struct changeset cs = {.unit_dir = xstrdup(unit_dir)};
         _cleanup_close_ int udfd = open_unit_dir(unit_dir);
@@ -142,7 +142,7 @@ int changeset_for_plan(const char *unit_dir, const char *marker, const struct to
                                 log_error_errno(r, "cannot read %s: %m", s);
                         break;
                 }
-                add(&cs, pl->unit, old, dropin_render(t, c, p, pl, marker));
+                add(&cs, pl->unit, old, dropin_render(t, c, p, pl, env));
                 if (old && !is_ours(old))
                         log_warning("%s was not written by numaplan; it will be replaced", cs.v[cs.n - 1].path);
         }

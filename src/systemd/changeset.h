@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct config;
+struct dropin_env;
 struct plan;
 struct topology;
 
@@ -33,7 +34,7 @@ struct changeset {
 
 /* Every planned drop-in (asserting `marker`), and the removal of numaplan's drop-ins for units no
  * longer planned. Logs; -errno (-ELOOP: a link where a drop-in belongs). */
-int changeset_for_plan(const char *unit_dir, const char *marker, const struct topology *t, const struct config *c,
+int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
                        const struct plan *p, struct changeset *ret);
 /* The removal of numaplan's drop-ins: of `units`, or of all when `units` is empty. */
 int changeset_for_removal(const char *unit_dir, char *const *units, struct changeset *ret);

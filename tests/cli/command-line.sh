@@ -98,6 +98,66 @@ if [ $rc -eq 0 ] && grep -q "^llama-server@0.service: no drop-in of numaplan's t
 	ok "remove of a unit numaplan never touched says so"
 else fail "remove of an untouched unit" "exit $rc" "$out"; fi
 
+# model = and hugepages =: sizes from the files, pools in the plan, bad values at their line.
+mkdir -p "$scratch/shards/sub"
+head -c 3000000 /dev/zero >"$scratch/shards/a.safetensors"
+head -c 1000000 /dev/zero >"$scratch/shards/sub/b.safetensors"
+ln -s a.safetensors "$scratch/shards/again.safetensors"
+head -c 500000 /dev/zero >"$scratch/shards/.partial"
+head -c 250000 /dev/zero >"$scratch/one.gguf"
+printf '[replica m]\nunit = m\naccelerators = 18:00.0 9a:00.0\nmodel = %s, %s\nhugepages = 3G:1G\n' \
+	"$scratch/shards" "$scratch/one.gguf" >"$scratch/m2.conf"
+chmod 0644 "$scratch/m2.conf"
+run plan --json --sysfs-root "$host" -c "$scratch/m2.conf"
+check "model = files and a directory: every file once (links followed, hidden files left out), sizing the memory" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["replicas"][0]
+assert r["model_bytes"] == 4250000 and r["memory_bytes"] == 4250000, r
+assert r["hugepages"] == {"page_kb": 1048576, "nodes": [{"node": 0, "pages": 2}, {"node": 1, "pages": 1}]}, r["hugepages"]
+assert "ExecStartPre=-+" in r["dropin"] and " prepare --nodes 0-1 -- " in r["dropin"], r["dropin"]' "$scratch/out"
+run plan --sysfs-root "$host" -c "$scratch/m2.conf"
+if [ $rc -eq 0 ] && grep -qE "^m +m.service .* 4\.1 MiB \+ 3\.0 GiB huge$" <<<"$out"; then ok "plan's table shows the huge pages beside the memory"; else
+	fail "plan table with huge pages" "$out"; fi
+run apply --no-reload --sysfs-root "$host" --unit-dir "$scratch/units" -c "$scratch/m2.conf" --json
+if [ $rc -eq 0 ] && grep -q "huge pages are reserved only by an apply to systemd's unit directories of this host: none reserved" <<<"$err" &&
+	python3 -c 'import json,sys; d = json.load(sys.stdin); assert d["hugepages"] == [] and d["changed"]' <"$scratch/out"; then
+	ok "apply of a replayed host writes the drop-ins and says it reserves no huge pages"
+else fail "apply with hugepages on a replayed host" "exit $rc" "$err" "$out"; fi
+msg "hugepages: a page size that is not a power of two" "m.conf:3: bad hugepages '16G:3M': the page size after ':' must be a power of two" \
+	"[replica a]\nunit = a\nhugepages = 16G:3M"
+msg "hugepages: not a whole number of pages" "m.conf:3: bad hugepages '3M:2M': not a whole number of 2M pages" \
+	"[replica a]\nunit = a\nhugepages = 3M:2M"
+msg "hugepages: a page size the kernel does not offer" "m.conf:3: replica a: this host's kernel offers no 64.0 KiB huge pages" \
+	"[replica a]\nunit = a\nhugepages = 1G:64K"
+msg "model: a relative path" "m.conf:3: model 'models/q.gguf' must be an absolute path" "[replica a]\nunit = a\nmodel = models/q.gguf"
+msg "model: a file that cannot be sized, without memory =" "m.conf:3: [replica a]: cannot size model $scratch/nope.gguf (No such file or directory): set memory =" \
+	"[replica a]\nunit = a\nmodel = $scratch/nope.gguf"
+truncate -s 2T "$scratch/huge.gguf"
+msg "model: larger than its node can hold" "m.conf:5: replica a: its model (2.0 TiB in files) is larger than its node 0 can hold (921.6 GiB usable)" \
+	"[replica a]\nunit = a\naccelerators = 18:00.0\nmemory = 8G\nmodel = $scratch/huge.gguf"
+printf '[replica a]\nunit = a\nmemory = 1G\nmodel = %s/later.gguf\n' "$scratch" >"$scratch/later.conf"
+chmod 0644 "$scratch/later.conf"
+run plan --sysfs-root "$host" -c "$scratch/later.conf"
+is "a model not there yet is fine when memory = says how much" "$rc" 0
+
+# prepare and migrate: what they refuse.
+run prepare -- "$scratch/one.gguf"
+if [ $rc -eq 2 ] && grep -q "numaplan prepare: --nodes LIST is required" <<<"$err"; then ok "prepare without --nodes exits 2"; else
+	fail "prepare without --nodes" "exit $rc" "$err"; fi
+run prepare --nodes 0
+is "prepare without a path exits 2" "$rc" 2
+run prepare --nodes 0 -- "$scratch/missing.gguf"
+if [ $rc -eq 0 ] && grep -q "missing.gguf: No such file or directory: its page cache is left where it is" <<<"$err"; then
+	ok "prepare of a missing file warns and exits 0: an ExecStartPre= never fails a start"
+else fail "prepare of a missing file" "exit $rc" "$err"; fi
+run prepare --nodes 0 --dry-run -- "$scratch/shards"
+if [ $rc -eq 0 ] && grep -q "model page cache: .* cached, .* (dry run) would have moved" <<<"$err"; then ok "prepare --dry-run says where the cached pages are"; else
+	fail "prepare --dry-run" "exit $rc" "$err"; fi
+run migrate --sysfs-root "$host" -c "$scratch/c.conf"
+if [ $rc -eq 2 ] && grep -q "numaplan migrate: it moves this host's pages: not with --sysfs-root" <<<"$err"; then
+	ok "migrate refuses a replayed host"
+else fail "migrate --sysfs-root" "exit $rc" "$err"; fi
+
 # --json and --tap keep their promise of one document, also on failure.
 run plan --json --sysfs-root "$host" -c "$scratch/missing.conf"
 check "a failed plan --json prints {\"error\": {code, message}}" python3 -c '

@@ -18,7 +18,9 @@ complete_line() { # complete_line WORDS...: prints what completing the last word
 
 case $(complete_line numaplan "") in *"apply "*"plan "*"show "*"status "*"verify "*) ok "commands complete" ;; *) fail "commands" "$(complete_line numaplan "")" ;; esac
 is "a prefix completes to its command" "$(complete_line numaplan sna)" "snapshot "
-for verb in show plan apply verify status remove snapshot; do
+verbs=$("$numaplan" --help | sed -n '/^Commands:/,/^$/p' | awk 'NF > 1 { print $1 }')
+is "completion offers every command --help lists" "$(complete_line numaplan "" | tr ' ' '\n' | grep -v '^$' | sort | tr '\n' ' ')" "$(printf '%s\n' $verbs | sort | tr '\n' ' ')"
+for verb in $verbs; do
 	offered=$(complete_line numaplan "$verb" - | tr ' ' '\n' | grep -v '^$' | sort -u)
 	helped=$("$numaplan" "$verb" --help | grep -E '^Usage:|^  +-' | grep -oE '(^|[ [])--?[a-z][a-z-]*' | tr -d ' [' | sort -u)
 	global="--help --quiet --runtime-dir --sysfs-root --unit-dir --verbose --version -h -q -v"

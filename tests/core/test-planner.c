@@ -15,9 +15,11 @@
 #include "host/topology-read.h"
 #include "tap.h"
 
-#define MARKER "/run/numaplan/applied"
+#define MARKER (&(struct dropin_env){.marker = "/run/numaplan/applied", .exe = "/usr/sbin/numaplan"})
 
 static const char *fixtures;
+/* The size plan_text() gives every replica's model = files. */
+static uint64_t model_bytes;
 
 static struct topology *host(const char *name) {
         _cleanup_free_ char *path = xasprintf("%s/hosts/%s", fixtures, name);
@@ -57,6 +59,13 @@ static struct plan *plan_text(struct topology *t, const char *conf, char **ret_e
                 return NULL;
         }
         cur = c;
+        for (size_t i = 0; i < c->n_replicas; i++)
+                if (c->replicas[i].models) {
+                        /* What host/config-files.c measures of the files. */
+                        c->replicas[i].model_bytes = model_bytes;
+                        if (!replica_has(&c->replicas[i], REPLICA_MEMORY))
+                                c->replicas[i].memory = model_bytes;
+                }
         if (topology_apply_overrides(t, c, &err) < 0 || plan_compute(t, c, &warnings, &p, &err) < 0) {
                 if (ret_err)
                         *ret_err = err.message ? xasprintf("%s:%u: %s", err.at.file, err.at.line, err.message) : NULL;
@@ -423,6 +432,18 @@ static char *violation(const struct topology *t, const struct config *c, const s
                         }
                         if (r->policy != POLICY_INTERLEAVE && mem > 0)
                                 FAIL("rule 2: %s bound to nodes that cannot hold it", r->name);
+                        /* Its huge pages, on its nodes, right after its memory. */
+                        uint64_t pages = 0;
+                        for (size_t h = 0; h < r->n_hugepages; h++) {
+                                int x = topology_node_index(t, r->hugepages[h].node);
+                                if (x < 0 || !cpuset_isset(&r->nodes, r->hugepages[h].node))
+                                        FAIL("%s: huge pages on node %d, off its nodes", r->name, r->hugepages[h].node);
+                                else
+                                        share[x] += r->hugepages[h].pages * r->hugepage_kb * 1024;
+                                pages += r->hugepages[h].pages;
+                        }
+                        if (pages * r->hugepage_kb * 1024 < r->conf->hugepages_bytes)
+                                FAIL("%s: %" PRIu64 " huge pages hold less than its hugepages =", r->name, pages);
                 }
 
         for (size_t x = 0; x < nn; x++) {
@@ -493,6 +514,8 @@ static void random_config(const struct topology *t, struct strbuf *b) {
                 strbuf_printf(b, "memory = %" PRIu64 "\npolicy = %s\n", mem, policies[rnd() % ELEMENTSOF(policies)]);
                 if (rnd() % 5 == 0)
                         strbuf_printf(b, "cpus = cores:%u\n", 1 + (unsigned) (rnd() % 4));
+                if (rnd() % 5 == 0)
+                        strbuf_printf(b, "hugepages = %" PRIu64 "M\n", 2 * (1 + rnd() % (scale / 16 + 1)));
         }
 }
 
@@ -556,6 +579,67 @@ static void properties(const char *name) {
         topology_free(t);
 }
 
+/* model = and hugepages =: what the model's page cache and the pools take of a node. */
+static void examples_memory(void) {
+        struct topology *t = host("dgx-2s-8gpu");
+        char *err;
+
+        ok(t->hugepage_default_kb == 2048 && t->n_hugepage_sizes == 2 && t->hugepage_sizes_kb[1] == 1048576,
+           "the host's huge page sizes: 2 MiB by default, and 1 GiB");
+        struct plan *p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 100G\nhugepages = 64G\n", &err);
+        if (ok(p != NULL, "hugepages = 64G of the default size")) {
+                const struct placement *r = replica(p, "a");
+                ok(r->hugepage_kb == 2048 && r->n_hugepages == 1 && r->hugepages[0].node == 0 &&
+                           r->hugepages[0].pages == 32768,
+                   "32768 pages of 2 MiB on its node 0");
+                is_int(plan_node(p, 0)->assigned, UINT64_C(164) << 30, "counted on node 0 beside its memory");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = 18:00.0 9a:00.0\nhugepages = 3G:1G\n", &err);
+        if (ok(p != NULL, "hugepages = 3G:1G over two nodes")) {
+                const struct placement *r = replica(p, "tp");
+                ok(r->hugepage_kb == 1048576 && r->n_hugepages == 2 && r->hugepages[0].pages == 2 && r->hugepages[1].pages == 1,
+                   "split evenly, the first node taking the remainder");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 900G\nhugepages = 64G\n", &err);
+        ok(!p && err && strstr(err, "test.conf:5:") && strstr(err, "do not fit node 0 beside its memory"),
+           "a pool that does not fit beside the replica: error at the hugepages line");
+        if (err)
+                printf("#   %s\n", err);
+        free(err);
+        p = plan_text(t, "[replica a]\nunit = a.service\nhugepages = 1G:16M\n", &err);
+        ok(!p && err && strstr(err, "test.conf:3:") && strstr(err, "offers no 16.0 MiB huge pages"),
+           "a page size the kernel does not offer");
+        free(err);
+        uint64_t dflt = t->hugepage_default_kb;
+        t->hugepage_default_kb = 0;
+        p = plan_text(t, "[replica a]\nunit = a.service\nhugepages = 1G\n", &err);
+        ok(!p && err && strstr(err, "default huge page size is unknown"), "no default size known: name one");
+        free(err);
+        t->hugepage_default_kb = dflt;
+
+        model_bytes = UINT64_C(2) << 40;
+        p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmemory = 64G\nmodel = /srv/m\n", &err);
+        ok(!p && err && strstr(err, "test.conf:5:") && strstr(err, "its model (2.0 TiB in files) is larger than its node 0"),
+           "a model larger than its nodes can hold: error at the model line");
+        free(err);
+        p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmodel = /srv/m\n", &err);
+        ok(!p && err && strstr(err, "test.conf:4:"), "sized by its model and too big: the error names the model line");
+        free(err);
+        model_bytes = UINT64_C(40) << 30;
+        p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmodel = /srv/100%, /srv/$HOME\n", &err);
+        if (ok(p != NULL, "a model that fits")) {
+                _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "m"), MARKER);
+                ok(d && strstr(d, "ExecStartPre=-+\"/usr/sbin/numaplan\" prepare --nodes 0 -- \"/srv/100%%\" \"/srv/$$HOME\"\n"),
+                   "its drop-in prepares the page cache before the start, specifiers and variables escaped");
+                is_int(replica(p, "m")->memory, UINT64_C(40) << 30, "memory: the model's size");
+        }
+        plan_free(p);
+        model_bytes = 0;
+        topology_free(t);
+}
+
 int main(int argc, char **argv) {
         if (argc < 2) {
                 printf("Bail out! usage: test-planner FIXTURES_DIR\n");
@@ -565,6 +649,7 @@ int main(int argc, char **argv) {
         log_set_max_level(LOG_ERR - 1);
         examples_dgx();
         examples_others();
+        examples_memory();
 
         _cleanup_free_ char *hosts = xasprintf("%s/hosts", fixtures);
         DIR *d = opendir(hosts);

@@ -220,8 +220,17 @@ static void warmup_and_locality(void) {
         ok(c.ok && streq(c.got, "99.0%") && streq(c.want, ">= 95%"), "99.0%% local passes min-local 95%%");
         check_done(&c);
         check_memory_locality(&t, &pl, 9950, &tf, &c);
-        ok(!c.ok && strstr(c.detail, "/m has 10 of its 10 pages off the plan") && strstr(c.detail, "evict it"),
-           "below min-local fails, naming the file cached on the wrong node with the fix");
+        ok(!c.ok && strstr(c.detail, "/m has 10 of its 10 pages off the plan") &&
+                   strstr(c.detail, "numaplan migrate llama-server@0.service moves it now"),
+           "below min-local fails, naming the file cached on the wrong node and the command that moves it");
+        check_done(&c);
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        page_tally_add(&t, "7f00 bind:1 anon=900 N0=900 kernelpagesize_kB=4\n7f01 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n",
+                       &pl.nodes);
+        check_memory_locality(&t, &pl, 9000, &tf, &c);
+        ok(!c.ok && streq(c.got, "10.0%") && strstr(c.detail, "numaplan migrate llama-server@0.service moves what is off"),
+           "anonymous memory off the plan: the advice is numaplan migrate");
         check_done(&c);
         page_tally_done(&t);
         page_tally_init(&t, 4);
@@ -231,10 +240,58 @@ static void warmup_and_locality(void) {
         page_tally_done(&t);
 }
 
+/* Two nodes; node 1 has a pool of 2 MiB pages holding `pool` pages. */
+static struct topology *two_nodes(uint64_t pool) {
+        struct topology *t = xmalloc0(sizeof(*t));
+        t->n_nodes = 2;
+        t->nodes = xmalloc0(2 * sizeof(*t->nodes));
+        for (int i = 0; i < 2; i++) {
+                t->nodes[i].id = i;
+                t->nodes[i].hugepages = xmalloc0(sizeof(struct hugepage_pool));
+                t->nodes[i].hugepages[0] = (struct hugepage_pool){.page_kb = 2048, .total = i == 1 ? pool : 0};
+                t->nodes[i].n_hugepages = 1;
+        }
+        return t;
+}
+
+static void hugepages(void) {
+        struct placement pl = bound_to_node1();
+        struct hugepage_share share = {.node = 1, .pages = 16};
+        struct check c = {0};
+        struct page_tally t;
+
+        page_tally_init(&t, 4);
+        check_hugepages(NULL, &t, &pl, &c);
+        ok(c.ok && streq(c.got, "none planned"), "a replica without hugepages = passes");
+        check_done(&c);
+
+        pl.hugepage_kb = 2048;
+        pl.hugepages = &share;
+        pl.n_hugepages = 1;
+        _cleanup_topology_ struct topology *full = two_nodes(16), *short_pool = two_nodes(10);
+        check_hugepages(short_pool, &t, &pl, &c);
+        ok(!c.ok && strstr(c.detail, "node 1's pool of 2.0 MiB pages holds 10 of the 16 planned"),
+           "a pool smaller than planned fails, in numbers");
+        check_done(&c);
+        check_hugepages(full, &t, &pl, &c);
+        ok(!c.ok && strstr(c.detail, "maps none of its huge pages"), "a reserved pool the replica does not use fails");
+        check_done(&c);
+        page_tally_add(&t, "7f00 bind:1 file=/dev/hugepages/x huge dirty=8 N1=8 kernelpagesize_kB=2048\n", &pl.nodes);
+        check_hugepages(full, &t, &pl, &c);
+        ok(c.ok && streq(c.got, "8 mapped, 8 there"), "huge pages on the planned node pass: %s", c.got);
+        check_done(&c);
+        page_tally_add(&t, "7f40 bind:1 file=/dev/hugepages/y huge dirty=2 N0=2 kernelpagesize_kB=2048\n", &pl.nodes);
+        check_hugepages(full, &t, &pl, &c);
+        ok(!c.ok && strstr(c.detail, "2 of its huge pages sit off node 1"), "huge pages from another node's pool fail");
+        check_done(&c);
+        page_tally_done(&t);
+}
+
 int main(void) {
         systemd_view();
         dropins();
         task_checks();
         warmup_and_locality();
+        hugepages();
         return done_testing();
 }

@@ -6,7 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 c=$here/corpus
-mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin}
+mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages}
 
 for p in "$top"/profiles/*.conf; do cp "$p" "$c/config/profile-$(basename "$p")"; done
 printf '[numaplan]\nheadroom = 10%%\naccelerator-nodes = 3b:00.0=1\n[replica a]\nunit = a.service\naccelerators = count:2\nmemory = 48G\npolicy = preferred\ncpus = cores:4\nmemory-nodes = 2-3\nwarmup-url = http://127.0.0.1:8080/x\n' >"$c/config/all-keys"
@@ -14,6 +14,7 @@ printf '[replicas t]\nunit = t@%%i.service\nper = node\n' >"$c/config/template"
 printf '[replica a]\nunit = a.service\n  memory = 1G\n' >"$c/config/indented"
 printf '[replica a]\nunit = a\0.service\n' >"$c/config/nul"
 printf '[replica a]\nunit = %0250d.service\n' 0 >"$c/config/long-line"
+printf '[replica m]\nunit = m.service\nmodel = /srv/a.gguf, /srv/shards\nhugepages = 4G:1G\n' >"$c/config/model-hugepages"
 
 n=0
 for f in "$top"/tests/fixtures/hosts/*/sys/devices/system/node/node*/{cpulist,cpumap} "$top"/tests/fixtures/hosts/*/sys/devices/system/cpu/online; do
@@ -64,4 +65,9 @@ done
 
 printf '[Service]\nNUMAPolicy=default\nCPUAffinity = 0-63\nNice=5\n' >"$c/dropin/override"
 printf '[Service]\nAllowedCPUs=\n' >"$c/dropin/reset"
+
+printf '0 2048 512\n1 1048576 4\n' >"$c/hugepages/two-pools"
+printf '1 2048\n' >"$c/hugepages/short-line"
+: >"$c/hugepages/empty"
+printf '0 2048 18446744073709551615\n0 2048 1\n' >"$c/hugepages/saturates"
 echo "seeded $(find "$c" -type f | wc -l) inputs in $c"

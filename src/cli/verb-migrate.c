@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan migrate: the pages of running replicas that sit off their planned nodes, moved onto
+ * them without a restart. Page-precise: numa_maps says which mappings hold pages off the plan,
+ * move_pages(2) which pages, and only those move. */
+
+#include <inttypes.h>
+
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/parse-util.h"
+#include "basic/util.h"
+#include "cli/inputs.h"
+#include "cli/moved.h"
+#include "core/numa-maps.h"
+#include "core/planner.h"
+#include "host/cgroup.h"
+#include "host/config-files.h"
+#include "host/host-facts.h"
+#include "host/migrate.h"
+#include "host/root.h"
+#include "host/tasks.h"
+#include "systemd/bus.h"
+#include "systemd/unit-state.h"
+
+static void help(void) {
+        printf("Usage: numaplan migrate [-c FILE] [UNIT...] [--dry-run] [--json]\n\n"
+               "For each running replica (all, or the named units), move every page of its processes\n"
+               "that sits off its planned nodes onto them: anonymous memory, page cache, huge pages.\n"
+               "Only the pages off the plan move; the processes keep running. Says, per unit, the pages\n"
+               "and bytes moved from and to each node, those that could not move and why, the time\n"
+               "taken, and the share of its pages on its nodes before and after. Exit 0 when every\n"
+               "unit's share afterwards reaches its min-local, 1 otherwise. Root only.\n\n"
+               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
+               "      --dry-run       only say what would move\n"
+               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n");
+}
+
+struct migrate_args {
+        const char *config;
+        bool dry_run, json;
+};
+
+static const struct verb_option options[] = {
+        VERB_VALUE("config", 'c', struct migrate_args, config),
+        VERB_FLAG("dry-run", 0, struct migrate_args, dry_run),
+        VERB_FLAG("json", 0, struct migrate_args, json),
+        {},
+};
+
+struct unit_moves {
+        const struct placement *pl;
+        struct process *processes;
+        size_t n_processes;
+        struct migrate_stats st;
+        double seconds;
+        uint64_t before_total, before_on, after_total, after_on; /* numa_maps pages, as verify counts them */
+        unsigned min_local_bp;
+        const char *error; /* why nothing was tried, or NULL */
+        bool ok;
+};
+
+static void tally(struct root *root, const struct unit_moves *u, uint64_t *total, uint64_t *on) {
+        struct page_tally t;
+        page_tally_init(&t, host_page_size(root) / 1024);
+        for (size_t i = 0; i < u->n_processes; i++)
+                (void) process_pages(root, u->processes[i].pid, &u->pl->nodes, &t);
+        *total = page_tally_sum(t.total);
+        *on = page_tally_on(t.total, &u->pl->nodes);
+        page_tally_done(&t);
+}
+
+static int migrate_unit(const struct inputs *in, sd_bus *bus, const char *mount, bool dry, struct unit_moves *u) {
+        struct unit_state s;
+        int r = unit_state_read(bus, u->pl->unit, &s);
+        if (r < 0)
+                return r;
+        u->min_local_bp = replica_min_local(in->config, u->pl->conf);
+        if (!s.control_group || !*s.control_group)
+                u->error = "not running";
+        else if (!mount || cgroup_processes(in->root, mount, s.control_group, &u->processes, &u->n_processes) < 0)
+                u->error = "its cgroup cannot be read";
+        else if (u->n_processes == 0)
+                u->error = "runs no process";
+        unit_state_done(&s);
+        if (u->error)
+                return 0;
+
+        tally(in->root, u, &u->before_total, &u->before_on);
+        double t0 = moved_now();
+        for (size_t i = 0; i < u->n_processes; i++) {
+                r = migrate_process(u->processes[i].pid, &u->pl->nodes, dry, &u->st);
+                if (r == -EOPNOTSUPP)
+                        return r;
+                if (r == -EPERM) {
+                        u->error = "not permitted to move its pages (run numaplan migrate as root)";
+                        break;
+                }
+                if (r < 0 && r != -ESRCH)
+                        log_warning("%s: process %d: %s", u->pl->unit, (int) u->processes[i].pid, strerror(-r));
+        }
+        u->seconds = moved_now() - t0;
+        tally(in->root, u, &u->after_total, &u->after_on);
+        u->ok = !u->error && u->after_total > 0 &&
+                (unsigned __int128) u->after_on * 10000 >= (unsigned __int128) u->min_local_bp * u->after_total;
+        return 0;
+}
+
+static json_object *share_json(uint64_t on, uint64_t total) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "pages", json_uint64(total));
+        json_object_object_add(o, "on_plan_pages", json_uint64(on));
+        json_object_object_add(o, "on_plan_ratio", json_object_new_double(total ? (double) on / (double) total : 0));
+        return o;
+}
+
+static void print_json(const struct unit_moves *v, size_t n, bool dry) {
+        _cleanup_json_ json_object *o = json_object_new_object();
+        json_object *units = json_object_new_array();
+        bool all = true;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct unit_moves *u = &v[i];
+                json_object *uo = json_object_new_object(), *pids = json_object_new_array();
+                for (size_t k = 0; k < u->n_processes; k++)
+                        json_object_array_add(pids, json_object_new_int(u->processes[k].pid));
+                json_object_object_add(uo, "unit", json_object_new_string(u->pl->unit));
+                json_object_object_add(uo, "replica", json_object_new_string(u->pl->name));
+                json_object_object_add(uo, "ok", json_object_new_boolean(u->ok));
+                json_object_object_add(uo, "error", json_string_or_null(u->error));
+                json_object_object_add(uo, "nodes", json_cpuset(&u->pl->nodes));
+                json_object_object_add(uo, "processes", pids);
+                json_object_object_add(uo, dry ? "would_move" : "moved", moved_json(&u->st, u->seconds));
+                json_object_object_add(uo, "before", share_json(u->before_on, u->before_total));
+                json_object_object_add(uo, "after", share_json(u->after_on, u->after_total));
+                json_object_object_add(uo, "min_local_ratio", json_object_new_double(u->min_local_bp / 10000.0));
+                json_object_array_add(units, uo);
+                all = all && u->ok;
+        }
+        json_object_object_add(o, "ok", json_object_new_boolean(all));
+        json_object_object_add(o, "dry_run", json_object_new_boolean(dry));
+        json_object_object_add(o, "units", units);
+        json_print(o);
+}
+
+static void print_text(const struct unit_moves *v, size_t n, bool dry) {
+        for (size_t i = 0; i < n; i++) {
+                const struct unit_moves *u = &v[i];
+                _cleanup_free_ char *nodes = cpuset_format(&u->pl->nodes);
+                if (u->error && u->n_processes == 0) {
+                        printf("%s: %s: nothing to move\n", u->pl->unit, u->error);
+                        continue;
+                }
+                _cleanup_free_ char *what = moved_summary(&u->st, u->seconds),
+                                    *before = format_share(u->before_on, u->before_total),
+                                    *after = format_share(u->after_on, u->after_total);
+                char want[16];
+                format_percent(want, sizeof(want), u->min_local_bp);
+                printf("%s: %s%s\n", u->pl->unit, dry ? "(dry run) would have " : "", what);
+                printf("  on node%s %s: %s of %" PRIu64 " pages before, %s of %" PRIu64 " after (min-local %s)%s%s\n",
+                       cpuset_count(&u->pl->nodes) > 1 ? "s" : "", nodes, before, u->before_total, after, u->after_total,
+                       want, u->error ? ": " : "", strempty(u->error));
+        }
+}
+
+static int run(const void *args, int argc, char **argv, const struct globals *g) {
+        const struct migrate_args *a = args;
+        _cleanup_bus_ sd_bus *bus = NULL;
+        _cleanup_free_ char *mount = NULL;
+        _cleanup_free_ const struct placement **sel = NULL;
+        struct inputs in;
+        size_t n = 0;
+
+        int r = inputs_load(g, a->config, false, &in);
+        if (r != EXIT_OK)
+                return r;
+        if (!root_is_live(in.root)) {
+                inputs_done(&in);
+                return verb_usage_error("migrate", "it moves this host's pages: not with --sysfs-root");
+        }
+        r = inputs_select(&in, argc, argv, &sel, &n);
+        _cleanup_free_ struct unit_moves *v = xmalloc0((n + 1) * sizeof(*v));
+        for (size_t i = 0; i < n; i++)
+                v[i].pl = sel[i];
+        if (r == EXIT_OK && bus_connect(&bus) < 0)
+                r = EXIT_ENV;
+        if (r == EXIT_OK) {
+                enum cgroup_mode mode;
+                cgroup_detect(in.root, &mode, &mount);
+        }
+        for (size_t i = 0; r == EXIT_OK && i < n; i++) {
+                int k = migrate_unit(&in, bus, mount, a->dry_run, &v[i]);
+                if (k == -EOPNOTSUPP)
+                        log_error("libnuma (libnuma1) is needed to move pages");
+                if (k < 0)
+                        r = EXIT_ENV;
+        }
+        if (r == EXIT_OK) {
+                bool all = true;
+                for (size_t i = 0; i < n; i++)
+                        all = all && v[i].ok;
+                if (a->json)
+                        print_json(v, n, a->dry_run);
+                else if (n == 0)
+                        printf("no replicas\n");
+                else
+                        print_text(v, n, a->dry_run);
+                r = all ? EXIT_OK : EXIT_FAILED;
+        }
+        for (size_t i = 0; i < n; i++)
+                free(v[i].processes);
+        inputs_done(&in);
+        return r;
+}
+
+const struct verb verb_migrate = {
+        .name = "migrate",
+        .summary = "move running replicas' pages onto their nodes, without a restart",
+        .options = options,
+        .args_size = sizeof(struct migrate_args),
+        .max_args = -1,
+        .run = run,
+        .help = help,
+};

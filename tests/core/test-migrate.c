@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* What migrate and prepare move, without a kernel: which mappings of a captured numa_maps are
+ * scanned, which pages of a captured move_pages(2) answer are picked and where they go, how the
+ * kernel's answer after the move is counted; and the huge page pools' record and arithmetic. */
+
+#include <errno.h>
+
+#include "basic/util.h"
+#include "core/hugepages.h"
+#include "core/migrate.h"
+#include "core/numa-maps.h"
+#include "core/planner.h"
+#include "tap.h"
+
+static struct cpuset set(const char *s) {
+        struct cpuset c;
+        cpuset_parse_list(s, &c);
+        return c;
+}
+
+/* A llama.cpp-like server bound to node 1, captured after its model was read on node 0: the
+ * binary and libc on both nodes, its heap on node 1, the model's page cache on node 0, a CUDA-like
+ * reservation with nothing resident, a hugetlb arena on node 1. */
+static const char captured[] =
+        "55d0c0a00000 bind:1 file=/usr/bin/llama-server mapped=310 mapmax=2 N0=200 N1=110 kernelpagesize_kB=4\n"
+        "55d0c1a00000 bind:1 heap anon=5000 dirty=5000 N1=5000 kernelpagesize_kB=4\n"
+        "7f1000000000 bind:1 file=/srv/models/q.gguf mapped=16384 mapmax=1 N0=16000 N1=384 kernelpagesize_kB=4\n"
+        "7f2000000000 bind:1\n"
+        "7f3000000000 bind:1 file=/dev/hugepages/arena huge dirty=8 N1=8 kernelpagesize_kB=2048\n"
+        "7ffd00000000 bind:1 stack anon=33 dirty=33 N1=33 kernelpagesize_kB=4\n";
+
+static void mappings(void) {
+        struct cpuset node1 = set("1");
+        struct mapping_pages *m = NULL;
+        size_t n = 0;
+
+        ok(numa_maps_mappings(captured, &node1, &m, &n) == 0 && n == 6, "every mapping of the capture is read");
+        is_int(m[0].start, 0x55d0c0a00000, "its start address");
+        is_int(m[0].off_plan, 200, "the binary: 200 of its pages off node 1");
+        is_int(m[1].off_plan, 0, "the heap is in place: not scanned");
+        is_int(m[2].resident, 16384, "the model: 16384 resident");
+        is_int(m[2].off_plan, 16000, "16000 of them off the plan");
+        ok(m[3].resident == 0 && m[3].off_plan == 0, "a reservation with nothing resident is not scanned");
+        ok(m[4].page_kb == 2048 && m[4].resident == 8 && m[4].off_plan == 0, "huge pages counted in their own size");
+        size_t scanned = 0;
+        for (size_t i = 0; i < n; i++)
+                scanned += m[i].off_plan > 0;
+        is_int(scanned, 2, "only the binary and the model are scanned page by page");
+        free(m);
+        ok(numa_maps_mappings("zz bind:1 N0=1\n", &node1, &m, &n) < 0, "a line the kernel would not print is refused");
+}
+
+static void selection(void) {
+        struct cpuset node1 = set("1"), both = set("1-2"), none = {0};
+        struct migrate_stats *st = xmalloc0(sizeof(*st));
+        /* move_pages(2) without target nodes: the node of each page, or -errno. */
+        int status[] = {0, 1, -ENOENT, 0, -EFAULT, 1, 0, 3};
+        size_t pick[8];
+        int to[8];
+        unsigned next = 0;
+
+        size_t k = migrate_select(status, 8, &node1, &next, 1, st, pick, to);
+        is_int(k, 4, "the pages off node 1 are picked, the absent ones skipped");
+        ok(pick[0] == 0 && pick[1] == 3 && pick[2] == 6 && pick[3] == 7, "by their index in the batch");
+        ok(to[0] == 1 && to[1] == 1 && to[2] == 1 && to[3] == 1, "all to node 1");
+        is_int(st->resident, 6, "six pages resident");
+        is_int(st->on_plan, 2, "two already there");
+
+        memset(st, 0, sizeof(*st));
+        next = 0;
+        k = migrate_select(status, 8, &both, &next, 512, st, pick, to);
+        ok(k == 4 && to[0] == 1 && to[1] == 2 && to[2] == 1 && to[3] == 2,
+           "over two planned nodes the targets take turns, as interleave would");
+        is_int(st->resident, 6 * 512, "a huge page weighs its base pages");
+
+        memset(st, 0, sizeof(*st));
+        k = migrate_select(status, 8, &none, &next, 1, st, pick, to);
+        is_int(k, 0, "no planned node: nothing is picked");
+
+        /* The answer after the move: the node each page is on now, or -errno. */
+        int from[] = {0, 0, 0, 3}, target[] = {1, 1, 1, 1}, after[] = {1, -EBUSY, 0, -ENOMEM};
+        memset(st, 0, sizeof(*st));
+        migrate_account(from, target, after, 4, 1, st);
+        is_int(st->moved_from[0], 1, "one page left node 0");
+        is_int(st->moved_to[1], 1, "and reached node 1");
+        is_int(st->failed[EBUSY], 1, "one was busy");
+        is_int(st->failed[ENOMEM], 1, "one found the node full");
+        is_int(st->failed[0], 1, "one stayed without a reason");
+        is_int(migrate_moved(st), 1, "moved in all");
+        is_int(migrate_failed(st), 3, "not moved in all");
+        free(st);
+}
+
+static void pools(void) {
+        struct pools p = {0}, q;
+        unsigned line = 0;
+
+        pools_add(&p, 1, 2048, 512);
+        pools_add(&p, 0, 1048576, 4);
+        pools_add(&p, 1, 2048, 10);
+        _cleanup_free_ char *text = pools_format(&p);
+        is_str(text, "0 1048576 4\n1 2048 522\n", "the record: sorted, one line a pool, shares summed");
+        ok(pools_parse(text, &q, &line) == 0 && pools_get(&q, 1, 2048) == 522 && pools_get(&q, 0, 1048576) == 4,
+           "and read back");
+        pools_done(&q);
+        ok(pools_parse("1 2048 5\nx\n", &q, &line) < 0 && line == 2, "a bad record names its line");
+        pools_done(&p);
+
+        /* Others hold 100 pages; numaplan recorded 20 and now wants 50. */
+        is_int(pools_target(120, 20, 50), 150, "target: others' pages plus the plan's");
+        is_int(pools_granted(120, 20, 50, 150), 50, "all granted");
+        is_int(pools_granted(120, 20, 50, 130), 30, "a shortfall: numaplan's share is what came beyond others'");
+        is_int(pools_granted(120, 20, 50, 90), 0, "never below none");
+        is_int(pools_target(10, 20, 0), 0, "an admin who shrank the pool below numaplan's record: nothing of others' is taken");
+
+        struct hugepage_share shares[] = {{0, 3}, {1, 2}};
+        struct placement pl = {.hugepage_kb = 2048, .hugepages = shares, .n_hugepages = 2};
+        struct plan plan = {.replicas = &pl, .n_replicas = 1};
+        pools_for_plan(&plan, &p);
+        ok(p.n == 2 && pools_get(&p, 0, 2048) == 3 && pools_get(&p, 1, 2048) == 2, "a plan's pools, per node");
+        pools_done(&p);
+}
+
+int main(void) {
+        mappings();
+        selection();
+        pools();
+        return done_testing();
+}
