@@ -29,3 +29,14 @@ json_object *json_string_or_null(const char *s) {
 json_object *json_uint64(uint64_t v) {
         return json_object_new_uint64(v);
 }
+
+json_object *json_by_node(const uint64_t *v, size_t n) {
+        json_object *o = json_object_new_object();
+        for (size_t i = 0; i < n; i++)
+                if (v[i]) {
+                        char key[24];
+                        snprintf(key, sizeof(key), "%zu", i);
+                        json_object_object_add(o, key, json_uint64(v[i]));
+                }
+        return o;
+}

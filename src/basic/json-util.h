@@ -23,3 +23,5 @@ json_object *json_cpuset(const struct cpuset *s);
 json_object *json_string_or_null(const char *s);
 /* Byte and page counts: unsigned, so 2^63 and above do not print negative. */
 json_object *json_uint64(uint64_t v);
+/* {"0": v[0], "3": v[3]}: the counts of an array by node, those that are not zero. */
+json_object *json_by_node(const uint64_t *v, size_t n);

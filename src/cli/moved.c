@@ -53,17 +53,6 @@ char *moved_summary(const struct migrate_stats *st, double seconds) {
         return strbuf_steal(&b);
 }
 
-static json_object *by_node_json(const uint64_t *v) {
-        json_object *o = json_object_new_object();
-        for (size_t n = 0; n < MIGRATE_NODES_MAX; n++)
-                if (v[n]) {
-                        char key[16];
-                        snprintf(key, sizeof(key), "%zu", n);
-                        json_object_object_add(o, key, json_uint64(v[n]));
-                }
-        return o;
-}
-
 json_object *moved_json(const struct migrate_stats *st, double seconds) {
         json_object *o = json_object_new_object(), *failed = json_object_new_object(),
                     *why = json_object_new_object();
@@ -71,8 +60,8 @@ json_object *moved_json(const struct migrate_stats *st, double seconds) {
 
         json_object_object_add(o, "pages", json_uint64(moved));
         json_object_object_add(o, "bytes", json_uint64(moved * st->page_size));
-        json_object_object_add(o, "from", by_node_json(st->moved_from));
-        json_object_object_add(o, "to", by_node_json(st->moved_to));
+        json_object_object_add(o, "from", json_by_node(st->moved_from, MIGRATE_NODES_MAX));
+        json_object_object_add(o, "to", json_by_node(st->moved_to, MIGRATE_NODES_MAX));
         for (size_t e = 0; e < MIGRATE_ERRNO_MAX; e++)
                 if (st->failed[e])
                         json_object_object_add(why, errno_name(e), json_uint64(st->failed[e]));

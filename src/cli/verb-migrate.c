@@ -53,7 +53,8 @@ struct unit_moves {
         size_t n_processes;
         struct migrate_stats st;
         double seconds;
-        uint64_t before_total, before_on, after_total, after_on; /* numa_maps pages, as verify counts them */
+        uint64_t before_total, before_on; /* resident pages the move saw, and those on plan */
+        uint64_t after_total, after_on;   /* numa_maps pages afterwards, as verify counts them */
         unsigned min_local_bp;
         const char *error; /* why nothing was tried, or NULL */
         bool ok;
@@ -85,7 +86,6 @@ static int migrate_unit(const struct inputs *in, sd_bus *bus, const char *mount,
         if (u->error)
                 return 0;
 
-        tally(in->root, u, &u->before_total, &u->before_on);
         double t0 = moved_now();
         for (size_t i = 0; i < u->n_processes; i++) {
                 r = migrate_process(u->processes[i].pid, &u->pl->nodes, dry, &u->st);
@@ -99,6 +99,10 @@ static int migrate_unit(const struct inputs *in, sd_bus *bus, const char *mount,
                         log_warning("%s: process %d: %s", u->pl->unit, (int) u->processes[i].pid, strerror(-r));
         }
         u->seconds = moved_now() - t0;
+        /* Before: what the move saw, page by page (one read of numa_maps fewer); after: counted
+         * as verify counts. */
+        u->before_total = u->st.resident;
+        u->before_on = u->st.on_plan;
         tally(in->root, u, &u->after_total, &u->after_on);
         u->ok = !u->error && u->after_total > 0 &&
                 (unsigned __int128) u->after_on * 10000 >= (unsigned __int128) u->min_local_bp * u->after_total;

@@ -212,17 +212,6 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
 
 /* ---- output ---- */
 
-static json_object *by_node_json(const uint64_t *v) {
-        json_object *o = json_object_new_object();
-        for (int n = 0; n < NUMA_NODES_MAX; n++)
-                if (v[n]) {
-                        char key[16];
-                        snprintf(key, sizeof(key), "%d", n);
-                        json_object_object_add(o, key, json_uint64(v[n]));
-                }
-        return o;
-}
-
 static json_object *report_json(const struct unit_report *reports, size_t n) {
         json_object *o = json_object_new_object(), *units = json_object_new_array();
         bool all = true;
@@ -242,13 +231,13 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                                 json_object_object_add(c, "detail", json_object_new_string(u->checks[k].detail));
                         json_object_array_add(checks, c);
                 }
-                json_object_object_add(pages, "by_node", by_node_json(u->pages.total));
+                json_object_object_add(pages, "by_node", json_by_node(u->pages.total, NUMA_NODES_MAX));
                 json_object_object_add(pages, "planned",
                                        json_uint64(page_tally_on(u->pages.total, &u->pl->nodes)));
                 json_object_object_add(pages, "total", json_uint64(page_tally_sum(u->pages.total)));
-                json_object_object_add(pages, "anon", by_node_json(u->pages.anon));
-                json_object_object_add(pages, "file", by_node_json(u->pages.file));
-                json_object_object_add(pages, "huge", by_node_json(u->pages.huge));
+                json_object_object_add(pages, "anon", json_by_node(u->pages.anon, NUMA_NODES_MAX));
+                json_object_object_add(pages, "file", json_by_node(u->pages.file, NUMA_NODES_MAX));
+                json_object_object_add(pages, "huge", json_by_node(u->pages.huge, NUMA_NODES_MAX));
                 json_object_object_add(pages, "page_size_kb", json_uint64(u->pages.base_kb));
                 for (size_t f = 0; f < u->pages.n_files; f++)
                         if (file_pages_off_plan(&u->pages.files[f])) {

@@ -166,48 +166,19 @@ static int parse_line(const char *p, const char *eol, struct mapping *m) {
         return 0;
 }
 
-int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpuset *planned) {
+/* Calls fn for each line of numa_maps, parsed; stops at the first line that does not parse. */
+static int each_mapping(const char *numa_maps, void (*fn)(const struct mapping *m, void *userdata), void *userdata) {
         struct mapping *m = xmalloc0(sizeof(*m));
         int r = 0;
 
         m->max_node = -1;
-
-        t->processes++;
         for (const char *p = numa_maps; *p;) {
                 const char *eol = strchrnul(p, '\n');
                 if (eol > p) {
                         r = parse_line(p, eol, m);
                         if (r < 0)
                                 break;
-                        uint64_t total = 0, scale = m->page_kb / t->base_kb ? m->page_kb / t->base_kb : 1;
-                        bool huge = m->huge || m->page_kb > t->base_kb;
-                        for (int n = 0; n <= m->max_node; n++)
-                                total += m->count[n]; /* each count <= PAGES_MAX: no wrap */
-                        struct file_pages *f = m->path && !huge ? file_entry(t, m->path, m->path_len) : NULL;
-                        for (int n = 0; n <= m->max_node; n++) {
-                                uint64_t c = m->count[n];
-                                if (c == 0)
-                                        continue;
-                                unsigned __int128 base = (unsigned __int128) c * scale;
-                                uint64_t pages = base > UINT64_MAX ? UINT64_MAX : (uint64_t) base;
-                                add(&t->total[n], pages);
-                                if (huge) {
-                                        add(&t->huge[n], pages);
-                                        continue;
-                                }
-                                /* numa_maps gives the anon count of the mapping, not per node:
-                                 * anonymous (COW) pages of a file mapping split in proportion. */
-                                uint64_t anon = !m->path             ? c
-                                                : m->anon >= total ? c
-                                                                   : (uint64_t) ((unsigned __int128) c * m->anon / total);
-                                add(&t->anon[n], anon);
-                                add(&t->file[n], c - anon);
-                                if (f) {
-                                        add(&f->total, c - anon);
-                                        if (!cpuset_isset(planned, n))
-                                                add(&f->off_plan, c - anon);
-                                }
-                        }
+                        fn(m, userdata);
                 }
                 p = *eol ? eol + 1 : eol;
         }
@@ -215,36 +186,83 @@ int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpu
         return r;
 }
 
-int numa_maps_mappings(const char *numa_maps, const struct cpuset *planned, struct mapping_pages **ret, size_t *ret_n) {
-        struct mapping *m = xmalloc0(sizeof(*m));
-        struct mapping_pages *v = NULL;
-        size_t n = 0;
-        int r = 0;
+struct tally_ctx {
+        struct page_tally *t;
+        const struct cpuset *planned;
+};
 
-        m->max_node = -1;
-        for (const char *p = numa_maps; *p;) {
-                const char *eol = strchrnul(p, '\n');
-                if (eol > p) {
-                        r = parse_line(p, eol, m);
-                        if (r < 0)
-                                break;
-                        struct mapping_pages mp = {.start = m->start, .page_kb = m->page_kb};
-                        for (int k = 0; k <= m->max_node; k++) {
-                                mp.resident += m->count[k];
-                                if (!cpuset_isset(planned, (unsigned) k))
-                                        mp.off_plan += m->count[k];
-                        }
-                        v = xrealloc(v, (n + 1) * sizeof(*v));
-                        v[n++] = mp;
+static void tally_mapping(const struct mapping *m, void *userdata) {
+        struct page_tally *t = ((struct tally_ctx *) userdata)->t;
+        const struct cpuset *planned = ((struct tally_ctx *) userdata)->planned;
+        uint64_t total = 0, scale = m->page_kb / t->base_kb ? m->page_kb / t->base_kb : 1;
+        bool huge = m->huge || m->page_kb > t->base_kb;
+
+        for (int n = 0; n <= m->max_node; n++)
+                total += m->count[n]; /* each count <= PAGES_MAX: no wrap */
+        struct file_pages *f = m->path && !huge ? file_entry(t, m->path, m->path_len) : NULL;
+        for (int n = 0; n <= m->max_node; n++) {
+                uint64_t c = m->count[n];
+                if (c == 0)
+                        continue;
+                unsigned __int128 base = (unsigned __int128) c * scale;
+                uint64_t pages = base > UINT64_MAX ? UINT64_MAX : (uint64_t) base;
+                add(&t->total[n], pages);
+                if (huge) {
+                        add(&t->huge[n], pages);
+                        continue;
                 }
-                p = *eol ? eol + 1 : eol;
+                /* numa_maps gives the anon count of the mapping, not per node: anonymous (COW)
+                 * pages of a file mapping split in proportion. */
+                uint64_t anon = !m->path         ? c
+                                : m->anon >= total ? c
+                                                   : (uint64_t) ((unsigned __int128) c * m->anon / total);
+                add(&t->anon[n], anon);
+                add(&t->file[n], c - anon);
+                if (f) {
+                        add(&f->total, c - anon);
+                        if (!cpuset_isset(planned, n))
+                                add(&f->off_plan, c - anon);
+                }
         }
-        free(m);
+}
+
+int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpuset *planned) {
+        t->processes++;
+        return each_mapping(numa_maps, tally_mapping, &(struct tally_ctx){t, planned});
+}
+
+struct mappings_ctx {
+        const struct cpuset *planned;
+        struct mapping_pages *v;
+        size_t n;
+};
+
+static void collect_mapping(const struct mapping *m, void *userdata) {
+        struct mappings_ctx *x = userdata;
+        struct mapping_pages mp = {.start = m->start, .page_kb = m->page_kb, .from_node = -1};
+        unsigned off_nodes = 0;
+        for (int k = 0; k <= m->max_node; k++) {
+                mp.resident += m->count[k];
+                if (m->count[k] && !cpuset_isset(x->planned, (unsigned) k)) {
+                        mp.off_plan += m->count[k];
+                        mp.from_node = k;
+                        off_nodes++;
+                }
+        }
+        if (off_nodes != 1)
+                mp.from_node = -1;
+        x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
+        x->v[x->n++] = mp;
+}
+
+int numa_maps_mappings(const char *numa_maps, const struct cpuset *planned, struct mapping_pages **ret, size_t *ret_n) {
+        struct mappings_ctx x = {.planned = planned};
+        int r = each_mapping(numa_maps, collect_mapping, &x);
         if (r < 0) {
-                free(v);
+                free(x.v);
                 return r;
         }
-        *ret = v;
-        *ret_n = n;
+        *ret = x.v;
+        *ret_n = x.n;
         return 0;
 }

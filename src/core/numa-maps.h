@@ -46,6 +46,7 @@ struct mapping_pages {
         uint64_t start;
         uint64_t page_kb;
         uint64_t resident, off_plan;
+        int from_node; /* the one node holding its pages off the plan; -1 for none or several */
 };
 
 /* Every mapping of one numa_maps text, in its order; -EINVAL or -ERANGE on a line the kernel

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
-#include <numaif.h>
 #include <sys/mman.h>
 
 #include "basic/fileio.h"
@@ -10,67 +9,9 @@
 #include "host/migrate.h"
 #include "host/model-files.h"
 #include "host/numa-dl.h"
+#include "host/page-mover.h"
 
-/* Pages per move_pages(2) call: the kernel moves a batch in one pass, and 4096 keeps the arrays
- * at 100 KiB. */
-#define BATCH 4096
 #define PROC_FILE_MAX (64U << 20)
-
-struct mover {
-        pid_t pid; /* 0: this process (the files it maps) */
-        const struct cpuset *planned;
-        bool dry;
-        unsigned next_target;
-        struct migrate_stats *st;
-        void *addrs[BATCH], *picked[BATCH];
-        int status[BATCH], from[BATCH], to[BATCH], after[BATCH];
-        size_t pick[BATCH];
-};
-
-static struct mover *mover_new(pid_t pid, const struct cpuset *planned, bool dry, struct migrate_stats *st) {
-        struct mover *m = xmalloc0(sizeof(*m));
-        *m = (struct mover){.pid = pid, .planned = planned, .dry = dry, .st = st};
-        st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);
-        return m;
-}
-
-/* One batch of page addresses, each `weight` base pages: where are they, and move those off plan. */
-static int move_batch(struct mover *m, size_t n, uint64_t weight) {
-        if (n == 0)
-                return 0;
-        if (sym_numa_move_pages(m->pid, n, m->addrs, NULL, m->status, 0) < 0)
-                return -errno;
-        size_t k = migrate_select(m->status, n, m->planned, &m->next_target, weight, m->st, m->pick, m->to);
-        if (k == 0 || m->dry)
-                return 0;
-        for (size_t i = 0; i < k; i++) {
-                m->picked[i] = m->addrs[m->pick[i]];
-                m->from[i] = m->status[m->pick[i]];
-        }
-        /* With some pages unmovable the call fails as a whole, yet the status array still says
-         * page by page what happened: only a failure of the call itself stops. */
-        if (sym_numa_move_pages(m->pid, k, m->picked, m->to, m->after, MPOL_MF_MOVE_ALL) < 0 &&
-            (errno == ESRCH || errno == EPERM || errno == EINVAL || errno == EFAULT))
-                return -errno;
-        migrate_account(m->from, m->to, m->after, k, weight, m->st);
-        return 0;
-}
-
-static int move_range(struct mover *m, uint64_t start, uint64_t end, uint64_t page) {
-        uint64_t weight = page / m->st->page_size ? page / m->st->page_size : 1;
-        size_t n = 0;
-
-        for (uint64_t a = start; a < end; a += page) {
-                m->addrs[n++] = (void *) (uintptr_t) a;
-                if (n == BATCH) {
-                        int r = move_batch(m, n, weight);
-                        if (r < 0)
-                                return r;
-                        n = 0;
-                }
-        }
-        return move_batch(m, n, weight);
-}
 
 static const struct mapping_pages *find_mapping(const struct mapping_pages *v, size_t n, size_t *cursor,
                                                 uint64_t start) {
@@ -86,11 +27,59 @@ static const struct mapping_pages *find_mapping(const struct mapping_pages *v, s
         return NULL;
 }
 
+static void by_node(const char *numa_maps, const struct cpuset *planned, uint64_t *ret) {
+        struct page_tally t;
+        page_tally_init(&t, (uint64_t) sysconf(_SC_PAGESIZE) / 1024);
+        (void) page_tally_add(&t, numa_maps, planned);
+        memcpy(ret, t.total, sizeof(t.total));
+        page_tally_done(&t);
+}
+
+/* To one planned node, every page off the plan moves in one call: migrate_pages(2) from the nodes
+ * off the plan that hold pages to it, the kernel walking the address space once, as
+ * migratepages(8) does; pages on the plan are not touched. What moved is told by numa_maps before
+ * and after, by node; what is left is moved page by page after it, which says why a page does
+ * not move. Returns the numa_maps text afterwards (NULL when the bulk move was not tried). */
+static char *move_bulk(pid_t pid, const struct cpuset *planned, const char *before, struct migrate_stats *st) {
+        _cleanup_free_ uint64_t *was = xmalloc0(NUMA_NODES_MAX * sizeof(uint64_t)),
+                                *now = xmalloc0(NUMA_NODES_MAX * sizeof(uint64_t));
+        int target = cpuset_next(planned, 0);
+        by_node(before, planned, was);
+
+        struct bitmask *from = sym_numa_allocate_nodemask(), *to = sym_numa_allocate_nodemask();
+        bool any = false;
+        for (unsigned n = 0; n < NUMA_NODES_MAX && n < from->size; n++)
+                if (was[n] && !cpuset_isset(planned, n)) {
+                        sym_numa_bitmask_setbit(from, n);
+                        any = true;
+                }
+        sym_numa_bitmask_setbit(to, (unsigned) target);
+        int r = any ? sym_numa_migrate_pages(pid, from, to) : 0;
+        sym_numa_bitmask_free(from);
+        sym_numa_bitmask_free(to);
+        if (!any || r < 0)
+                return NULL;
+
+        _cleanup_free_ char *path = xasprintf("/proc/%d/numa_maps", (int) pid);
+        char *after = NULL;
+        if (read_file_max(path, PROC_FILE_MAX, &after) < 0)
+                return NULL;
+        by_node(after, planned, now);
+        for (unsigned n = 0; n < NUMA_NODES_MAX && n < MIGRATE_NODES_MAX; n++)
+                if (!cpuset_isset(planned, n) && was[n] > now[n]) {
+                        st->moved_from[n] += was[n] - now[n];
+                        st->moved_to[target] += was[n] - now[n];
+                }
+        return after;
+}
+
 int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct migrate_stats *st) {
         _cleanup_free_ char *maps_path = xasprintf("/proc/%d/maps", (int) pid),
                             *numa_path = xasprintf("/proc/%d/numa_maps", (int) pid), *maps = NULL, *numa = NULL;
         _cleanup_free_ struct mapping_pages *mp = NULL;
+        struct stretches s = {0};
         size_t n_mp = 0, cursor = 0;
+        uint64_t base = (uint64_t) sysconf(_SC_PAGESIZE);
         int r = dlopen_libnuma();
         if (r < 0)
                 return r;
@@ -102,95 +91,127 @@ int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct mi
         r = numa_maps_mappings(numa, planned, &mp, &n_mp);
         if (r < 0)
                 return r;
-        _cleanup_free_ struct mover *m = mover_new(pid, planned, dry, st);
-
-        r = 0;
-        for (char *save = NULL, *line = strtok_r(maps, "\n", &save); r >= 0 && line; line = strtok_r(NULL, "\n", &save)) {
+        st->page_size = base;
+        /* Counted as the kernel had them: resident, and on the plan, before anything moved. */
+        for (size_t i = 0; i < n_mp; i++) {
+                uint64_t w = mp[i].page_kb * 1024 / base ? mp[i].page_kb * 1024 / base : 1;
+                st->resident += mp[i].resident * w;
+                st->on_plan += (mp[i].resident - mp[i].off_plan) * w;
+        }
+        if (!dry && cpuset_count(planned) == 1) {
+                char *after = move_bulk(pid, planned, numa, st);
+                if (after) {
+                        /* What is left off the plan, page by page, with the reasons. */
+                        free(numa);
+                        numa = after;
+                        free(mp);
+                        mp = NULL;
+                        if (numa_maps_mappings(numa, planned, &mp, &n_mp) < 0)
+                                return 0;
+                }
+        }
+        for (char *save = NULL, *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
                 unsigned long long start, end;
                 char perms[8] = "";
-                if (sscanf(line, "%llx-%llx %7s", &start, &end, perms) != 3)
+                if (sscanf(line, "%llx-%llx %7s", &start, &end, perms) != 3 || end <= start)
                         continue;
                 /* The kernel's own pages (vdso, vvar, vsyscall) and guard gaps are not the process's. */
                 if (strstr(line, " [v") || perms[0] == '-')
                         continue;
                 const struct mapping_pages *p = find_mapping(mp, n_mp, &cursor, start);
-                uint64_t page = p ? p->page_kb * 1024 : st->page_size;
-                if (p && p->off_plan == 0) {
-                        /* All in place (or nothing resident, as in the address space a GPU runtime
-                         * reserves): counted from numa_maps, not scanned page by page. */
-                        uint64_t w = page / st->page_size ? page / st->page_size : 1;
-                        st->resident += p->resident * w;
-                        st->on_plan += p->resident * w;
+                uint64_t page = p && p->page_kb ? p->page_kb * 1024 : base;
+                /* All in place (or nothing resident, as in the address space a GPU runtime reserves):
+                 * not scanned page by page. */
+                if (p && p->off_plan == 0)
                         continue;
-                }
-                r = move_range(m, start, end, page);
+                stretches_add(&s, (struct stretch){.start = start, .n = (size_t) ((end - start) / page), .page = page,
+                                                   .fd = -1, .mp = p});
         }
-        return r == -ESRCH || r == -EPERM ? r : 0;
+        /* The page-by-page pass counts what it sees; the counts of resident pages are taken
+         * above, once. */
+        struct migrate_stats *pass = xmalloc0(sizeof(*pass));
+        r = pages_move(pid, &s, planned, dry, pass);
+        stretches_done(&s);
+        for (size_t i = 0; i < MIGRATE_NODES_MAX; i++) {
+                st->moved_from[i] += pass->moved_from[i];
+                st->moved_to[i] += pass->moved_to[i];
+        }
+        for (size_t i = 0; i < MIGRATE_ERRNO_MAX; i++)
+                st->failed[i] += pass->failed[i];
+        free(pass);
+        return r;
 }
 
-struct file_walk {
-        struct mover *m;
+struct files {
+        struct stretches s;
+        int *fds;
+        unsigned char **masks;
+        char **paths;
+        size_t n;
         unsigned failed;
 };
 
-static int move_file(const char *path, const struct stat *st, void *userdata) {
-        struct file_walk *w = userdata;
-        struct mover *m = w->m;
-        size_t page = (size_t) m->st->page_size;
+static int add_file(const char *path, const struct stat *st, void *userdata) {
+        struct files *f = userdata;
+        size_t page = (size_t) sysconf(_SC_PAGESIZE);
 
         if (!st) {
                 log_warning("%s: %m: its page cache is left where it is", path);
-                w->failed++;
+                f->failed++;
                 return 0;
         }
         if (st->st_size == 0)
                 return 0;
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 log_warning("%s: %m: its page cache is left where it is", path);
-                w->failed++;
+                f->failed++;
                 return 0;
         }
         size_t len = (size_t) st->st_size, pages = (len + page - 1) / page;
-        uint8_t *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-        if (map == MAP_FAILED) {
+        /* Mapped to ask mincore(2) which pages are cached, never touched here. */
+        void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        unsigned char *mask = map == MAP_FAILED ? NULL : xmalloc0(pages);
+        if (!mask || mincore(map, len, mask) < 0) {
                 log_warning("%s: cannot map it (%m): its page cache is left where it is", path);
-                w->failed++;
+                f->failed++;
+                free(mask);
+                if (map != MAP_FAILED)
+                        munmap(map, len);
+                close(fd);
                 return 0;
         }
-        _cleanup_free_ unsigned char *resident = xmalloc0(pages);
-        int r = mincore(map, len, resident) < 0 ? -errno : 0;
-        size_t n = 0;
-        for (size_t i = 0; r >= 0 && i < pages; i++) {
-                if (!(resident[i] & 1))
-                        continue; /* not cached: the server's reads place it, under its policy */
-                /* Map the cached page into this process (a minor fault, no I/O) so that
-                 * move_pages(2) can reach it. */
-                (void) *(volatile uint8_t *) (map + i * page);
-                m->addrs[n++] = map + i * page;
-                if (n == BATCH) {
-                        r = move_batch(m, n, 1);
-                        n = 0;
-                }
-        }
-        if (r >= 0)
-                r = move_batch(m, n, 1);
         munmap(map, len);
-        if (r < 0) {
-                log_warning("%s: %s: its page cache is left where it is", path, strerror(-r));
-                w->failed++;
-        }
+        f->fds = xrealloc(f->fds, (f->n + 1) * sizeof(int));
+        f->masks = xrealloc(f->masks, (f->n + 1) * sizeof(char *));
+        f->paths = xrealloc(f->paths, (f->n + 1) * sizeof(char *));
+        f->fds[f->n] = fd;
+        f->masks[f->n] = mask;
+        f->paths[f->n] = xstrdup(path);
+        stretches_add(&f->s, (struct stretch){.start = 0, .n = pages, .page = page, .fd = fd, .mask = mask,
+                                              .path = f->paths[f->n]});
+        f->n++;
         return 0;
 }
 
 int migrate_files(char *const *paths, const struct cpuset *planned, bool dry, struct migrate_stats *st,
                   unsigned *ret_failed) {
+        struct files f = {0};
         int r = dlopen_libnuma();
         if (r < 0)
                 return r;
-        _cleanup_free_ struct mover *m = mover_new(0, planned, dry, st);
-        struct file_walk w = {.m = m};
-        r = model_files_walk(paths, move_file, &w);
-        *ret_failed = w.failed;
+        r = model_files_walk(paths, add_file, &f);
+        if (r >= 0)
+                r = pages_move(0, &f.s, planned, dry, st);
+        for (size_t i = 0; i < f.n; i++) {
+                close(f.fds[i]);
+                free(f.masks[i]);
+                free(f.paths[i]);
+        }
+        free(f.fds);
+        free(f.masks);
+        free(f.paths);
+        stretches_done(&f.s);
+        *ret_failed = f.failed;
         return r;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Moving pages on the live host onto planned nodes, page-precise: of a running process (every
- * mapping, anonymous and file-backed), and of files' page cache (a model, before its server
- * starts). The kernel is asked where each resident page is and only those off the plan move
- * (move_pages(2) through libnuma, MPOL_MF_MOVE_ALL: page cache is shared). Root only. */
+/* Moving pages on the live host onto planned nodes, only those off the plan: of a running process
+ * (every mapping, anonymous and file-backed), and of files' page cache (a model, before its
+ * server starts). Through libnuma: migrate_pages(2) from the nodes off the plan when all goes to
+ * one node, move_pages(2) page by page for the rest (MPOL_MF_MOVE_ALL: page cache is shared).
+ * Root only. */
 
 #include <stdbool.h>
 #include <sys/types.h>

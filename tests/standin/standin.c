@@ -15,6 +15,9 @@
  *                          the mapping, and read it again (one byte a page) on each completion
  *   --kv-mib N             hold N MiB of anonymous memory, written at startup and on each
  *                          completion (default 0)
+ *   --huge-mib N           hold N MiB of huge pages (MAP_HUGETLB, the system's default size), written
+ *                          at startup and on each completion, as servers with huge pages do
+ *                          (default 0); the pool must hold them, or the start fails
  *   --workers N            fork N worker processes after those allocations; they serve nothing,
  *                          drop the parent's mappings and die with the parent (default 0)
  *   --worker-mib M         each worker holds and writes M MiB of its own (default 0)
@@ -35,7 +38,7 @@
  * Content-Length and Connection: close. One request at a time, on the main thread.
  *
  * Once listening it prints one line on stderr:
- *   numaplan-standin: ready listen=ADDR:PORT pid=N model_bytes=N kv_mib=N workers=N threads=N
+ *   numaplan-standin: ready listen=ADDR:PORT pid=N model_bytes=N kv_mib=N huge_mib=N workers=N threads=N
  * then one line a request. SIGTERM or SIGINT: the workers are stopped and reaped, exit status 0.
  * Exit status 1: a runtime error (model file, memory, bind); 2: a bad command line.
  */
@@ -80,7 +83,7 @@ struct options {
 	const char *listen;
 	const char *model;
 	const char *pidfile;
-	unsigned long kv_mib, workers, worker_mib, threads;
+	unsigned long kv_mib, huge_mib, workers, worker_mib, threads;
 	double ready_after, listen_after, answer_after;
 	int fail_status; /* 0: completions succeed */
 };
@@ -106,6 +109,7 @@ static const char usage_text[] =
 	"  --model FILE           mmap FILE, read it at startup and on each completion\n"
 	"  --kv-mib N             hold N MiB of anonymous memory, written at startup and on each\n"
 	"                         completion\n"
+	"  --huge-mib N           hold N MiB of huge pages (MAP_HUGETLB)\n"
 	"  --workers N            fork N idle worker processes that die with this one\n"
 	"  --worker-mib M         each worker holds and writes M MiB of its own\n"
 	"  --threads N            start N idle threads (named standin-idle)\n"
@@ -126,7 +130,7 @@ static size_t page_size;
 static struct options opt = { .listen = "127.0.0.1:8080" };
 static struct sockaddr_storage listen_addr;
 static socklen_t listen_addr_len;
-static struct region model, kv;
+static struct region model, kv, huge;
 static pid_t *workers;
 static unsigned long n_workers;
 static volatile unsigned long sink; /* model reads land here so they are not optimised away */
@@ -255,6 +259,7 @@ static void parse_listen(const char *s)
 enum {
 	OPT_LISTEN = 256, OPT_MODEL, OPT_KV_MIB, OPT_WORKERS, OPT_WORKER_MIB, OPT_THREADS,
 	OPT_READY_AFTER, OPT_LISTEN_AFTER, OPT_FAIL_WARMUP, OPT_FAIL_STATUS, OPT_PIDFILE, OPT_ANSWER_AFTER,
+	OPT_HUGE_MIB,
 };
 
 static void parse_options(int argc, char **argv)
@@ -263,6 +268,7 @@ static void parse_options(int argc, char **argv)
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "model", required_argument, NULL, OPT_MODEL },
 		{ "kv-mib", required_argument, NULL, OPT_KV_MIB },
+		{ "huge-mib", required_argument, NULL, OPT_HUGE_MIB },
 		{ "workers", required_argument, NULL, OPT_WORKERS },
 		{ "worker-mib", required_argument, NULL, OPT_WORKER_MIB },
 		{ "threads", required_argument, NULL, OPT_THREADS },
@@ -286,6 +292,7 @@ static void parse_options(int argc, char **argv)
 			opt.model = optarg;
 			break;
 		case OPT_KV_MIB: opt.kv_mib = parse_count("kv-mib", optarg, MAX_MIB); break;
+		case OPT_HUGE_MIB: opt.huge_mib = parse_count("huge-mib", optarg, MAX_MIB); break;
 		case OPT_WORKERS: opt.workers = parse_count("workers", optarg, MAX_COUNT); break;
 		case OPT_WORKER_MIB: opt.worker_mib = parse_count("worker-mib", optarg, MAX_MIB); break;
 		case OPT_THREADS: opt.threads = parse_count("threads", optarg, MAX_COUNT); break;
@@ -338,7 +345,7 @@ static void write_pages(struct region *r)
 		r->p[off]++;
 }
 
-static struct region alloc_anon(unsigned long mib, const char *what)
+static struct region alloc_anon(unsigned long mib, int flags, const char *what)
 {
 	struct region r = { NULL, 0 };
 
@@ -347,7 +354,7 @@ static struct region alloc_anon(unsigned long mib, const char *what)
 	if (mib > SIZE_MAX >> 20)
 		die("%s: %lu MiB does not fit in memory", what, mib);
 	r.len = (size_t)mib << 20;
-	r.p = mmap(NULL, r.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r.p = mmap(NULL, r.len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 	if (r.p == MAP_FAILED)
 		die("%s: cannot map %lu MiB: %s", what, mib, strerror(errno));
 	write_pages(&r);
@@ -384,6 +391,7 @@ static void use_memory(void)
 {
 	sink += read_pages(&model);
 	write_pages(&kv);
+	write_pages(&huge);
 }
 
 /* ---- workers and threads ---- */
@@ -408,7 +416,7 @@ static _Noreturn void worker_main(pid_t parent)
 		munmap(model.p, model.len);
 	if (kv.p)
 		munmap(kv.p, kv.len);
-	own = alloc_anon(opt.worker_mib, "--worker-mib");
+	own = alloc_anon(opt.worker_mib, 0, "--worker-mib");
 	(void)own; /* held for the worker's life, like the parent's */
 	for (;;)
 		pause();
@@ -946,7 +954,10 @@ int main(int argc, char **argv)
 
 	if (opt.model)
 		load_model(opt.model);
-	kv = alloc_anon(opt.kv_mib, "--kv-mib");
+	kv = alloc_anon(opt.kv_mib, 0, "--kv-mib");
+	/* Huge pages come from the pool of the node the memory policy picks, never by fault-time
+	 * fallback: the pool must be there before the server starts. */
+	huge = alloc_anon(opt.huge_mib, MAP_HUGETLB, "--huge-mib");
 	start_workers();
 	start_threads();
 
@@ -954,8 +965,8 @@ int main(int argc, char **argv)
 		goto out;
 	lfd = open_listener(shown, sizeof shown);
 	write_pidfile();
-	say("ready listen=%s pid=%ld model_bytes=%zu kv_mib=%lu workers=%lu threads=%lu", shown,
-	    (long)getpid(), model.len, opt.kv_mib, opt.workers, opt.threads);
+	say("ready listen=%s pid=%ld model_bytes=%zu kv_mib=%lu huge_mib=%lu workers=%lu threads=%lu", shown,
+	    (long)getpid(), model.len, opt.kv_mib, opt.huge_mib, opt.workers, opt.threads);
 
 	while (!stop_signal) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };

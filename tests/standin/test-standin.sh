@@ -157,7 +157,7 @@ run() { # run ARGS...: runs the server in the foreground (for command line error
 run --help
 is "--help exits 0" "$rc" 0
 missing=
-for o in --listen --model --kv-mib --workers --worker-mib --threads --ready-after --listen-after \
+for o in --listen --model --kv-mib --huge-mib --workers --worker-mib --threads --ready-after --listen-after \
 	--fail-warmup --fail-status --pidfile; do
 	case $out in *"$o"*) ;; *) missing+=" $o" ;; esac
 done
@@ -176,6 +176,7 @@ bad_cmdline() { # bad_cmdline DESCRIPTION MESSAGE-PART ARGS...
 bad_cmdline "an unknown option" "frobnicate" --frobnicate
 bad_cmdline "an option without its value" "kv-mib" --kv-mib
 bad_cmdline "a non-numeric --kv-mib" "kv-mib" --kv-mib lots
+bad_cmdline "a non-numeric --huge-mib" "huge-mib" --huge-mib lots
 bad_cmdline "a negative --workers" "workers" --workers -1
 bad_cmdline "a --threads over the limit" "threads" --threads 100000
 bad_cmdline "a malformed --ready-after" "ready-after" --ready-after 1s
@@ -206,7 +207,7 @@ start main --listen 127.0.0.1:0 --model "$model" --kv-mib 8 --workers 2 --worker
 	--ready-after 4 --pidfile "$scratch/standin.pid"
 if wait_ready 10; then ok "the ready line comes"; else fail "the ready line comes" "$(cat "$errlog")"; fi
 case $ready in
-*"pid=$pid model_bytes=$model_bytes kv_mib=8 workers=2 threads=3"*) ok "the ready line shows pid, model, kv, workers, threads" ;;
+*"pid=$pid model_bytes=$model_bytes kv_mib=8 huge_mib=0 workers=2 threads=3"*) ok "the ready line shows pid, model, kv, workers, threads" ;;
 *) fail "the ready line shows pid, model, kv, workers, threads" "$ready" ;;
 esac
 is "the pidfile holds the main PID" "$(cat "$scratch/standin.pid" 2>/dev/null)" "$pid"

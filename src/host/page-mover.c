@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <numaif.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "basic/fileio.h"
+#include "basic/log.h"
+#include "basic/util.h"
+#include "host/numa-dl.h"
+#include "host/page-mover.h"
+
+/* Pages per move_pages(2) call: the kernel moves a batch in one pass, and 4096 keeps the arrays
+ * at 100 KiB. */
+#define BATCH 4096
+#define WORKERS_MAX 8
+#define PROC_FILE_MAX (64U << 20)
+
+void stretches_add(struct stretches *s, struct stretch run) {
+        for (size_t done = 0; done < run.n; done += BATCH) {
+                struct stretch piece = run;
+                piece.start = run.start + done * run.page;
+                piece.n = run.n - done < BATCH ? run.n - done : BATCH;
+                piece.mask = run.mask ? run.mask + done : NULL;
+                s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+                s->v[s->n++] = piece;
+        }
+}
+
+void stretches_done(struct stretches *s) {
+        free(s->v);
+        *s = (struct stretches){0};
+}
+
+struct mover {
+        pid_t pid;
+        const struct cpuset *planned;
+        int target; /* the one planned node, or -1 for several */
+        bool dry;
+        unsigned next_target;
+        struct migrate_stats *st;
+        void *addrs[BATCH], *picked[BATCH];
+        int status[BATCH], from[BATCH], to[BATCH], after[BATCH], targets[BATCH];
+        size_t pick[BATCH];
+};
+
+/* A mapping whose resident pages all sit on one node off the plan, moving to one planned node:
+ * every page is asked to move at once, without asking first where it is, since where each is
+ * and where it goes are known. One walk of the page tables instead of two. */
+static int move_known(struct mover *m, size_t n, uint64_t weight, int from) {
+        struct migrate_stats *st = m->st;
+        if (sym_numa_move_pages(m->pid, n, m->addrs, m->targets, m->after, MPOL_MF_MOVE_ALL) < 0 &&
+            (errno == ESRCH || errno == EPERM || errno == EINVAL))
+                return -errno;
+        for (size_t i = 0; i < n; i++) {
+                int s = m->after[i];
+                if (s == -ENOENT || s == -EFAULT)
+                        continue; /* not present */
+                st->resident += weight;
+                if (s == m->target) {
+                        st->moved_from[from] += weight;
+                        st->moved_to[s] += weight;
+                } else
+                        st->failed[s >= 0 ? 0 : -s < MIGRATE_ERRNO_MAX ? -s : 0] += weight;
+        }
+        return 0;
+}
+
+/* One batch of page addresses, each `weight` base pages, of a mapping numa_maps describes as `mp`
+ * (NULL: unknown): where are they, and move those off plan. */
+static int move_batch(struct mover *m, size_t n, uint64_t weight, const struct mapping_pages *mp) {
+        if (n == 0)
+                return 0;
+        if (!m->dry && m->target >= 0 && mp && mp->from_node >= 0 && mp->from_node < MIGRATE_NODES_MAX &&
+            mp->off_plan == mp->resident)
+                return move_known(m, n, weight, mp->from_node);
+        if (sym_numa_move_pages(m->pid, n, m->addrs, NULL, m->status, 0) < 0)
+                return -errno;
+        size_t k = migrate_select(m->status, n, m->planned, &m->next_target, weight, m->st, m->pick, m->to);
+        if (k == 0)
+                return 0;
+        for (size_t i = 0; i < k; i++) {
+                m->picked[i] = m->addrs[m->pick[i]];
+                m->from[i] = m->status[m->pick[i]];
+        }
+        if (m->dry) {
+                /* What would move: counted as if the kernel moved every page picked. */
+                migrate_account(m->from, m->to, m->to, k, weight, m->st);
+                return 0;
+        }
+        /* With some pages unmovable the call fails as a whole, yet the status array still says
+         * page by page what happened: only a failure of the call itself stops. */
+        if (sym_numa_move_pages(m->pid, k, m->picked, m->to, m->after, MPOL_MF_MOVE_ALL) < 0 &&
+            (errno == ESRCH || errno == EPERM || errno == EINVAL || errno == EFAULT))
+                return -errno;
+        migrate_account(m->from, m->to, m->after, k, weight, m->st);
+        return 0;
+}
+
+/* numa_maps of this process for the mapping at `addr`: where the pages this worker mapped are. */
+static bool own_mapping(const void *addr, const struct cpuset *planned, struct mapping_pages *ret) {
+        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ struct mapping_pages *v = NULL;
+        size_t n = 0;
+        if (read_file_max("/proc/self/numa_maps", PROC_FILE_MAX, &text) < 0 || numa_maps_mappings(text, planned, &v, &n) < 0)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (v[i].start == (uint64_t) (uintptr_t) addr) {
+                        *ret = v[i];
+                        return true;
+                }
+        return false;
+}
+
+static int move_file_stretch(struct mover *m, const struct stretch *s) {
+        size_t len = s->n * s->page;
+        uint8_t *map = mmap(NULL, len, PROT_READ, MAP_SHARED, s->fd, (off_t) s->start);
+        if (map == MAP_FAILED)
+                return -errno;
+        /* Map each cached page here (a minor fault, no I/O) so that move_pages(2) can reach it. */
+        size_t n = 0;
+        for (size_t i = 0; i < s->n; i++)
+                if (s->mask[i] & 1) {
+                        (void) *(volatile uint8_t *) (map + i * s->page);
+                        m->addrs[n++] = map + i * s->page;
+                }
+        struct mapping_pages mp;
+        int r = move_batch(m, n, 1, own_mapping(map, m->planned, &mp) ? &mp : NULL);
+        munmap(map, len);
+        return r;
+}
+
+static int move_stretch(struct mover *m, const struct stretch *s) {
+        if (s->fd >= 0)
+                return move_file_stretch(m, s);
+        for (size_t i = 0; i < s->n; i++)
+                m->addrs[i] = (void *) (uintptr_t) (s->start + i * s->page);
+        return move_batch(m, s->n, s->page / m->st->page_size ? s->page / m->st->page_size : 1, s->mp);
+}
+
+struct shared {
+        atomic_size_t next;
+        int error[WORKERS_MAX];
+        struct migrate_stats st[WORKERS_MAX];
+};
+
+static void work(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct shared *sh,
+                 unsigned w) {
+        _cleanup_free_ struct mover *m = xmalloc0(sizeof(*m));
+        *m = (struct mover){.pid = pid, .planned = planned, .dry = dry, .st = &sh->st[w], .target = -1};
+        if (cpuset_count(planned) == 1)
+                m->target = cpuset_next(planned, 0);
+        for (size_t i = 0; i < BATCH; i++)
+                m->targets[i] = m->target;
+        m->st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);
+
+        for (size_t i; (i = atomic_fetch_add(&sh->next, 1)) < s->n;) {
+                int r = move_stretch(m, &s->v[i]);
+                if (r == -ESRCH || r == -EPERM) {
+                        sh->error[w] = r;
+                        return;
+                }
+                if (r < 0 && s->v[i].path)
+                        log_warning("%s: %s: part of its page cache is left where it is", s->v[i].path, strerror(-r));
+        }
+}
+
+/* One CPU of this process's affinity (`set`) per worker. */
+static unsigned worker_cpus(const cpu_set_t *set, int cpus[WORKERS_MAX]) {
+        unsigned n = 0;
+        for (int c = 0; c < CPU_SETSIZE && n < WORKERS_MAX; c++)
+                if (CPU_ISSET(c, set))
+                        cpus[n++] = c;
+        return n;
+}
+
+static void pin(int cpu) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        (void) sched_setaffinity(0, sizeof(one), &one);
+}
+
+int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct migrate_stats *st) {
+        int cpus[WORKERS_MAX] = {0};
+        cpu_set_t affinity;
+        bool pinned = sched_getaffinity(0, sizeof(affinity), &affinity) == 0;
+        unsigned workers = pinned && pid == 0 ? worker_cpus(&affinity, cpus) : 1, started = 0;
+        if (workers == 0)
+                workers = 1;
+        if (workers > s->n)
+                workers = s->n ? (unsigned) s->n : 1;
+        struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (sh == MAP_FAILED)
+                return -errno;
+        memset(sh, 0, sizeof(*sh));
+
+        pid_t children[WORKERS_MAX];
+        fflush(NULL);
+        for (unsigned w = 1; w < workers; w++) {
+                pid_t c = fork();
+                if (c < 0)
+                        break; /* fewer workers, then */
+                if (c == 0) {
+                        pin(cpus[w]);
+                        work(pid, s, planned, dry, sh, w);
+                        _exit(0);
+                }
+                children[started++] = c;
+        }
+        if (workers > 1)
+                pin(cpus[0]);
+        work(pid, s, planned, dry, sh, 0);
+        for (unsigned i = 0; i < started; i++)
+                while (waitpid(children[i], NULL, 0) < 0 && errno == EINTR)
+                        ;
+        if (workers > 1 && pinned)
+                (void) sched_setaffinity(0, sizeof(affinity), &affinity);
+
+        int r = 0;
+        st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);
+        for (unsigned w = 0; w < workers; w++) {
+                const struct migrate_stats *x = &sh->st[w];
+                st->resident += x->resident;
+                st->on_plan += x->on_plan;
+                for (size_t i = 0; i < MIGRATE_NODES_MAX; i++) {
+                        st->moved_from[i] += x->moved_from[i];
+                        st->moved_to[i] += x->moved_to[i];
+                }
+                for (size_t i = 0; i < MIGRATE_ERRNO_MAX; i++)
+                        st->failed[i] += x->failed[i];
+                if (sh->error[w] && !r)
+                        r = sh->error[w];
+        }
+        munmap(sh, sizeof(*sh));
+        return r;
+}
