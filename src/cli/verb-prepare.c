@@ -3,6 +3,8 @@
  * drop-in runs it as ExecStartPre=, so it never fails a start: whatever does not move is said,
  * and the server starts all the same. */
 
+#include <inttypes.h>
+
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/moved.h"
@@ -58,6 +60,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 log_notice("model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s",
                          cached, st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
                          a->dry_run ? "(dry run) would have " : "", what);
+                if (st->failed[EACCES])
+                        log_warning("%" PRIu64 " of the cached pages are mapped by other running processes (another "
+                                    "replica on another node?) and stay where they are",
+                                    st->failed[EACCES]);
                 if (failed)
                         log_warning("%u file%s could not be prepared (said above)", failed, failed > 1 ? "s" : "");
         }

@@ -525,6 +525,31 @@ static int check_model(struct ctx *x, struct placement *pl) {
         return 0;
 }
 
+/* One page cache per file: replicas on different nodes naming the same file cannot all have it
+ * local. Said once a file, naming the replicas. */
+static void check_shared_models(struct ctx *x) {
+        const struct plan *p = x->p;
+        for (size_t i = 0; i < p->n_replicas; i++)
+                for (char **m = p->replicas[i].conf->models; m && *m; m++)
+                        for (size_t j = i + 1; j < p->n_replicas; j++) {
+                                const struct placement *a = &p->replicas[i], *b = &p->replicas[j];
+                                bool same = false;
+                                for (char **n = b->conf->models; n && *n && !same; n++)
+                                        same = streq(*m, *n);
+                                if (!same || cpuset_intersects(&a->nodes, &b->nodes))
+                                        continue;
+                                _cleanup_free_ char *na = cpuset_format(&a->nodes), *nb = cpuset_format(&b->nodes);
+                                if (warnings_has(x->w, WARNING_MODEL_SHARED, *m))
+                                        continue;
+                                warnings_put(x->w, WARNING_MODEL_SHARED, *m,
+                                             "replicas %s (node%s %s) and %s (node%s %s) name the same model %s: the "
+                                             "page cache holds one copy, so one of them reads it from another node; "
+                                             "give each node its own copy of the file",
+                                             a->name, cpuset_count(&a->nodes) > 1 ? "s" : "", na, b->name,
+                                             cpuset_count(&b->nodes) > 1 ? "s" : "", nb, *m);
+                        }
+}
+
 static bool size_offered(const struct topology *t, uint64_t kb) {
         for (size_t i = 0; i < t->n_hugepage_sizes; i++)
                 if (t->hugepage_sizes_kb[i] == kb)
@@ -850,6 +875,8 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
                 warnings_add(w, WARNING_MEMORY_UNSET, NULL,
                              "the built-in default sizes no replica's memory, so no node's fit is checked: set "
                              "memory = SIZE in a [replicas inference] section of " "the configuration (numaplan.conf(5))");
+        if (r == 0)
+                check_shared_models(&x);
         if (r == 0)
                 r = place_cpus(&x);
         for (size_t i = 0; r == 0 && i < p->n_replicas; i++)

@@ -47,6 +47,8 @@ const struct warning_kind warning_kinds[_WARNING_MAX] = {
                                              "a replica names a display controller, not a compute accelerator"},
         [WARNING_MEMORY_UNSET] = {"memory-unset", SEVERITY_NOTICE, SUBJECT_HOST,
                                   "the built-in default sizes no replica's memory"},
+        [WARNING_MODEL_SHARED] = {"model-shared", SEVERITY_WARNING, SUBJECT_HOST,
+                                  "replicas on different nodes name the same model file"},
 };
 
 void warnings_add(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...) {

@@ -44,6 +44,7 @@ enum warning_code {
         WARNING_NODE_MEMORY_LOW,
         WARNING_ACCELERATOR_NOT_COMPUTE,
         WARNING_MEMORY_UNSET,
+        WARNING_MODEL_SHARED,
         _WARNING_MAX,
 };
 

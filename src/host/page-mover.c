@@ -12,9 +12,10 @@
 #include "host/numa-dl.h"
 #include "host/page-mover.h"
 
-/* Pages per move_pages(2) call: the kernel moves a batch in one pass, and 4096 keeps the arrays
- * at 100 KiB. */
-#define BATCH 4096
+/* Pages per move_pages(2) call (256 MiB of 4 KiB pages; the arrays take 3 MiB a worker). Each
+ * call begins by draining every CPU's page lists and waiting out an RCU grace period
+ * (lru_cache_disable()): few large calls, not many small ones. */
+#define BATCH 65536
 #define WORKERS_MAX 8
 #define PROC_FILE_MAX (64U << 20)
 
@@ -38,6 +39,7 @@ struct mover {
         pid_t pid;
         const struct cpuset *planned;
         int target; /* the one planned node, or -1 for several */
+        int move_flag; /* MPOL_MF_MOVE_ALL for another process, MPOL_MF_MOVE for files */
         bool dry;
         unsigned next_target;
         struct migrate_stats *st;
@@ -51,7 +53,7 @@ struct mover {
  * and where it goes are known. One walk of the page tables instead of two. */
 static int move_known(struct mover *m, size_t n, uint64_t weight, int from) {
         struct migrate_stats *st = m->st;
-        if (sym_numa_move_pages(m->pid, n, m->addrs, m->targets, m->after, MPOL_MF_MOVE_ALL) < 0 &&
+        if (sym_numa_move_pages(m->pid, n, m->addrs, m->targets, m->after, m->move_flag) < 0 &&
             (errno == ESRCH || errno == EPERM || errno == EINVAL))
                 return -errno;
         for (size_t i = 0; i < n; i++) {
@@ -92,7 +94,7 @@ static int move_batch(struct mover *m, size_t n, uint64_t weight, const struct m
         }
         /* With some pages unmovable the call fails as a whole, yet the status array still says
          * page by page what happened: only a failure of the call itself stops. */
-        if (sym_numa_move_pages(m->pid, k, m->picked, m->to, m->after, MPOL_MF_MOVE_ALL) < 0 &&
+        if (sym_numa_move_pages(m->pid, k, m->picked, m->to, m->after, m->move_flag) < 0 &&
             (errno == ESRCH || errno == EPERM || errno == EINVAL || errno == EFAULT))
                 return -errno;
         migrate_account(m->from, m->to, m->after, k, weight, m->st);
@@ -149,7 +151,11 @@ struct shared {
 static void work(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct shared *sh,
                  unsigned w) {
         _cleanup_free_ struct mover *m = xmalloc0(sizeof(*m));
-        *m = (struct mover){.pid = pid, .planned = planned, .dry = dry, .st = &sh->st[w], .target = -1};
+        /* Another process's pages move wherever they are shared. A file's pages move only when
+         * no other process maps them: a running replica on another node keeps the pages it
+         * reads (they count as EACCES). */
+        *m = (struct mover){.pid = pid, .planned = planned, .dry = dry, .st = &sh->st[w], .target = -1,
+                            .move_flag = pid ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE};
         if (cpuset_count(planned) == 1)
                 m->target = cpuset_next(planned, 0);
         for (size_t i = 0; i < BATCH; i++)

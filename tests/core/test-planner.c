@@ -636,6 +636,13 @@ static void examples_memory(void) {
                 is_int(replica(p, "m")->memory, UINT64_C(40) << 30, "memory: the model's size");
         }
         plan_free(p);
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmodel = /srv/m\n"
+                         "[replica b]\nunit = b.service\naccelerators = 9a:00.0\nmodel = /srv/m\n"
+                         "[replica c]\nunit = c.service\naccelerators = 2a:00.0\nmodel = /srv/m\n", &err);
+        ok(p && has(WARNING_MODEL_SHARED, "replicas a (node 0) and b (node 1) name the same model /srv/m") &&
+                   warnings.n == 1,
+           "one model file for replicas on two nodes is said once; on one node it is fine");
+        plan_free(p);
         model_bytes = 0;
         topology_free(t);
 }

@@ -26,6 +26,10 @@ PACKAGES=(
 	numactl pciutils linux-image-amd64 busybox-static
 	# numaplan's runtime libraries (most are dlopen()ed):
 	libpci3 pci.ids libjson-c5 libinih1 libsystemd0 libnuma1 libcurl4 libarchive13
+	# replicas in containers (dockerd needs apparmor_parser while the kernel has AppArmor on):
+	docker.io podman apparmor
+	# the Ansible collection's modules, run in the guest; the real engine's Node needs libstdc++:
+	ansible-core python3 libstdc++6
 )
 # Loaded by the initrd, with their dependencies, where they are modules rather than built in.
 INITRD_MODULES=(virtio_pci virtio_blk ext4 crc32c_generic 9p 9pnet 9pnet_virtio netfs fscache)

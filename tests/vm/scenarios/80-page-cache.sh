@@ -14,6 +14,9 @@ fill_on_node0() {
 
 llama_conf
 "$NUMAPLAN" apply >/dev/null 2>&1
+# The server runs as an unprivileged user; the move before it runs as root all the same.
+printf '[Service]\nUser=nobody\n' >"$UNITS/$LLAMA.d/10-user.conf"
+systemctl daemon-reload
 vm_check_match "the drop-in prepares the model before the start" "$(cat "$UNITS/$LLAMA.d/50-numaplan.conf")" \
 	"ExecStartPre=-\+\"/usr/local/bin/numaplan\" prepare --nodes 1 -- \"$MODEL\""
 fill_on_node0
@@ -27,6 +30,7 @@ wait_ready 8080 120 || vm_not_ok "the replica serves"
 vm_diag "node 1 had $((free1 / 1024)) MiB free before the start"
 pid=$(systemctl show -P MainPID $LLAMA)
 said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep "model page cache:" | tail -1)
+vm_check_eq "the server runs as nobody" "$(stat -c %U /proc/$pid)" nobody
 vm_check_match "ExecStartPre= said what it moved (journal)" "$said" "moved 8192 pages \(32.0 MiB\) in [0-9.]+ s, from node 0: 8192 to node 1: 8192"
 file1=$(numa_share 1 "$MODEL" "$pid")
 if at_least "$file1" 99; then vm_ok "the server maps its model from node 1 ($file1% of the file's pages, numa_maps)"; else
@@ -36,6 +40,8 @@ flat=$FLAT
 vm_check_eq "verify passes with min-local 99%" "$VERIFY_RC" 0 || show_failures "$flat"
 vm_diag "model cached on node 0, then started: $(locality "$flat" 0)% of the replica's pages on node 1; start took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s with the move; prepare: ${said#*; }"
 
+rm -f "$UNITS/$LLAMA.d/10-user.conf"
+systemctl daemon-reload
 # The same start with the cache already in place: what ExecStartPre= costs when nothing moves.
 systemctl stop $LLAMA
 t0=$EPOCHREALTIME
@@ -44,6 +50,20 @@ t1=$EPOCHREALTIME
 said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep "model page cache:" | tail -1)
 vm_check_match "a start with the cache in place moves nothing" "$said" "8192 of 8192 pages on node 1 already; moved 0 pages"
 vm_diag "start with the model in place: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; prepare: ${said#*; }"
+
+# Another server on node 0 maps the same model and runs: the start leaves its pages alone.
+systemctl stop $LLAMA
+drop_caches
+systemd-run --unit=other.service -p NUMAPolicy=bind -p NUMAMask=0 -p CPUAffinity=0-1 \
+	"$STANDIN" --listen 127.0.0.1:8096 --model "$MODEL" >/dev/null 2>&1
+wait_ready 8096 120 || vm_not_ok "the other server serves"
+systemctl start $LLAMA
+said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep -A1 "model page cache:" | tail -2)
+vm_check_match "a start leaves the pages another running server maps, and says so" "$said" \
+	"8192 of the cached pages are mapped by other running processes"
+other=$(numa_share 0 "$MODEL" "$(systemctl show -P MainPID other.service)")
+if at_least "$other" 99; then vm_ok "the other server's model stays on its node 0 ($other%)"; else vm_not_ok "the other server's model stays on node 0" "$other%"; fi
+systemctl stop other.service $LLAMA
 
 # Without model =: nothing moves the cache before the start, verify says so, migrate fixes it live.
 write_conf "$(sed '/^model = /d' "$CONF")"

@@ -14,6 +14,7 @@ printf '\n[replica loading]\nunit = loading.service\nmemory = 200M\nwarmup-url =
 "$NUMAPLAN" apply >/dev/null 2>&1
 systemctl start failing.service loading.service
 wait_ready 8082 120 || vm_not_ok "the failing replica serves /health"
+wait_ready 8083 120 HTTP || vm_not_ok "the loading replica listens"
 
 verify_json failing.service
 flat=$FLAT
