@@ -11,6 +11,7 @@
 #include "basic/util.h"
 #include "cli/inputs.h"
 #include "cli/moved.h"
+#include "cli/server.h"
 #include "core/numa-maps.h"
 #include "core/planner.h"
 #include "host/cgroup.h"
@@ -76,12 +77,23 @@ static int migrate_unit(const struct inputs *in, sd_bus *bus, const char *mount,
         if (r < 0)
                 return r;
         u->min_local_bp = replica_min_local(in->config, u->pl->conf);
+        struct task_facts tf;
+        struct container_facts cf;
+        server_processes(in->root, mount, s.control_group, u->pl, &tf, &cf);
+        u->processes = tf.processes;
+        u->n_processes = tf.n_processes;
         if (!s.control_group || !*s.control_group)
                 u->error = "not running";
-        else if (!mount || cgroup_processes(in->root, mount, s.control_group, &u->processes, &u->n_processes) < 0)
+        else if (!tf.readable)
                 u->error = "its cgroup cannot be read";
         else if (u->n_processes == 0)
                 u->error = "runs no process";
+        else if (cf.clients_only && !cf.name)
+                u->error = "runs only a container client: set container = NAME";
+        else if (cf.clients_only && cf.error < 0)
+                u->error = "its container cannot be found";
+        strv_free(tf.cgroups);
+        container_facts_done(&cf);
         unit_state_done(&s);
         if (u->error)
                 return 0;

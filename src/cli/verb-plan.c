@@ -66,6 +66,7 @@ static json_object *plan_to_json(const struct inputs *in) {
                 json_object_object_add(r, "memory_bytes", json_uint64(pl->memory));
                 json_object_object_add(r, "model_bytes", json_uint64(pl->conf->model_bytes));
                 json_object_object_add(r, "hugepages", hugepages_json(pl));
+                json_object_object_add(r, "container", pl->container ? json_object_new_string(pl->container) : NULL);
                 json_object *why = json_object_new_array();
                 for (size_t j = 0; j < pl->n_why; j++)
                         json_object_array_add(why, json_object_new_string(pl->why[j]));

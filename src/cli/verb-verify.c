@@ -12,6 +12,7 @@
 #include "basic/util.h"
 #include "cli/inputs.h"
 #include "cli/output.h"
+#include "cli/server.h"
 #include "core/dropin.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
@@ -47,6 +48,8 @@ struct unit_report {
         struct numastat *before, *after;
         size_t n_numastat;
         char *summary;
+        struct container_facts container;
+        json_object *processes; /* which were checked, in which cgroups */
 };
 
 /* ---- gathering ---- */
@@ -85,16 +88,7 @@ static void gather_dropin(const struct inputs *in, const struct placement *pl, c
                 d->mtime = (double) st.st_mtim.tv_sec + (double) st.st_mtim.tv_nsec / 1e9;
 }
 
-static void gather_tasks(struct root *root, const char *mount, const struct unit_state *s, struct task_facts *tf) {
-        bool has_cgroup = s->control_group && *s->control_group;
-
-        /* A unit without a cgroup (not running) readably has no process; one with a cgroup that
-         * cannot be listed (no cgroup v2 mount) is unreadable. */
-        *tf = (struct task_facts){.readable = !has_cgroup};
-        if (!has_cgroup || !mount ||
-            cgroup_processes(root, mount, s->control_group, &tf->processes, &tf->n_processes) < 0)
-                return;
-        tf->readable = true;
+static void add_tasks(struct root *root, struct task_facts *tf) {
         for (size_t i = 0; i < tf->n_processes; i++) {
                 struct task *t;
                 size_t n;
@@ -107,6 +101,12 @@ static void gather_tasks(struct root *root, const char *mount, const struct unit
         }
 }
 
+static void gather_tasks(struct root *root, const char *mount, const struct unit_state *s, const struct placement *pl,
+                         struct task_facts *tf, struct container_facts *cf) {
+        server_processes(root, mount, s->control_group, pl, tf, cf);
+        add_tasks(root, tf);
+}
+
 static void gather_pages(struct root *root, const struct task_facts *tf, const struct placement *pl,
                          struct page_tally *pages) {
         page_tally_init(pages, host_page_size(root) / 1024);
@@ -116,6 +116,42 @@ static void gather_pages(struct root *root, const struct task_facts *tf, const s
                         log_warning("/proc/%d/numa_maps: a line numaplan cannot read; counted up to it",
                                     (int) tf->processes[i].pid);
         }
+}
+
+static json_object *processes_json(const struct task_facts *tf) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; i < tf->n_processes; i++) {
+                const struct process *p = &tf->processes[i];
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "pid", json_object_new_int(p->pid));
+                json_object_object_add(o, "comm", json_object_new_string(p->comm));
+                json_object_object_add(o, "cgroup",
+                                       json_object_new_string(p->cgroup < tf->n_cgroups ? tf->cgroups[p->cgroup] : ""));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *container_json(const struct container_facts *cf) {
+        if (!cf->name)
+                return NULL;
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(cf->name));
+        json_object_object_add(o, "found", json_object_new_boolean(cf->error >= 0 && cf->id));
+        if (cf->why)
+                json_object_object_add(o, "error", json_object_new_string(cf->why));
+        if (cf->engine)
+                json_object_object_add(o, "engine", json_object_new_string(cf->engine));
+        if (cf->id) {
+                json_object_object_add(o, "id", json_object_new_string(cf->id));
+                json_object_object_add(o, "running", json_object_new_boolean(cf->running));
+                json_object_object_add(o, "pid", json_object_new_int(cf->pid));
+                json_object_object_add(o, "cpuset_cpus", json_object_new_string(strempty(cf->cpuset_cpus)));
+                json_object_object_add(o, "cpuset_mems", json_object_new_string(strempty(cf->cpuset_mems)));
+        }
+        if (cf->cgroup)
+                json_object_object_add(o, "cgroup", json_object_new_string(cf->cgroup));
+        return o;
 }
 
 static int memory_node_ids(const struct topology *t, int **ret, struct cpuset *ret_set) {
@@ -166,7 +202,7 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         _cleanup_free_ char *journal =
                 changeset_interrupted(in->unit_dir) ? xasprintf("%s/" CHANGESET_JOURNAL, in->unit_dir) : NULL;
         gather_dropin(in, pl, &s, journal, &d, &dpath);
-        gather_tasks(in->root, mount, &s, &tf);
+        gather_tasks(in->root, mount, &s, pl, &tf, &u->container);
 
         check_unit_active(&s, pl->unit, &u->checks[CHECK_UNIT_ACTIVE]);
         check_numa_policy(&s, pl, &u->checks[CHECK_NUMA_POLICY]);
@@ -175,6 +211,7 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         check_effective_cpus(&s, pl, &u->checks[CHECK_EFFECTIVE_CPUS]);
         check_effective_memory_nodes(&s, pl, memory_nodes, &u->checks[CHECK_EFFECTIVE_MEMORY_NODES]);
         check_dropin(&d, &u->checks[CHECK_DROPIN_IN_EFFECT]);
+        check_container(pl, &u->container, &u->checks[CHECK_CONTAINER]);
         check_task_affinity(&s, pl, &tf, &d, &u->checks[CHECK_TASK_AFFINITY]);
 
         /* The warm-up makes the server touch its memory; the pages are counted after it. */
@@ -204,7 +241,9 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         summarize(u);
 
         free(d.overridden_by);
+        u->processes = processes_json(&tf);
         free(tf.processes);
+        strv_free(tf.cgroups);
         free(tf.tasks);
         unit_state_done(&s);
         return 0;
@@ -266,6 +305,8 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 json_object_object_add(uo, "pages", pages);
                 json_object_object_add(uo, "remote_files", remote);
                 json_object_object_add(uo, "numastat_change", stat);
+                json_object_object_add(uo, "processes", json_object_get(u->processes));
+                json_object_object_add(uo, "container", container_json(&u->container));
                 json_object_array_add(units, uo);
                 all = all && u->ok;
         }
@@ -396,6 +437,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 free(reports[i].before);
                 free(reports[i].after);
                 free(reports[i].summary);
+                container_facts_done(&reports[i].container);
+                json_object_put(reports[i].processes);
         }
         free(reports);
         free(mem_ids);

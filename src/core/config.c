@@ -265,6 +265,24 @@ static int value_url(struct parse_ctx *ctx, const char *key, const char *value, 
         return value_string(ctx, key, value, dst);
 }
 
+/* A container's name or ID as docker and podman accept them ([a-zA-Z0-9][a-zA-Z0-9_.-]*), and %i
+ * in a template; nothing that would need quoting in the engine's URL. */
+static int value_container(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        for (const char *p = value; *p; p++) {
+                bool word = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+                if (startswith(p, "%i"))
+                        p++;
+                else if (!word && !(p > value && strchr("_.-", *p)))
+                        return fail(ctx, "bad %s '%s': a container name is letters, digits and '_.-', not starting with "
+                            "'_.-'", key, value);
+        }
+        if (!*value || strlen(value) > 128)
+                return fail(ctx, "bad %s '%s': expected the container's name (docker run --name NAME)", key, value);
+        if (strstr(value, "%i") && !ctx->replica->is_template)
+                return fail(ctx, "%s '%s': %%i belongs to a [replicas] template", key, value);
+        return value_string(ctx, key, value, dst);
+}
+
 static int value_unit(struct parse_ctx *ctx, const char *key, const char *value_as_written, void *dst) {
         /* As systemctl takes it: no suffix means the service. */
         _cleanup_free_ char *mangled = unit_name_mangle(value_as_written);
@@ -648,6 +666,7 @@ struct config *config_free(struct config *c) {
                 strv_free(r->models);
                 free(r->warmup_url);
                 free(r->warmup_body);
+                free(r->container);
         }
         free(c->replicas);
         free(c->overrides);

@@ -47,7 +47,8 @@ enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
         X(WARMUP_BODY, "warmup-body", IN_BOTH, string, warmup_body, "{}")                      \
         X(WARMUP_TIMEOUT, "warmup-timeout", IN_BOTH, duration, warmup_timeout_ms, NULL)        \
         X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)                        \
-        X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages_bytes, NULL)
+        X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages_bytes, NULL)                   \
+        X(CONTAINER, "container", IN_BOTH, container, container, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -82,6 +83,7 @@ struct replica_conf {
         char *warmup_url, *warmup_body;
         uint64_t warmup_timeout_ms;
         unsigned min_local_bp;
+        char *container; /* the container the unit's client starts (docker run --name); may hold %i */
 };
 
 struct accel_override {

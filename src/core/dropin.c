@@ -97,6 +97,8 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
                 strbuf_printf(&b, "AllowedMemoryNodes=%s\n", nodes);
         if (pl->environment)
                 strbuf_printf(&b, "Environment=%s\n", pl->environment);
+        /* For the commands that place a server elsewhere: docker run --cpuset-cpus=${NUMAPLAN_CPUS}. */
+        strbuf_printf(&b, "Environment=NUMAPLAN_CPUS=%s NUMAPLAN_MEMS=%s\n", cpus, nodes);
         if (pl->conf->models && env->exe) {
                 /* '+': as root, even for a unit with User=; '-': a page that will not move is a
                  * line in the journal, never a failed start. */

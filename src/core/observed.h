@@ -32,6 +32,7 @@ struct task {
 
 struct process {
         pid_t pid;
+        unsigned cgroup; /* the index of its cgroup in the list it came with */
         char comm[32];
         double start; /* seconds since the epoch; 0 when unknown */
 };
@@ -44,3 +45,25 @@ struct warmup_result {
         double seconds;
         char *detail; /* what happened, in words */
 };
+
+/* A container that the unit's client (docker run, podman run) started outside the unit's
+ * cgroup, as its engine describes it (host/container.c), and what numaplan saw of the unit. */
+struct container_facts {
+        const char *name;     /* container =; NULL when not set */
+        bool clients_only;    /* every process of the unit's cgroups is a container client */
+        char client[32];      /* the first client's command name, and its PID */
+        pid_t client_pid;
+        int error;            /* of the lookup: 0 found, -errno; `why` says it in words */
+        char *why;
+        char *engine;         /* "docker" or "podman": whose socket answered */
+        char *id;
+        bool running;
+        pid_t pid;            /* its first process, on this host */
+        char *cpuset_cpus, *cpuset_mems; /* --cpuset-cpus, --cpuset-mems as it was started; "" unset */
+        char *cgroup;         /* its cgroup; NULL when unknown */
+        bool have_cpuset;     /* that cgroup's effective cpuset could be read: */
+        struct cpuset cpus, mems;
+};
+
+void container_facts_done(struct container_facts *cf);
+

@@ -81,6 +81,12 @@ static struct placement *add_placement(struct ctx *x, const struct replica_conf 
                 pl->name = xasprintf("%s-%d", r->name, instance);
                 pl->unit = xasprintf("%.*s%d%s", (int) (i - r->unit), r->unit, instance, i + 2);
         }
+        if (r->container) {
+                const char *i = strstr(r->container, "%i");
+                pl->container = i && instance >= 0 ? xasprintf("%.*s%d%s", (int) (i - r->container), r->container,
+                                                               instance, i + 2)
+                                                   : xstrdup(r->container);
+        }
         return pl;
 }
 
@@ -909,6 +915,7 @@ struct plan *plan_free(struct plan *p) {
                 free(p->replicas[i].unit);
                 free(p->replicas[i].accels);
                 free(p->replicas[i].environment);
+                free(p->replicas[i].container);
                 free(p->replicas[i].hugepages);
                 strv_free_n(p->replicas[i].why, p->replicas[i].n_why);
         }

@@ -27,6 +27,7 @@ struct placement {
         uint64_t memory;
         bool extended; /* did not fit its home nodes (rule 3) */
         char *environment; /* the Environment= value, or NULL */
+        char *container;   /* the container its client starts (container =, %i expanded), or NULL */
         uint64_t hugepage_kb;  /* the size of its huge pages; 0 when it asks for none */
         struct hugepage_share {
                 int node;

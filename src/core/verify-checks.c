@@ -21,10 +21,20 @@ void unit_state_done(struct unit_state *s) {
         *s = (struct unit_state){0};
 }
 
+void container_facts_done(struct container_facts *cf) {
+        free(cf->why);
+        free(cf->engine);
+        free(cf->id);
+        free(cf->cpuset_cpus);
+        free(cf->cpuset_mems);
+        free(cf->cgroup);
+        *cf = (struct container_facts){0};
+}
+
 const char *check_name(unsigned i) {
         static const char *const names[N_CHECKS] = {
                 "unit-active",   "numa-policy",    "numa-mask", "cpu-affinity", "effective-cpus",
-                "effective-memory-nodes", "dropin-in-effect", "task-affinity", "warmup", "memory-locality",
+                "effective-memory-nodes", "dropin-in-effect", "container", "task-affinity", "warmup", "memory-locality",
                 "hugepages",
         };
         return i < N_CHECKS ? names[i] : "?";
@@ -155,6 +165,87 @@ void check_dropin(const struct dropin_facts *d, struct check *c) {
         } else
                 got = xstrdup("in effect");
         set(c, ok, xstrdup("in effect"), got, detail);
+}
+
+bool container_client(const char *comm) {
+        /* The clients wait for the container; conmon and the shims watch it. None computes. */
+        static const char *const clients[] = {"docker", "nerdctl", "podman", "conmon", "ctr", "crictl"};
+        for (size_t i = 0; i < ELEMENTSOF(clients); i++)
+                if (streq(comm, clients[i]))
+                        return true;
+        return startswith(comm, "containerd-shim") != NULL;
+}
+
+/* "--cpuset-cpus=2-3": the container's value for the flag agrees with the plan's `want`. */
+static bool flag_matches(const char *value, const struct cpuset *want) {
+        struct cpuset got;
+        return value && *value && cpuset_parse_list(value, &got) >= 0 && cpuset_equal(&got, want);
+}
+
+void check_container(const struct placement *pl, const struct container_facts *cf, struct check *c) {
+        _cleanup_free_ char *cpus = cpuset_format(&pl->cpus), *nodes = cpuset_format(&pl->nodes);
+        bool mems_too = pl->policy != POLICY_PREFERRED; /* preferred sets no hard limit */
+
+        if (!cf->name) {
+                if (cf->clients_only)
+                        set(c, false, xstrdup("the server's processes"),
+                            xasprintf("only %s (pid %d) in the unit", cf->client, (int) cf->client_pid),
+                            xasprintf("the server runs outside the unit: set container = NAME (its --name) in the "
+                                      "replica's section, and start it with --cpuset-cpus=${NUMAPLAN_CPUS}%s",
+                                      mems_too ? " --cpuset-mems=${NUMAPLAN_MEMS}" : ""));
+                else
+                        set(c, true, xstrdup("the server's processes"), xstrdup("the unit's own"), NULL);
+                return;
+        }
+        char *want = mems_too ? xasprintf("container %s on CPUs %s, nodes %s", cf->name, cpus, nodes)
+                              : xasprintf("container %s on CPUs %s", cf->name, cpus);
+        if (cf->error < 0) {
+                set(c, false, want, xstrdup("not found"),
+                    xasprintf("cannot ask the container engine about %s: %s", cf->name, strempty(cf->why)));
+                return;
+        }
+        if (!cf->running || cf->pid <= 0) {
+                set(c, false, want, xasprintf("%s container %s is not running", strempty(cf->engine), cf->name),
+                    xasprintf("start the unit (systemctl start %s)", pl->unit));
+                return;
+        }
+
+        /* As started: the flags say what the engine will keep applying; the cgroup what holds now. */
+        struct strbuf missing = {0}, wrong = {0};
+        const char *flags[2] = {cf->cpuset_cpus, cf->cpuset_mems};
+        static const char *const names[2] = {"--cpuset-cpus", "--cpuset-mems"};
+        static const char *const vars[2] = {"NUMAPLAN_CPUS", "NUMAPLAN_MEMS"};
+        const struct cpuset *plan[2] = {&pl->cpus, &pl->nodes};
+        for (unsigned k = 0; k < (mems_too ? 2U : 1U); k++) {
+                if (!flags[k] || !*flags[k])
+                        strbuf_printf(&missing, "%s%s=${%s}", missing.len ? " " : "", names[k], vars[k]);
+                else if (!flag_matches(flags[k], plan[k])) {
+                        _cleanup_free_ char *w = cpuset_format(plan[k]);
+                        strbuf_printf(&wrong, "%s%s=%s, the plan %s", wrong.len ? "; " : "", names[k], flags[k], w);
+                }
+        }
+        if (!missing.len && !wrong.len && cf->have_cpuset &&
+            (!cpuset_is_subset(&cf->cpus, &pl->cpus) || (mems_too && !cpuset_is_subset(&cf->mems, &pl->nodes)))) {
+                _cleanup_free_ char *gc = cpuset_format(&cf->cpus), *gm = cpuset_format(&cf->mems);
+                strbuf_printf(&wrong, "its cgroup %s allows CPUs %s, nodes %s", strempty(cf->cgroup), gc, gm);
+        }
+
+        if (missing.len)
+                set(c, false, want, xasprintf("%s container %s started without %s", cf->engine, cf->name, missing.s),
+                    xasprintf("the container runs unpinned: add %s to its run command in %s, then restart the unit",
+                              missing.s, pl->unit));
+        else if (wrong.len)
+                set(c, false, want, xasprintf("%s container %s: %s", cf->engine, cf->name, wrong.s),
+                    xasprintf("pass the plan's placement: --cpuset-cpus=${NUMAPLAN_CPUS}%s in %s, then restart the unit",
+                              mems_too ? " --cpuset-mems=${NUMAPLAN_MEMS}" : "", pl->unit));
+        else
+                set(c, true, want,
+                    xasprintf("%s container %s (%.12s), pid %d: --cpuset-cpus=%s%s%s", cf->engine, cf->name,
+                              strempty(cf->id), (int) cf->pid, cf->cpuset_cpus, mems_too ? " --cpuset-mems=" : "",
+                              mems_too ? cf->cpuset_mems : ""),
+                    NULL);
+        strbuf_done(&missing);
+        strbuf_done(&wrong);
 }
 
 void check_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The eleven checks of `numaplan verify`, as pure functions of what was observed: systemd's view,
+/* The twelve checks of `numaplan verify`, as pure functions of what was observed: systemd's view,
  * the tasks, the warm-up, the pages. The verify verb gathers the observations; tests feed
  * their own. The check names are stable (numaplan(8), VERIFY). */
 
@@ -19,6 +19,7 @@ enum {
         CHECK_EFFECTIVE_CPUS,
         CHECK_EFFECTIVE_MEMORY_NODES,
         CHECK_DROPIN_IN_EFFECT,
+        CHECK_CONTAINER,
         CHECK_TASK_AFFINITY,
         CHECK_WARMUP,
         CHECK_MEMORY_LOCALITY,
@@ -44,10 +45,12 @@ struct dropin_facts {
         double mtime;           /* when it was written (seconds since the epoch), 0 unknown */
 };
 
-/* Tasks seen in the unit's cgroup. */
+/* Tasks seen in the unit's cgroups, or in its container's. */
 struct task_facts {
         struct process *processes;
         size_t n_processes;
+        char **cgroups; /* where each process is: processes[i].cgroup indexes this */
+        size_t n_cgroups;
         struct task *tasks;
         size_t n_tasks;
         bool readable; /* the cgroup could be listed */
@@ -64,6 +67,13 @@ void check_effective_cpus(const struct unit_state *s, const struct placement *pl
 void check_effective_memory_nodes(const struct unit_state *s, const struct placement *pl,
                                   const struct cpuset *memory_nodes, struct check *c);
 void check_dropin(const struct dropin_facts *d, struct check *c);
+/* Is this command name a container engine's client or its helper (docker, podman, conmon, ...),
+ * whose server runs where the engine puts it? */
+bool container_client(const char *comm);
+/* The server the checks below look at: the unit's own processes, or its container's. Fails for a
+ * unit that holds only a container client and names no container, and for a container started
+ * without the plan's cpuset. */
+void check_container(const struct placement *pl, const struct container_facts *cf, struct check *c);
 void check_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,
                          const struct dropin_facts *d, struct check *c);
 /* `w` NULL: skipped, with `why`. */

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <stdlib.h>
+
 #include "basic/util.h"
 #include "host/cgroup.h"
 #include "host/host-facts.h"
@@ -99,10 +102,10 @@ static double start_time(struct root *root, pid_t pid, double btime, long ticks,
         return btime + (double) start / (double) ticks;
 }
 
-int cgroup_processes(struct root *root, const char *mount, const char *cgroup, struct process **ret, size_t *ret_n) {
+/* Appends the processes of <mount><cgroup>/cgroup.procs to *v, marked as of cgroup `index`. */
+static int add_processes(struct root *root, const char *mount, const char *cgroup, unsigned index, struct process **v,
+                         size_t *n) {
         _cleanup_free_ char *path = xasprintf("%s%s/cgroup.procs", mount, cgroup), *text = NULL;
-        struct process *v = NULL;
-        size_t n = 0;
 
         int r = root_read_file(root, path, &text, NULL);
         if (r < 0)
@@ -112,17 +115,100 @@ int cgroup_processes(struct root *root, const char *mount, const char *cgroup, s
         for (char *p = text; *p;) {
                 char *end;
                 long pid = strtol(p, &end, 10);
-                if (end == p || pid <= 0) {
-                        free(v);
+                if (end == p || pid <= 0)
                         return -EINVAL;
-                }
-                v = xrealloc(v, (n + 1) * sizeof(*v));
-                v[n] = (struct process){.pid = (pid_t) pid};
-                v[n].start = start_time(root, (pid_t) pid, btime, ticks, v[n].comm);
-                n++;
+                *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+                struct process *pr = &(*v)[(*n)++];
+                *pr = (struct process){.pid = (pid_t) pid, .cgroup = index};
+                pr->start = start_time(root, (pid_t) pid, btime, ticks, pr->comm);
                 p = end + strspn(end, "\n");
         }
-        *ret = v;
-        *ret_n = n;
+        return 0;
+}
+
+/* Every cgroup below `cgroup`, parents before children, in directory order. Bounded: a unit
+ * that delegates may make cgroups, but not make numaplan walk forever. */
+#define CGROUP_DEPTH_MAX 16
+#define CGROUPS_MAX 4096
+
+static void walk(struct root *root, const char *mount, const char *cgroup, unsigned depth, struct cgroup_tree *t) {
+        _cleanup_free_ char *dir = xasprintf("%s%s", mount, cgroup);
+        DIR *d;
+
+        if (depth >= CGROUP_DEPTH_MAX || root_opendir(root, dir, &d) < 0)
+                return;
+        char **children = NULL;
+        size_t n = 0;
+        for (struct dirent *de; (de = readdir(d));)
+                if ((de->d_type == DT_DIR || de->d_type == DT_UNKNOWN) && de->d_name[0] != '.') {
+                        children = xrealloc(children, (n + 1) * sizeof(char *));
+                        children[n++] = xasprintf("%s/%s", cgroup, de->d_name);
+                }
+        closedir(d);
+        qsort(children, n, sizeof(char *), strcmp_ptr);
+        for (size_t i = 0; i < n; i++) {
+                if (t->n_cgroups < CGROUPS_MAX &&
+                    add_processes(root, mount, children[i], (unsigned) t->n_cgroups, &t->processes, &t->n_processes) >= 0) {
+                        t->cgroups = xrealloc(t->cgroups, (t->n_cgroups + 2) * sizeof(char *));
+                        t->cgroups[t->n_cgroups++] = xstrdup(children[i]);
+                        t->cgroups[t->n_cgroups] = NULL;
+                        walk(root, mount, children[i], depth + 1, t);
+                }
+                free(children[i]);
+        }
+        free(children);
+}
+
+int cgroup_tree_read(struct root *root, const char *mount, const char *cgroup, struct cgroup_tree *t) {
+        int r = add_processes(root, mount, cgroup, (unsigned) t->n_cgroups, &t->processes, &t->n_processes);
+        if (r < 0)
+                return r;
+        t->cgroups = xrealloc(t->cgroups, (t->n_cgroups + 2) * sizeof(char *));
+        t->cgroups[t->n_cgroups++] = xstrdup(cgroup);
+        t->cgroups[t->n_cgroups] = NULL;
+        walk(root, mount, cgroup, 0, t);
+        return 0;
+}
+
+void cgroup_tree_done(struct cgroup_tree *t) {
+        free(t->processes);
+        strv_free(t->cgroups);
+        *t = (struct cgroup_tree){0};
+}
+
+bool cgroup_is_below(const char *cgroup, const char *top) {
+        size_t n = strlen(top);
+        return strncmp(cgroup, top, n) == 0 && (cgroup[n] == 0 || cgroup[n] == '/');
+}
+
+int cgroup_of_process(struct root *root, pid_t pid, char **ret) {
+        _cleanup_free_ char *path = xasprintf("proc/%d/cgroup", (int) pid), *text = NULL;
+
+        int r = root_read_file(root, path, &text, NULL);
+        if (r < 0)
+                return r;
+        /* cgroup v2's line is "0::/system.slice/docker-ID.scope". */
+        for (char *line = text, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = 0;
+                if (startswith(line, "0::/")) {
+                        *ret = xstrdup(line + 3);
+                        return 0;
+                }
+        }
+        return -ENOENT;
+}
+
+int cgroup_cpuset(struct root *root, const char *mount, const char *cgroup, struct cpuset *cpus, struct cpuset *mems) {
+        _cleanup_free_ char *cp = xasprintf("%s%s/cpuset.cpus.effective", mount, cgroup),
+                            *mp = xasprintf("%s%s/cpuset.mems.effective", mount, cgroup), *c = NULL, *m = NULL;
+        int r = root_read_string(root, cp, &c);
+        if (r >= 0)
+                r = root_read_string(root, mp, &m);
+        if (r < 0)
+                return r;
+        if (cpuset_parse_list(c, cpus) < 0 || cpuset_parse_list(m, mems) < 0)
+                return -EINVAL;
         return 0;
 }

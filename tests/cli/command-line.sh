@@ -129,6 +129,21 @@ msg "hugepages: not a whole number of pages" "m.conf:3: bad hugepages '3M:2M': n
 	"[replica a]\nunit = a\nhugepages = 3M:2M"
 msg "hugepages: a page size the kernel does not offer" "m.conf:3: replica a: this host's kernel offers no 64.0 KiB huge pages" \
 	"[replica a]\nunit = a\nhugepages = 1G:64K"
+msg "container: a name docker would refuse" "m.conf:3: bad container 'llama server': a container name is letters, digits" \
+	"[replica a]\nunit = a\ncontainer = llama server"
+msg "container: %i outside a template" "m.conf:3: container 'llama-%i': %i belongs to a [replicas] template" \
+	"[replica a]\nunit = a\ncontainer = llama-%i"
+printf '[replicas t]\nunit = t@%%i\ncontainer = llama-%%i\nmemory = 1G\n' >"$scratch/c.conf"
+chmod 0644 "$scratch/c.conf"
+run plan --sysfs-root "$host" -c "$scratch/c.conf" --json
+if [ $rc -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["replicas"]
+assert r and all(x["container"] == "llama-" + x["unit"][2:-8] for x in r), r
+assert all("Environment=NUMAPLAN_CPUS=%s NUMAPLAN_MEMS=" % x["cpus"] in x["dropin"] for x in r), r[0]["dropin"]
+' <"$scratch/out"; then ok "a template's container name takes the instance; the drop-in exports the plan"
+else fail "container in a template" "exit $rc" "$err" "$(head -c 2000 "$scratch/out")"; fi
 msg "model: a relative path" "m.conf:3: model 'models/q.gguf' must be an absolute path" "[replica a]\nunit = a\nmodel = models/q.gguf"
 msg "model: a file that cannot be sized, without memory =" "m.conf:3: [replica a]: cannot size model $scratch/nope.gguf (No such file or directory): set memory =" \
 	"[replica a]\nunit = a\nmodel = $scratch/nope.gguf"

@@ -287,11 +287,72 @@ static void hugepages(void) {
         page_tally_done(&t);
 }
 
+#define CONTAINER_DETAIL(what, expect_ok, needle, ...)                                           \
+        do {                                                                                     \
+                struct check c_ = {0};                                                           \
+                check_container(__VA_ARGS__, &c_);                                               \
+                const char *text_ = c_.ok ? strempty(c_.got) : strempty(c_.detail);               \
+                if (!ok(c_.ok == (expect_ok) && strstr(text_, needle), "%s", what))             \
+                        printf("#   ok %d, want %s, got %s: %s\n", c_.ok, c_.want, c_.got, strempty(c_.detail)); \
+                check_done(&c_);                                                                 \
+        } while (0)
+
+static void containers(void) {
+        struct placement pl = bound_to_node1();
+
+        ok(container_client("docker") && container_client("podman") && container_client("conmon") &&
+                   container_client("containerd-shim-runc-v2") && !container_client("llama-server") &&
+                   !container_client("dockerd-exporter"),
+           "container clients by command name");
+
+        struct container_facts own = {.clients_only = false};
+        CONTAINER_DETAIL("a unit running its server itself passes", true, "the unit's own", &pl, &own);
+        struct container_facts client = {.clients_only = true, .client = "docker", .client_pid = 77};
+        CONTAINER_DETAIL("only a docker client and no container =: fails, naming the key", false,
+                         "the server runs outside the unit: set container = NAME", &pl, &client);
+
+        struct container_facts lost = {.name = "llama", .clients_only = true, .error = -ENOENT,
+                                       .why = (char *) "docker has no container llama (docker ps -a)"};
+        CONTAINER_DETAIL("a container the engine does not know fails, saying so", false, "docker has no container llama",
+                         &pl, &lost);
+        struct container_facts stopped = {.name = "llama", .engine = (char *) "docker", .id = (char *) "ab"};
+        CONTAINER_DETAIL("a stopped container fails", false, "systemctl start", &pl, &stopped);
+
+        struct container_facts bare = {.name = "llama", .engine = (char *) "docker", .id = (char *) "ab",
+                                       .running = true, .pid = 9, .cpuset_cpus = (char *) "", .cpuset_mems = (char *) ""};
+        CONTAINER_DETAIL("started without the cpuset flags: fails naming both", false,
+                         "add --cpuset-cpus=${NUMAPLAN_CPUS} --cpuset-mems=${NUMAPLAN_MEMS}", &pl, &bare);
+        struct container_facts half = bare;
+        half.cpuset_cpus = (char *) "8-15,24-31";
+        CONTAINER_DETAIL("without --cpuset-mems: fails naming it", false, "add --cpuset-mems=${NUMAPLAN_MEMS} to", &pl,
+                         &half);
+        struct container_facts other = half;
+        other.cpuset_mems = (char *) "0";
+        CONTAINER_DETAIL("on another node: fails with both values", false, "--cpuset-mems=${NUMAPLAN_MEMS}", &pl, &other);
+        struct container_facts good = half;
+        good.cpuset_mems = (char *) "1";
+        good.have_cpuset = true;
+        good.cpus = set("8-15,24-31");
+        good.mems = set("1");
+        CONTAINER_DETAIL("started with the plan's flags and its cgroup within: passes", true, "--cpuset-cpus=8-15,24-31",
+                         &pl, &good);
+        struct container_facts moved = good;
+        moved.mems = set("0-1");
+        moved.cgroup = (char *) "/system.slice/docker-ab.scope";
+        CONTAINER_DETAIL("flags right but the cgroup allows more (changed by hand): fails", false,
+                         "--cpuset-cpus=${NUMAPLAN_CPUS}", &pl, &moved);
+
+        struct placement pref = bound_to_node1();
+        pref.policy = POLICY_PREFERRED;
+        CONTAINER_DETAIL("preferred: --cpuset-mems is not asked for", true, "--cpuset-cpus=8-15,24-31", &pref, &half);
+}
+
 int main(void) {
         systemd_view();
         dropins();
         task_checks();
         warmup_and_locality();
         hugepages();
+        containers();
         return done_testing();
 }

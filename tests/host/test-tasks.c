@@ -5,6 +5,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "host/cgroup.h"
+#include "host/container.h"
 #include "host/numastat.h"
 #include "host/root.h"
 #include "host/tasks.h"
@@ -30,12 +31,15 @@ static void readers(void) {
         if (!ok(root_open(d, 0, &root) == 0, "a replayed root"))
                 return;
 
-        struct process *procs;
-        size_t n;
-        ok(cgroup_processes(root, "/sys/fs/cgroup", cg, &procs, &n) == 0 && n == 2, "cgroup.procs lists two processes");
+        struct cgroup_tree tree = {0};
+        ok(cgroup_tree_read(root, "/sys/fs/cgroup", cg, &tree) == 0 && tree.n_processes == 2,
+           "cgroup.procs lists two processes");
+        struct process *procs = tree.processes;
         is_str(procs[0].comm, "llama (main)", "the command name, parentheses and all");
         /* A capture's clock ticks at USER_HZ = 100, whatever the machine replaying it says. */
         ok(procs[0].start == 1700000000.0 + 1000.0 / 100, "start time from btime and field 22");
+        ok(tree.n_cgroups == 1 && streq(tree.cgroups[0], cg) && procs[1].cgroup == 0, "each process with its cgroup");
+        cgroup_tree_done(&tree);
 
         struct task *t;
         size_t k;
@@ -64,14 +68,86 @@ static void readers(void) {
         ok(ns[0].numa_miss == 2 && ns[0].numa_foreign == 3 && ns[0].other_node == 4, "numastat counters read");
         free(ns);
 
-        ok(cgroup_processes(root, "/sys/fs/cgroup", "/system.slice/gone.service", &procs, &n) < 0,
+        ok(cgroup_tree_read(root, "/sys/fs/cgroup", "/system.slice/gone.service", &tree) < 0,
            "an unreadable cgroup is an error");
-        free(procs);
+        cgroup_tree_done(&tree);
+}
+
+/* A unit that delegates (podman run --cgroups=split): the server runs in cgroups below the unit's. */
+static void subtree(void) {
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        _cleanup_root_ struct root *root = NULL;
+        const char *cg = "/system.slice/llama.service";
+
+        write_file(d, "sys/fs/cgroup/system.slice/llama.service/cgroup.procs", "10\n");
+        write_file(d, "sys/fs/cgroup/system.slice/llama.service/supervisor/cgroup.procs", "11\n");
+        write_file(d, "sys/fs/cgroup/system.slice/llama.service/libpod-payload-ab12/cgroup.procs", "12\n13\n");
+        write_file(d, "sys/fs/cgroup/system.slice/llama.service/libpod-payload-ab12/inner/cgroup.procs", "14\n");
+        write_file(d, "sys/fs/cgroup/system.slice/llama.service/libpod-payload-ab12/cpuset.cpus.effective", "2-3\n");
+        write_file(d, "sys/fs/cgroup/system.slice/llama.service/libpod-payload-ab12/cpuset.mems.effective", "1\n");
+        write_file(d, "proc/14/cgroup", "0::/system.slice/llama.service/libpod-payload-ab12/inner\n");
+        write_file(d, "proc/15/cgroup", "12:cpuset:/x\n");
+        if (!ok(root_open(d, 0, &root) == 0, "a replayed root with child cgroups"))
+                return;
+
+        struct cgroup_tree t = {0};
+        ok(cgroup_tree_read(root, "/sys/fs/cgroup", cg, &t) == 0 && t.n_processes == 5 && t.n_cgroups == 4,
+           "the walk finds five processes in four cgroups");
+        if (t.n_processes == 5) {
+                ok(t.processes[0].pid == 10 && t.processes[0].cgroup == 0, "the unit's own cgroup first");
+                ok(streq(t.cgroups[t.processes[4].cgroup], "/system.slice/llama.service/supervisor") ||
+                           streq(t.cgroups[t.processes[4].cgroup], "/system.slice/llama.service/libpod-payload-ab12/inner"),
+                   "a process deeper down knows its cgroup");
+                bool inner = false;
+                for (size_t i = 0; i < t.n_processes; i++)
+                        inner = inner || (t.processes[i].pid == 14 &&
+                                          streq(t.cgroups[t.processes[i].cgroup], "/system.slice/llama.service/libpod-payload-ab12/inner"));
+                ok(inner, "the grandchild cgroup's process is found, with its path");
+        }
+        cgroup_tree_done(&t);
+
+        _cleanup_free_ char *c = NULL;
+        ok(cgroup_of_process(root, 14, &c) == 0 && streq(c, "/system.slice/llama.service/libpod-payload-ab12/inner"),
+           "a process's cgroup v2 path");
+        free(c);
+        c = NULL;
+        ok(cgroup_of_process(root, 15, &c) == -ENOENT, "no cgroup v2 line: not found");
+        struct cpuset cpus, mems;
+        ok(cgroup_cpuset(root, "/sys/fs/cgroup", "/system.slice/llama.service/libpod-payload-ab12", &cpus, &mems) == 0 &&
+                   cpuset_count(&cpus) == 2 && cpuset_isset(&mems, 1),
+           "a cgroup's effective cpuset");
+        ok(cgroup_is_below("/system.slice/a.service/x", "/system.slice/a.service") &&
+                   cgroup_is_below("/system.slice/a.service", "/system.slice/a.service") &&
+                   !cgroup_is_below("/system.slice/a.service2", "/system.slice/a.service"),
+           "below a cgroup is its own path or one under it, not a name that begins alike");
+}
+
+/* docker's answer to GET /containers/NAME/json, cut to what numaplan reads (podman's compatible
+ * API leaves unset flags out). */
+static void inspect(void) {
+        struct container_facts cf = {0};
+        ok(container_parse_inspect("{\"Id\":\"8f2c1d\",\"Name\":\"/llama\",\"State\":{\"Running\":true,\"Pid\":4242},"
+                                   "\"HostConfig\":{\"CpusetCpus\":\"2-3\",\"CpusetMems\":\"1\"}}",
+                                   &cf) == 0 &&
+                   cf.running && cf.pid == 4242 && streq(cf.id, "8f2c1d") && streq(cf.cpuset_cpus, "2-3") &&
+                   streq(cf.cpuset_mems, "1"),
+           "a running container's PID and cpuset flags");
+        container_facts_done(&cf);
+        ok(container_parse_inspect("{\"Id\":\"8f2c1d\",\"State\":{\"Running\":false,\"Pid\":0},\"HostConfig\":{}}", &cf) == 0 &&
+                   !cf.running && streq(cf.cpuset_cpus, "") && streq(cf.cpuset_mems, ""),
+           "a stopped container without cpuset flags");
+        container_facts_done(&cf);
+        ok(container_parse_inspect("{\"message\":\"No such container: llama\"}", &cf) == -EBADMSG, "an error answer is no container");
+        container_facts_done(&cf);
+        ok(container_parse_inspect("[1,", &cf) == -EBADMSG, "broken JSON is no container");
+        container_facts_done(&cf);
 }
 
 int main(void) {
         log_set_max_level(LOG_ERR - 1);
         readers();
+        subtree();
+        inspect();
         return done_testing();
 }
 
