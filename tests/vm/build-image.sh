@@ -30,6 +30,9 @@ PACKAGES=(
 	docker.io podman apparmor
 	# the Ansible collection's modules, run in the guest; the real engine's Node needs libstdc++:
 	ansible-core python3 libstdc++6
+	# what debootstrap does not resolve by itself: packages that provide a virtual dependency
+	# (container-network-stack, python3-cffi-backend-api-*)
+	containernetworking-plugins python3-cffi-backend
 )
 # Loaded by the initrd, with their dependencies, where they are modules rather than built in.
 INITRD_MODULES=(virtio_pci virtio_blk ext4 crc32c_generic 9p 9pnet 9pnet_virtio netfs fscache)
