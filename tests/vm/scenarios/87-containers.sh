@@ -64,6 +64,14 @@ stop_boxed() {
 	podman rm -f boxed >/dev/null 2>&1
 }
 
+on_node1() { # on_node1 FLAT WHAT: at least 99% of the pages verify counted are on node 1
+	local share
+	share=$(locality "$1" 0)
+	if at_least "$share" 99; then vm_ok "$2: its pages are on node 1 ($share%)"; else
+		vm_not_ok "$2: its pages are on node 1" "$share%"; fi
+	vm_diag "$2: $share% of its pages on node 1"
+}
+
 # ---- docker run with the plan's cpuset ----
 docker_unit boxed-docker.service '--cpuset-cpus=${NUMAPLAN_CPUS}' '--cpuset-mems=${NUMAPLAN_MEMS}'
 replica_conf boxed-docker.service "container = boxed"
@@ -81,10 +89,7 @@ vm_check_eq "verify found it through docker's API" "$(json_get units.0.container
 cg=$(json_get units.0.processes.0.cgroup <<<"$flat")
 vm_check_match "the processes checked are the container's, in docker's scope" "$cg" "docker-$cid\.scope"
 vm_check_match "the server's own" "$(json_get units.0.processes.0.comm <<<"$flat")" "^numaplan-stand"
-share=$(locality "$flat" 0)
-if at_least "$share" 99; then vm_ok "the container's pages are on node 1 ($share%)"; else
-	vm_not_ok "the container's pages are on node 1" "$share%"; fi
-vm_diag "docker container with --cpuset flags: $share% of its pages on node 1"
+on_node1 "$flat" "docker container with --cpuset flags"
 
 # The same unit, its replica naming no container: only the client is in the unit.
 replica_conf boxed-docker.service
@@ -135,10 +140,7 @@ for i in 0 1 2 3 4 5 6 7; do
 done
 vm_check_match "the container's server is counted, in a cgroup below the unit's" "$server_cg" "^$ucg/."
 vm_check_match "task-affinity saw its threads" "$(check_of "$flat" 0 task-affinity got)" "process(es)?, [0-9]+ threads within"
-share=$(locality "$flat" 0)
-if at_least "$share" 99; then vm_ok "the podman container's pages are on node 1 ($share%)"; else
-	vm_not_ok "the podman container's pages are on node 1" "$share%"; fi
-vm_diag "podman container with --cgroups=split: $share% of its pages on node 1"
+on_node1 "$flat" "podman container with --cgroups=split"
 stop_boxed boxed-podman.service
 
 rm -f "$UNITS/boxed-docker.service" "$UNITS/boxed-podman.service" /tmp/standin.tar
