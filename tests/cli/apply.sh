@@ -35,35 +35,51 @@ conf() { # conf NAME TEXT: a config file owned by root, mode 0644
 # HOST PROFILE OUTCOME: "planned N" (N replicas), or "refused" and the reason's words.
 expected="
 captured-firecracker-vm null planned 1
+captured-firecracker-vm docker-per-accelerator planned 0
 captured-firecracker-vm per-accelerator planned 0
+captured-firecracker-vm podman-split planned 0
 captured-firecracker-vm per-node-cpu-only refused replica llama-0 needs 48.0 GiB and no set of nodes holds it
 captured-firecracker-vm tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 0 are left
 dgx-2s-8gpu null planned 8
+dgx-2s-8gpu docker-per-accelerator planned 8
 dgx-2s-8gpu per-accelerator planned 8
+dgx-2s-8gpu podman-split planned 8
 dgx-2s-8gpu per-node-cpu-only planned 2
 dgx-2s-8gpu tensor-parallel-per-socket planned 2
 gh200-memonly null planned 1
+gh200-memonly docker-per-accelerator planned 1
 gh200-memonly per-accelerator planned 1
+gh200-memonly podman-split planned 1
 gh200-memonly per-node-cpu-only planned 1
 gh200-memonly tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 1 are left
 gpus-numa-minus1 null planned 4
+gpus-numa-minus1 docker-per-accelerator planned 4
 gpus-numa-minus1 per-accelerator planned 4
+gpus-numa-minus1 podman-split planned 4
 gpus-numa-minus1 per-node-cpu-only planned 2
 gpus-numa-minus1 tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 2 are left
 no-numa-kernel null planned 1
+no-numa-kernel docker-per-accelerator planned 0
 no-numa-kernel per-accelerator planned 0
+no-numa-kernel podman-split planned 0
 no-numa-kernel per-node-cpu-only refused replica llama-0 needs 48.0 GiB and no set of nodes holds it
 no-numa-kernel tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 0 are left
 pcie-switches null planned 5
+pcie-switches docker-per-accelerator planned 5
 pcie-switches per-accelerator planned 5
+pcie-switches podman-split planned 5
 pcie-switches per-node-cpu-only planned 2
 pcie-switches tensor-parallel-per-socket refused replica tp-1: count:4 asks for 4 compute accelerators with a node; 1 are left
 nps4-2s-8gpu null planned 8
+nps4-2s-8gpu docker-per-accelerator planned 8
 nps4-2s-8gpu per-accelerator planned 8
+nps4-2s-8gpu podman-split planned 8
 nps4-2s-8gpu per-node-cpu-only planned 8
 nps4-2s-8gpu tensor-parallel-per-socket planned 2
 single-node null planned 1
+single-node docker-per-accelerator planned 1
 single-node per-accelerator planned 1
+single-node podman-split planned 1
 single-node per-node-cpu-only planned 1
 single-node tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 1 are left
 "
