@@ -109,6 +109,8 @@ int log_error_at(struct where at, const char *fmt, ...) {
         va_start(ap, fmt);
         remember(prefix, fmt, ap);
         va_end(ap);
+        if (LOG_ERR > max_level)
+                return -EINVAL;
         if (kmsg_fd >= 0) {
                 va_start(ap, fmt);
                 _cleanup_free_ char *msg = xvasprintf(fmt, ap);

@@ -84,8 +84,12 @@ int main(int argc, char **argv) {
         _cleanup_free_ char **rest = xmalloc0((size_t) (argc + 2) * sizeof(char *));
         int n_early = 0, n_rest = 1, r;
 
-        /* Run by systemd as a generator: its own command line, its own rules (never fail boot). */
-        if (argc > 0 && is_generator_name(argv[0]))
+        /* Run by systemd as a generator: its own command line, its own rules (never fail boot).
+         * Given a command, it is numaplan (a drop-in runs `prepare` with the generator's path). */
+        bool command = false;
+        for (int i = 1; i < argc && !command; i++)
+                command = find_verb(argv[i]) != NULL;
+        if (argc > 0 && is_generator_name(argv[0]) && !command)
                 return generator_main(argc, argv);
 
         for (int i = 1; i < argc; i++) {
