@@ -38,4 +38,9 @@ vm_check "the generator left the unit out" test ! -e "$GEN/$LLAMA.d/50-numaplan.
 vm_check_eq "systemd forgot NUMAMask" "$(systemctl show -P NUMAMask $LLAMA)" ""
 vm_check "apply puts it back" "$NUMAPLAN" apply
 vm_check "the generator's drop-in is back" test -f "$GEN/$LLAMA.d/50-numaplan.conf"
+
+# Later scenarios find numaplan as 90-reboot left it: no generator, apply's drop-in.
+rm -f /etc/systemd/system-generators/numaplan-generator
+systemctl daemon-reload
+vm_check "without the generator, apply writes its drop-in again" "$NUMAPLAN" apply
 vm_done
