@@ -30,7 +30,7 @@ _numaplan() {
 	fi
 
 	local commands="show plan apply verify status migrate prepare remove snapshot"
-	local global="--sysfs-root --unit-dir --runtime-dir -q --quiet -v --verbose -h --help --version"
+	local global="--sysfs-root --unit-dir --runtime-dir --generator-dir -q --quiet -v --verbose -h --help --version"
 	local -A opts=(
 		[show]="-c --config --json --matrix"
 		[plan]="-c --config --json"
@@ -48,7 +48,7 @@ _numaplan() {
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--sysfs-root | --unit-dir | --runtime-dir)
+	--sysfs-root | --unit-dir | --runtime-dir | --generator-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
 		;;
@@ -57,7 +57,7 @@ _numaplan() {
 	local verb= i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		-c | --config | -o | --output | --sysfs-root | --unit-dir | --runtime-dir) ((i++)) ;;
+		-c | --config | -o | --output | --sysfs-root | --unit-dir | --runtime-dir | --generator-dir) ((i++)) ;;
 		-*) ;;
 		*)
 			verb=${words[i]}

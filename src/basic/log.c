@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
 #include <stdarg.h>
 
 #include "basic/log.h"
 
 static int max_level = LOG_NOTICE;
+/* The kernel log, for a generator (log_open_kmsg()); -1: stderr. */
+static int kmsg_fd = -1;
+static const char *kmsg_ident;
 /* The first error said, for a --json or --tap document when a command fails. */
 static char *first_error;
 
@@ -35,6 +39,30 @@ int log_get_max_level(void) {
         return max_level;
 }
 
+int log_open_kmsg(const char *ident) {
+        int fd = open("/dev/kmsg", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        kmsg_fd = fd;
+        kmsg_ident = ident;
+        return 0;
+}
+
+/* One record per message: "<PRI>ident[PID]: prefix message", in one write(), as journald reads
+ * the kernel log (facility daemon, as systemd's own generators log). */
+static void kmsg_write(int level, const char *prefix, const char *fmt, va_list ap) {
+        char buf[1024];
+        int n = snprintf(buf, sizeof(buf), "<%d>%s[%d]: %s", (3 << 3) | level, kmsg_ident, (int) getpid(), prefix);
+        if (n < 0 || (size_t) n >= sizeof(buf))
+                return;
+        int m = vsnprintf(buf + n, sizeof(buf) - (size_t) n, fmt, ap);
+        if (m < 0)
+                return;
+        size_t len = (size_t) n + (size_t) m < sizeof(buf) - 1 ? (size_t) n + (size_t) m : sizeof(buf) - 2;
+        buf[len++] = '\n';
+        (void) !write(kmsg_fd, buf, len);
+}
+
 int log_internal(int level, int error, const char *fmt, ...) {
         va_list ap;
 
@@ -50,6 +78,13 @@ int log_internal(int level, int error, const char *fmt, ...) {
                         errno = error < 0 ? -error : error;
         }
         if (level > max_level) {
+                errno = saved;
+                return error;
+        }
+        if (kmsg_fd >= 0) {
+                va_start(ap, fmt);
+                kmsg_write(level, level <= LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "", fmt, ap);
+                va_end(ap);
                 errno = saved;
                 return error;
         }
@@ -74,6 +109,15 @@ int log_error_at(struct where at, const char *fmt, ...) {
         va_start(ap, fmt);
         remember(prefix, fmt, ap);
         va_end(ap);
+        if (LOG_ERR > max_level)
+                return -EINVAL;
+        if (kmsg_fd >= 0) {
+                va_start(ap, fmt);
+                _cleanup_free_ char *msg = xvasprintf(fmt, ap);
+                va_end(ap);
+                log_error("%s%s", prefix, msg);
+                return -EINVAL;
+        }
         if (at.line)
                 fprintf(stderr, "%s:%u: ", strempty(at.file), at.line);
         else

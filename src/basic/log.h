@@ -9,6 +9,9 @@
 enum log_level { LOG_ERR = 3, LOG_WARNING = 4, LOG_NOTICE = 5, LOG_INFO = 6, LOG_DEBUG = 7 };
 
 void log_set_max_level(int level);
+/* From now on, messages go to the kernel log (/dev/kmsg), which journald reads, as
+ * "numaplan-generator[PID]: ...": a generator's stderr reaches no journal. -errno. */
+int log_open_kmsg(const char *ident);
 int log_get_max_level(void);
 
 /* Logs at `level`; `error` is a -errno (or 0) that %m expands to. Returns `error`. */

@@ -21,7 +21,7 @@ static void print_changes_diff(const struct changeset *cs, FILE *f) {
         strbuf_done(&b);
 }
 
-static json_object *pools_json(const struct pool_changes *pools) {
+json_object *changes_pools_json(const struct pool_changes *pools) {
         json_object *a = json_object_new_array();
         for (size_t i = 0; pools && i < pools->n; i++) {
                 const struct pool_change *p = &pools->v[i];
@@ -38,7 +38,7 @@ static json_object *pools_json(const struct pool_changes *pools) {
         return a;
 }
 
-static void print_pools(const struct pool_changes *pools, bool check) {
+void changes_print_pools(const struct pool_changes *pools, bool check) {
         for (size_t i = 0; pools && i < pools->n; i++) {
                 const struct pool_change *p = &pools->v[i];
                 char size[FORMAT_BYTES_MAX];
@@ -64,7 +64,7 @@ static void print_changes(const struct changeset *cs, const struct pool_changes 
                 }
                 json_object_object_add(obj, "changed", json_object_new_boolean(changed));
                 json_object_object_add(obj, "units", units);
-                json_object_object_add(obj, "hugepages", pools_json(pools));
+                json_object_object_add(obj, "hugepages", changes_pools_json(pools));
                 json_print(obj);
                 return;
         }
@@ -76,7 +76,7 @@ static void print_changes(const struct changeset *cs, const struct pool_changes 
                                action_to_string(cs->v[i].action), cs->v[i].path);
                 else if (cs->removal)
                         printf("%s: no drop-in of numaplan's to remove\n", cs->v[i].unit);
-        print_pools(pools, check);
+        changes_print_pools(pools, check);
         if (!changed && cs->removal)
                 printf("nothing removed\n");
         else if (!changed)

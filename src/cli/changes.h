@@ -17,6 +17,11 @@ struct pool_changes;
 int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, const char *marker, bool check,
                       bool diff, bool reload, bool restart, bool json);
 
+/* The huge page pools of a deployment: as JSON ([{"node", "page_kb", "wanted", ...}]), and as
+ * report lines ("would be" with `check`). */
+struct json_object *changes_pools_json(const struct pool_changes *pools);
+void changes_print_pools(const struct pool_changes *pools, bool check);
+
 struct inputs;
 struct plan;
 /* Name of the record of numaplan's huge pages in the runtime directory. */

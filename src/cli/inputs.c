@@ -4,6 +4,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "cli/generator.h"
 #include "cli/inputs.h"
 #include "core/config.h"
 #include "core/planner.h"
@@ -36,9 +37,25 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         else
                 in->runtime_dir = xasprintf("%s/.numaplan", in->unit_dir);
         in->marker = xasprintf("%s/applied", in->runtime_dir);
+        /* Generator mode: the drop-ins are the generator's, and so is their marker, which it
+         * writes where it may write, in its own directory; the lock stays apply's. */
+        const char *gen = generator_dir(g);
+        in->generator = gen != NULL;
+        in->apply_dirs[0] = in->apply_dirs[1] = NULL;
+        if (gen) {
+                in->apply_dirs[0] = in->unit_dir;
+                if (in->system_dirs) /* both of systemd's directories outrank the generator's */
+                        in->apply_dirs[1] = streq(in->unit_dir, UNIT_DIR_RUNTIME) ? UNIT_DIR_PERSISTENT : UNIT_DIR_RUNTIME;
+                in->unit_dir = gen;
+                free(in->marker);
+                in->marker = generator_marker(gen);
+        }
         free(in->exe);
-        /* The binary that writes the drop-ins is the one they run: a path that exists now. */
-        in->exe = realpath("/proc/self/exe", NULL);
+        /* The binary that writes the drop-ins is the one they run: a path that exists now (in
+         * generator mode, the generator's, which writes them). */
+        in->exe = in->generator ? generator_exe(g) : NULL;
+        if (!in->exe)
+                in->exe = realpath("/proc/self/exe", NULL);
         in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe};
 }
 

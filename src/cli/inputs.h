@@ -23,8 +23,13 @@ struct inputs {
         struct config *config;
         struct plan *plan;
         struct warnings warnings; /* of the host and of the plan: one list */
-        const char *unit_dir;
+        const char *unit_dir; /* where the drop-ins are: the generator's directory in generator mode */
         bool system_dirs;  /* unit_dir is one of systemd's: this host's units, not a test's tree */
+        /* Generator mode (cli/generator.h): the generator writes the drop-ins into unit_dir, and
+         * apply_dirs (NULL-terminated) are where apply writes without it, from which apply and
+         * remove take numaplan's drop-ins away. */
+        bool generator;
+        const char *apply_dirs[3];
         char *runtime_dir; /* the lock is <runtime_dir>.lock, the marker <runtime_dir>/applied */
         char *marker;
         char *exe; /* this binary, which the drop-ins run before a replica starts */

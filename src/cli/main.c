@@ -4,6 +4,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "cli/generator.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
 
@@ -23,6 +24,8 @@ static void help(void) {
                "      --unit-dir DIR     where drop-ins go (default /etc/systemd/system)\n"
                "      --runtime-dir DIR  where apply keeps its lock and its success marker (default\n"
                "                         /run/numaplan; with --unit-dir elsewhere, DIR/.numaplan there)\n"
+               "      --generator-dir DIR  the drop-ins are numaplan-generator's, in DIR (default\n"
+               "                         " GENERATOR_DIR " when the generator is installed)\n"
                "  -q, --quiet            print errors only\n"
                "  -v, --verbose          print more (twice: debug)\n"
                "  -h, --help             this help; with a command, that command's help\n"
@@ -81,6 +84,14 @@ int main(int argc, char **argv) {
         _cleanup_free_ char **rest = xmalloc0((size_t) (argc + 2) * sizeof(char *));
         int n_early = 0, n_rest = 1, r;
 
+        /* Run by systemd as a generator: its own command line, its own rules (never fail boot).
+         * Given a command, it is numaplan (a drop-in runs `prepare` with the generator's path). */
+        bool command = false;
+        for (int i = 1; i < argc && !command; i++)
+                command = find_verb(argv[i]) != NULL;
+        if (argc > 0 && is_generator_name(argv[0]) && !command)
+                return generator_main(argc, argv);
+
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i];
 
@@ -103,7 +114,8 @@ int main(int argc, char **argv) {
                 }
                 if ((r = take_value(argc, argv, &i, "--sysfs-root", &g.sysfs_root)) ||
                     (r = take_value(argc, argv, &i, "--unit-dir", &g.unit_dir)) ||
-                    (r = take_value(argc, argv, &i, "--runtime-dir", &g.runtime_dir))) {
+                    (r = take_value(argc, argv, &i, "--runtime-dir", &g.runtime_dir)) ||
+                    (r = take_value(argc, argv, &i, "--generator-dir", &g.generator_dir))) {
                         if (r < 0)
                                 return EXIT_USAGE;
                         continue;

@@ -5,6 +5,7 @@
 #include "basic/util.h"
 #include "cli/inputs.h"
 #include "cli/changes.h"
+#include "cli/generator.h"
 #include "cli/output.h"
 #include "core/config.h"
 #include "core/planner.h"
@@ -29,6 +30,8 @@ static void help(void) {
                "      --no-reload     do not reload systemd\n"
                "      --restart       restart running replica units whose drop-in changed\n"
                "      --json          {\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout\n"
+               "\nWith numaplan-generator installed, the drop-ins are the generator's: apply checks the\n"
+               "plan, removes its own drop-ins, reloads (which runs the generator) and checks the result.\n"
                "\nPinning takes effect when a unit starts: a running unit keeps its placement until it\n"
                "restarts, and apply says so.\n");
 }
@@ -130,7 +133,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = rp;
                 goto out;
         }
-        r = deploy_and_report(&cs, &pools, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
+        if (in.generator)
+                r = generator_apply(&in, &cs, &pools, a->check, a->diff, !a->no_reload, a->restart, a->json);
+        else
+                r = deploy_and_report(&cs, &pools, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
         if (r == EXIT_OK)
                 r = rp;
         pool_changes_done(&pools);

@@ -4,6 +4,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/changes.h"
+#include "cli/generator.h"
 #include "cli/inputs.h"
 #include "core/config.h"
 #include "core/unit-name.h"
@@ -16,7 +17,8 @@ static void help(void) {
         printf("Usage: numaplan remove [-c FILE] [UNIT...] [--runtime] [--no-reload] [--json]\n\n"
                "Delete the drop-ins numaplan wrote (recognised by their first line): those of the named\n"
                "units, or all of them. Reloads systemd once if anything was removed. Removing nothing\n"
-               "is success. Unit names without a suffix are services, as systemctl takes them.\n\n"
+               "is success. Unit names without a suffix are services, as systemctl takes them. With\n"
+               "numaplan-generator installed, the generator leaves the units out until the next boot.\n\n"
                "  -c, --config FILE   check FILE (the configuration is not needed to remove)\n"
                "      --runtime       the drop-ins under " UNIT_DIR_RUNTIME "\n"
                "      --no-reload     do not reload systemd\n"
@@ -72,6 +74,15 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         lock = inputs_lock(&in, access(in.unit_dir, F_OK) == 0); /* no unit directory: nothing to remove */
         if (lock < -1) {
                 r = -lock;
+                goto out;
+        }
+        if (in.generator) {
+                struct pool_changes pools = {0};
+                int rp = argc == 0 ? changes_pools(&in, streq(g->sysfs_root, "/"), NULL, false, &pools) : EXIT_OK;
+                r = generator_remove(&in, units, &pools, !a->no_reload, a->json);
+                if (r == EXIT_OK)
+                        r = rp;
+                pool_changes_done(&pools);
                 goto out;
         }
         if (changeset_recover(in.unit_dir) < 0) {

@@ -40,9 +40,7 @@ static bool is_running(sd_bus *bus, const char *unit) {
                (streq(state, "active") || streq(state, "activating") || streq(state, "reloading"));
 }
 
-/* Pinning takes effect when a unit starts: restart the running ones that changed, or say so.
- * Returns the number of restarts that failed, or -errno. */
-static int restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart) {
+int deploy_restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart) {
         _cleanup_free_ char **running = xmalloc0((cs->n + 1) * sizeof(char *));
         size_t n = 0;
 
@@ -100,7 +98,7 @@ int deploy(struct deployment *d, const struct changeset *cs, const struct deploy
                 if (r < 0)
                         return r;
                 ret->stage = DEPLOY_RESTART;
-                r = restart_or_tell(bus, cs, o->restart);
+                r = deploy_restart_or_tell(bus, cs, o->restart);
                 if (r != 0)
                         return r < 0 ? r : -EIO;
         }

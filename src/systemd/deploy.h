@@ -41,5 +41,8 @@ int deploy_prepare(const struct changeset *cs, const struct deploy_options *o, s
 int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret);
 void deployment_done(struct deployment *d);
 
+/* Pinning takes effect when a unit starts: restarts the running units of `cs` that changed, or
+ * says they run with their old placement. Returns the number of restarts that failed, or -errno. */
+int deploy_restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart);
 /* Creates `marker` (and its directory) atomically. Logs; -errno. */
 int deploy_write_marker(const char *marker);

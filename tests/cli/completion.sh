@@ -23,7 +23,7 @@ is "completion offers every command --help lists" "$(complete_line numaplan "" |
 for verb in $verbs; do
 	offered=$(complete_line numaplan "$verb" - | tr ' ' '\n' | grep -v '^$' | sort -u)
 	helped=$("$numaplan" "$verb" --help | grep -E '^Usage:|^  +-' | grep -oE '(^|[ [])--?[a-z][a-z-]*' | tr -d ' [' | sort -u)
-	global="--help --quiet --runtime-dir --sysfs-root --unit-dir --verbose --version -h -q -v"
+	global="--generator-dir --help --quiet --runtime-dir --sysfs-root --unit-dir --verbose --version -h -q -v"
 	missing=$(comm -13 <(echo "$offered") <(echo "$helped") | tr '\n' ' ')
 	extra=$(comm -23 <(echo "$offered") <(printf '%s\n' $helped $global | sort -u) | tr '\n' ' ')
 	is "$verb: completion offers every option its --help lists, and no other" "$missing|$extra" "|"

@@ -13,6 +13,10 @@
 #                      needs --log, as it watches the console for the runner's start marker)
 #   --timeout S        kill QEMU after S s in all (default 1800)
 #
+# A file named swap-pci-nodes in SHARE_DIR (a scenario writes $SHARE/swap-pci-nodes before a reboot)
+# puts the two expanders on each other's node for this boot: VGA on node 0, bochs-display on node
+# 1, at the same PCI addresses, as if the device had been moved to the other socket.
+#
 # Environment: VM_ACCEL (default tcg; kvm where /dev/kvm really works), VM_CPU (default: qemu's
 # default model under tcg, host under kvm), VM_QEMU (default qemu-system-x86_64), VM_APPEND (more
 # kernel arguments), VM_QEMU_ARGS (more QEMU arguments, split on spaces).
@@ -78,6 +82,8 @@ fi
 # pxb1 (numa_node=1, buses 0x40..) -> root port -> VGA (class 0x030000); expander pxb0
 # (numa_node=0, buses 0x20..) -> root port -> bochs-display (0x038000). Both vendor 0x1234. Every
 # other device sits on pcie.0 explicitly (QEMU would otherwise try the expanders).
+node_pxb0=0 node_pxb1=1
+[ -e "$share/swap-pci-nodes" ] && node_pxb0=1 node_pxb1=0
 # shellcheck disable=SC2054,SC2206 # commas inside QEMU arguments; VM_QEMU_ARGS split on purpose
 args=(
 	-accel "$accel" "${cpu[@]}"
@@ -85,10 +91,10 @@ args=(
 	-object memory-backend-ram,id=m0,size=1G -numa node,nodeid=0,cpus=0-1,memdev=m0
 	-object memory-backend-ram,id=m1,size=1G -numa node,nodeid=1,cpus=2-3,memdev=m1
 	-numa dist,src=0,dst=1,val=21
-	-device pxb-pcie,id=pxb0,bus_nr=32,numa_node=0,bus=pcie.0
+	-device pxb-pcie,id=pxb0,bus_nr=32,numa_node=$node_pxb0,bus=pcie.0
 	-device pcie-root-port,id=rp0,bus=pxb0,chassis=10,slot=0
 	-device bochs-display,bus=rp0
-	-device pxb-pcie,id=pxb1,bus_nr=64,numa_node=1,bus=pcie.0
+	-device pxb-pcie,id=pxb1,bus_nr=64,numa_node=$node_pxb1,bus=pcie.0
 	-device pcie-root-port,id=rp1,bus=pxb1,chassis=11,slot=0
 	-device VGA,bus=rp1
 	-drive "$drive" -device virtio-blk-pci,drive=root,bus=pcie.0

@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: MIT */
+/* numaplan-generator, and what apply and remove do when it is installed (cli/generator.h).
+ *
+ * The generator is the plan's own code path: inputs_load() reads the configuration and this
+ * boot's host, changeset_for_plan() renders exactly the drop-ins `plan` prints, and the commit
+ * writes them. What differs is the contract of a generator: it runs before most of the system,
+ * so it talks to no one (no D-Bus), writes only below its directory, logs to the kernel log, ends
+ * within GENERATOR_TIMEOUT_S, and exits 0 whatever happens, so that the rest of the system boots.
+ * When it cannot place the replicas it still writes their drop-ins, asserting the marker it then
+ * does not write: the replicas fail to start with "Assertion failed" rather than start unpinned. */
+
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "basic/diff.h"
+#include "basic/fileio.h"
+#include "basic/json-util.h"
+#include "basic/log.h"
+#include "basic/util.h"
+#include "cli/changes.h"
+#include "cli/generator.h"
+#include "cli/inputs.h"
+#include "cli/output.h"
+#include "core/config.h"
+#include "core/dropin.h"
+#include "core/planner.h"
+#include "core/unit-name.h"
+#include "host/config-files.h"
+#include "systemd/bus.h"
+#include "systemd/changeset.h"
+#include "systemd/deploy.h"
+
+#define DROPIN_SIZE_MAX (64U << 10)
+#define CONFIG_SCAN_MAX (4U << 20)
+
+bool is_generator_name(const char *argv0) {
+        const char *slash = strrchr(argv0, '/');
+        return streq(slash ? slash + 1 : argv0, GENERATOR_NAME);
+}
+
+/* systemd's system generator directories, highest priority first (systemd.generator(7)). */
+static const char *const generator_paths[] = {
+        "/run/systemd/system-generators",       "/etc/systemd/system-generators",
+        "/usr/local/lib/systemd/system-generators", "/usr/lib/systemd/system-generators",
+        "/lib/systemd/system-generators",
+};
+
+/* The installed generator systemd runs (the first one found, as systemd takes the first of a
+ * name), or NULL when there is none or it is masked (a link to /dev/null, or an empty file). */
+static char *generator_installed_path(void) {
+        const char *env = getenv("SYSTEMD_GENERATOR_PATH");
+        _cleanup_free_ char *copy = env ? xstrdup(env) : NULL;
+        char *save = NULL;
+        size_t i = 0;
+
+        for (;;) {
+                const char *dir = copy ? strtok_r(save ? NULL : copy, ":", &save) :
+                                         i < ELEMENTSOF(generator_paths) ? generator_paths[i++] : NULL;
+                struct stat st;
+                if (!dir)
+                        return NULL;
+                _cleanup_free_ char *p = xasprintf("%s/" GENERATOR_NAME, dir);
+                if (lstat(p, &st) < 0)
+                        continue;
+                if (stat(p, &st) < 0 || (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) ||
+                    (S_ISREG(st.st_mode) && st.st_size == 0) || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+                        return NULL; /* masked, or nothing systemd would run */
+                return TAKE_PTR(p);
+        }
+}
+
+bool generator_installed(void) {
+        _cleanup_free_ char *p = generator_installed_path();
+        return p != NULL;
+}
+
+const char *generator_dir(const struct globals *g) {
+        if (g->generator_dir)
+                return g->generator_dir;
+        /* A test's unit directory or a replayed host is never this host's generator's business. */
+        if (g->unit_dir || !streq(g->sysfs_root, "/"))
+                return NULL;
+        return generator_installed() ? GENERATOR_DIR : NULL;
+}
+
+char *generator_marker(const char *dir) {
+        return xasprintf("%s/.numaplan/applied", dir);
+}
+
+char *generator_exe(const struct globals *g) {
+        /* The drop-ins name the binary that runs `prepare`: the installed generator (which is
+         * numaplan, under another name when copied), so that the generator and the commands
+         * render the same bytes. */
+        if (g->generator_dir)
+                return NULL;
+        _cleanup_free_ char *p = generator_installed_path();
+        return p ? realpath(p, NULL) : NULL;
+}
+
+/* --- Files below a directory, never through a link ------------------------------------------- */
+
+static int read_unit_file(const char *dir, const char *unit, const char *name, char **ret) {
+        _cleanup_free_ char *d = xasprintf("%s.d", unit);
+        _cleanup_close_ int udfd = open_dir_at(AT_FDCWD, dir, false, NULL);
+        *ret = NULL;
+        if (udfd < 0)
+                return udfd;
+        _cleanup_close_ int dfd = open_dir_at(udfd, d, false, NULL);
+        if (dfd < 0)
+                return dfd;
+        return read_regular_at(dfd, name, DROPIN_SIZE_MAX, ret);
+}
+
+static int write_unit_file(const char *dir, const char *unit, const char *name, const char *text) {
+        _cleanup_free_ char *d = xasprintf("%s.d", unit);
+        int r = mkdir_parents(dir, 0755);
+        _cleanup_close_ int udfd = r < 0 ? r : open_dir_at(AT_FDCWD, dir, false, NULL);
+        if (udfd < 0)
+                return log_error_errno(udfd, "cannot open %s: %m", dir);
+        _cleanup_close_ int dfd = open_dir_at(udfd, d, true, NULL);
+        r = dfd < 0 ? dfd : write_file_atomic_at(dfd, name, text);
+        if (r < 0)
+                return log_error_errno(r, "cannot write %s/%s/%s: %m", dir, d, name);
+        return 0;
+}
+
+/* --- What remove took out ---------------------------------------------------------------------- */
+
+/* The units of the record (NULL-terminated; *ret_all for "*"), empty when there is none. */
+static char **read_removed(const char *runtime_dir, bool *ret_all, bool *ret_exists) {
+        _cleanup_free_ char *path = xasprintf("%s/" GENERATOR_REMOVED, runtime_dir), *text = NULL;
+        char **v = xmalloc0(sizeof(char *));
+        size_t n = 0;
+
+        *ret_all = false;
+        *ret_exists = read_file(path, &text) >= 0;
+        for (char *line = text, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                if (streq(line, "*"))
+                        *ret_all = true;
+                else if (*line && *line != '#' && unit_name_is_valid_service(line, NULL)) {
+                        v = xrealloc(v, (n + 2) * sizeof(char *));
+                        v[n++] = xstrdup(line);
+                        v[n] = NULL;
+                }
+        }
+        return v;
+}
+
+static bool strv_contains(char *const *v, const char *s) {
+        for (; v && *v; v++)
+                if (streq(*v, s))
+                        return true;
+        return false;
+}
+
+/* --- The generator ----------------------------------------------------------------------------- */
+
+/* The units to keep from starting when there is no plan: those the configuration names. It is
+ * parsed when it can be (quietly: what is wrong was said), else read for its `unit =` lines. A
+ * template's unit is its template ("llama@.service"), whose drop-ins every instance takes. */
+static void add_unit(char ***v, size_t *n, const char *value) {
+        _cleanup_free_ char *u = unit_name_mangle(value), *probe = NULL;
+        const char *i = strstr(u, "%i");
+        if (i) {
+                probe = xasprintf("%.*s0%s", (int) (i - u), u, i + 2);
+                if (!unit_name_is_valid_service(probe, NULL))
+                        return;
+                char *t = xasprintf("%.*s%s", (int) (i - u), u, i + 2);
+                free(u);
+                u = t;
+        } else if (!unit_name_is_valid_service(u, NULL))
+                return;
+        if (strv_contains(*v, u))
+                return;
+        *v = xrealloc(*v, (*n + 2) * sizeof(char *));
+        (*v)[(*n)++] = TAKE_PTR(u);
+        (*v)[*n] = NULL;
+}
+
+static void scan_units(const char *path, char ***v, size_t *n) {
+        _cleanup_free_ char *text = NULL;
+        if (read_file_max(path, CONFIG_SCAN_MAX, &text) < 0)
+                return;
+        for (char *line = text, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                const char *k = startswith(line + strspn(line, " \t"), "unit");
+                if (!k)
+                        continue;
+                k += strspn(k, " \t");
+                if (*k++ != '=')
+                        continue;
+                k += strspn(k, " \t");
+                char *end = strstr(k, " ;");
+                if (end)
+                        *end = '\0';
+                size_t len = strcspn(k, " \t\r");
+                _cleanup_free_ char *value = xstrndup(k, len);
+                if (*value)
+                        add_unit(v, n, value);
+        }
+}
+
+static char **blocked_units(const char *config_path) {
+        char **v = xmalloc0(sizeof(char *));
+        size_t n = 0;
+        _cleanup_config_ struct config *c = NULL;
+        int level = log_get_max_level();
+
+        log_set_max_level(0);
+        int r = config_load(config_path, &c);
+        log_set_max_level(level);
+        if (r >= 0) {
+                for (size_t i = 0; i < c->n_replicas; i++)
+                        if (c->replicas[i].unit)
+                                add_unit(&v, &n, c->replicas[i].unit);
+                return v;
+        }
+        if (config_path) {
+                scan_units(config_path, &v, &n);
+                return v;
+        }
+        scan_units(CONFIG_FILE, &v, &n);
+        glob_t gl = {0};
+        if (glob(CONFIG_DROPIN_DIR "/*.conf", 0, NULL, &gl) == 0)
+                for (size_t i = 0; i < gl.gl_pathc; i++)
+                        scan_units(gl.gl_pathv[i], &v, &n);
+        globfree(&gl);
+        return v;
+}
+
+/* No plan at this boot: every unit the configuration names gets a drop-in that asserts the
+ * marker, which is not written, so none starts with a placement this boot does not have. */
+static void block_all(const struct globals *g, const char *config_path) {
+        _cleanup_free_ char *why = xstrdup(log_first_error() ? log_first_error() : "no plan");
+        _cleanup_strv_free_ char **units = blocked_units(config_path);
+        struct inputs in = {0};
+        size_t n = 0;
+        struct strbuf names = {0};
+
+        inputs_dirs(g, false, &in);
+        for (char *p = why; *p; p++)
+                if (*p == '\n')
+                        *p = ' ';
+        _cleanup_free_ char *text = xasprintf(DROPIN_HEADER "-generator: no placement at this boot. Do not edit: fix the "
+                                                            "cause, then run numaplan apply.\n"
+                                                            "# %s\n[Unit]\nAfter=numaplan.service\nAssertPathExists=%s\n",
+                                              why, in.marker);
+        for (size_t i = 0; units[i]; i++)
+                if (write_unit_file(in.unit_dir, units[i], DROPIN_NAME, text) >= 0) {
+                        strbuf_printf(&names, "%s%s", n ? ", " : "", units[i]);
+                        n++;
+                }
+        if (n)
+                log_error("no placement at this boot: %s kept from starting (each asserts %s, which is not there); "
+                          "fix the cause, then run numaplan apply",
+                          names.s, in.marker);
+        else
+                log_error("no placement at this boot, and no replica unit found in the configuration to keep from "
+                          "starting");
+        strbuf_done(&names);
+        inputs_done(&in);
+}
+
+/* A unit that still has apply's drop-in where it outranks the generator's (an apply before the
+ * generator was installed): a second drop-in keeps it from starting with that placement, until
+ * apply takes it away. An admin's own file of that name (a link to /dev/null included) is theirs
+ * and wins, as systemd makes it. Returns whether the unit is blocked. */
+static bool check_conflict(const struct inputs *in, const char *unit) {
+        for (size_t k = 0; in->apply_dirs[k]; k++) {
+                _cleanup_free_ char *old = NULL, *path = dropin_path(in->apply_dirs[k], unit);
+                if (read_unit_file(in->apply_dirs[k], unit, DROPIN_NAME, &old) < 0 || !startswith(old, DROPIN_HEADER))
+                        continue;
+                _cleanup_free_ char *text = xasprintf(
+                        DROPIN_HEADER "-generator. Do not edit: run numaplan apply, which hands the unit to the generator.\n"
+                                      "# %s, written by numaplan apply, outranks the generator's drop-in: the unit "
+                                      "starts with neither until it is gone.\n[Unit]\nAssertPathExists=!%s\n",
+                        path, path);
+                if (write_unit_file(in->unit_dir, unit, GENERATOR_CONFLICT_NAME, text) >= 0)
+                        log_error("%s: %s, written by numaplan apply, outranks the generator's placement: the unit will "
+                                  "not start; numaplan apply removes it and reloads",
+                                  unit, path);
+                return true;
+        }
+        return false;
+}
+
+static void generate(const struct globals *g, const char *config_path) {
+        struct inputs in;
+        struct changeset cs;
+        bool all_removed, record;
+
+        int r = inputs_load(g, config_path, false, &in);
+        if (r != EXIT_OK) {
+                block_all(g, config_path);
+                return;
+        }
+        for (size_t i = 0; i < in.plan->n_replicas; i++) {
+                const char *why;
+                if (!unit_name_is_valid_service(in.plan->replicas[i].unit, &why)) {
+                        log_error_at(replica_where(in.plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
+                                     in.plan->replicas[i].unit, why);
+                        inputs_done(&in);
+                        block_all(g, config_path);
+                        return;
+                }
+        }
+        log_warnings(&in.warnings);
+
+        _cleanup_strv_free_ char **removed = read_removed(in.runtime_dir, &all_removed, &record);
+        if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0) {
+                inputs_done(&in);
+                return;
+        }
+        size_t placed = 0, left_out = 0;
+        struct strbuf names = {0};
+        for (size_t i = 0; i < cs.n; i++) {
+                struct change *c = &cs.v[i];
+                if (c->new && (all_removed || strv_contains(removed, c->unit))) {
+                        c->new = mfree(c->new);
+                        c->action = c->old ? ACTION_REMOVED : ACTION_UNCHANGED;
+                        left_out++;
+                }
+        }
+        r = changeset_changed(&cs) ? changeset_commit(&cs) : 0;
+        for (size_t i = 0; r >= 0 && i < cs.n; i++) {
+                if (!cs.v[i].new)
+                        continue;
+                if (!check_conflict(&in, cs.v[i].unit)) {
+                        _cleanup_free_ char *d = xasprintf("%s/%s.d/" GENERATOR_CONFLICT_NAME, in.unit_dir, cs.v[i].unit);
+                        (void) unlink(d); /* of an earlier run into the same directory */
+                }
+                const struct placement *pl = NULL;
+                for (size_t j = 0; j < in.plan->n_replicas && !pl; j++)
+                        if (streq(in.plan->replicas[j].unit, cs.v[i].unit))
+                                pl = &in.plan->replicas[j];
+                _cleanup_free_ char *nodes = pl ? cpuset_format(&pl->nodes) : xstrdup("-");
+                if (names.len < 600)
+                        strbuf_printf(&names, "%s%s on node%s %s", placed ? ", " : "", cs.v[i].unit,
+                                      pl && cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
+                placed++;
+        }
+        /* Last, as apply's: the marker says every drop-in is in place. */
+        if (r >= 0)
+                r = deploy_write_marker(in.marker);
+        if (r >= 0) {
+                _cleanup_free_ char *sources = config_sources(in.config);
+                log_notice("placed %zu replica%s from %s: %s%s", placed, placed == 1 ? "" : "s", sources,
+                           placed ? names.s : "none", names.len >= 600 ? ", ..." : "");
+                if (left_out)
+                        log_notice("left out %zu replica%s that numaplan remove took out until the next boot", left_out,
+                                   left_out == 1 ? "" : "s");
+        }
+        strbuf_done(&names);
+        changeset_done(&cs);
+        inputs_done(&in);
+}
+
+static void generator_help(void) {
+        printf("Usage: " GENERATOR_NAME " [OPTIONS] NORMAL-DIR [EARLY-DIR LATE-DIR]\n\n"
+               "numaplan as a systemd generator: writes each replica unit's drop-in, exactly as numaplan\n"
+               "plan shows it, into NORMAL-DIR (systemd gives /run/systemd/generator), from the\n"
+               "configuration and this boot's hardware. Run by systemd at boot and at every\n"
+               "daemon-reload; logs to the kernel log when systemd runs it; always exits 0.\n\n"
+               "  -c, --config FILE      read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
+               "      --sysfs-root DIR   read DIR/sys and DIR/proc instead of /sys and /proc\n"
+               "      --unit-dir DIR     where apply's drop-ins that outrank the generator's are (default\n"
+               "                         " UNIT_DIR_PERSISTENT " and " UNIT_DIR_RUNTIME ")\n"
+               "      --runtime-dir DIR  where numaplan remove records what it took out (default\n"
+               "                         " RUNTIME_DIR ")\n"
+               "  -v, --verbose          say more\n");
+}
+
+static int timeout_fd = STDERR_FILENO;
+static char timeout_msg[256];
+
+static void on_timeout(int sig) {
+        (void) sig;
+        (void) !write(timeout_fd, timeout_msg, strlen(timeout_msg));
+        _exit(EXIT_OK);
+}
+
+int generator_main(int argc, char **argv) {
+        struct globals g = {.sysfs_root = "/"};
+        const char *config = NULL, *dirs[4] = {0};
+        int n_dirs = 0, verbosity = 0;
+
+        for (int i = 1; i < argc; i++) {
+                static const char *const names[] = {"--config", "-c", "--sysfs-root", "--unit-dir", "--runtime-dir"};
+                const char **dst[] = {&config, &config, &g.sysfs_root, &g.unit_dir, &g.runtime_dir};
+                const char *a = argv[i];
+                bool taken = false;
+
+                if (streq(a, "-h") || streq(a, "--help")) {
+                        generator_help();
+                        return EXIT_OK;
+                }
+                if (streq(a, "-v") || streq(a, "--verbose")) {
+                        verbosity++;
+                        continue;
+                }
+                for (size_t k = 0; k < ELEMENTSOF(names) && !taken; k++) {
+                        const char *rest = startswith(a, names[k]);
+                        if (!rest || (*rest && (*rest != '=' || names[k][1] != '-')))
+                                continue;
+                        if (!*rest && i + 1 >= argc) {
+                                fprintf(stderr, GENERATOR_NAME ": option %s needs a value\n", a);
+                                return EXIT_USAGE;
+                        }
+                        *dst[k] = *rest ? rest + 1 : argv[++i];
+                        taken = true;
+                }
+                if (taken)
+                        continue;
+                if (a[0] == '-' || n_dirs == 3) {
+                        fprintf(stderr, GENERATOR_NAME ": unexpected argument '%s'. Try '" GENERATOR_NAME " --help'.\n", a);
+                        return EXIT_USAGE;
+                }
+                dirs[n_dirs++] = a;
+        }
+        if (n_dirs != 1 && n_dirs != 3) {
+                fprintf(stderr, GENERATOR_NAME ": needs the generator directories (normal, early, late). Try '" GENERATOR_NAME
+                                " --help'.\n");
+                return EXIT_USAGE;
+        }
+
+        /* systemd (251 and later) sets $SYSTEMD_SCOPE for the generators it runs: their stderr
+         * reaches no journal there, the kernel log does. Run by hand or by a test: stderr. */
+        if (getenv("SYSTEMD_SCOPE") && log_open_kmsg(GENERATOR_NAME) >= 0)
+                timeout_fd = open("/dev/kmsg", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        log_set_max_level(verbosity == 0 ? LOG_NOTICE : verbosity == 1 ? LOG_INFO : LOG_DEBUG);
+        const char *initrd = getenv("SYSTEMD_IN_INITRD");
+        if (initrd && streq(initrd, "1")) {
+                log_debug("in the initrd: no replica to place");
+                return EXIT_OK;
+        }
+
+        /* Bounded: the boot waits for every generator. */
+        snprintf(timeout_msg, sizeof(timeout_msg),
+                 "%s" GENERATOR_NAME "[%d]: error: not done after %d s: stopped; the replicas it wrote drop-ins for will "
+                 "not start (no marker)\n",
+                 timeout_fd == STDERR_FILENO ? "" : "<27>", (int) getpid(), GENERATOR_TIMEOUT_S);
+        signal(SIGALRM, on_timeout);
+        alarm(GENERATOR_TIMEOUT_S);
+
+        g.generator_dir = dirs[0];
+        generate(&g, config);
+        alarm(0);
+        return EXIT_OK;
+}
+
+/* --- apply and remove in generator mode -------------------------------------------------------- */
+
+struct report_line {
+        const char *unit, *action, *path, *note;
+};
+
+static void report(const struct report_line *v, size_t n, const struct pool_changes *pools, bool check, bool changed,
+                   const char *gen_dir, const char *nothing, bool json) {
+        if (json) {
+                _cleanup_json_ json_object *obj = json_object_new_object();
+                json_object *units = json_object_new_array();
+                for (size_t i = 0; i < n; i++) {
+                        json_object *u = json_object_new_object();
+                        json_object_object_add(u, "unit", json_object_new_string(v[i].unit));
+                        json_object_object_add(u, "action", json_object_new_string(v[i].action));
+                        json_object_object_add(u, "path", json_object_new_string(v[i].path));
+                        json_object_array_add(units, u);
+                }
+                json_object_object_add(obj, "changed", json_object_new_boolean(changed));
+                json_object_object_add(obj, "generator_dir", json_object_new_string(gen_dir));
+                json_object_object_add(obj, "units", units);
+                json_object_object_add(obj, "hugepages", changes_pools_json(pools));
+                json_print(obj);
+                return;
+        }
+        if (log_get_max_level() < LOG_NOTICE)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (!streq(v[i].action, "unchanged"))
+                        printf("%s: %s%s %s%s\n", v[i].unit, check ? "would be " : "", v[i].action, v[i].path,
+                               strempty(v[i].note));
+        changes_print_pools(pools, check);
+        if (!changed)
+                printf("%s\n", nothing);
+}
+
+static void add_lines(struct report_line **v, size_t *n, const struct changeset *cs, const char *note) {
+        for (size_t i = 0; i < cs->n; i++) {
+                *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+                (*v)[(*n)++] = (struct report_line){cs->v[i].unit, action_to_string(cs->v[i].action), cs->v[i].path, note};
+        }
+}
+
+static void print_diff(const struct changeset *cs, size_t n, bool json) {
+        struct strbuf b = {0};
+        for (size_t k = 0; k < n; k++)
+                for (size_t i = 0; i < cs[k].n; i++)
+                        diff_unified(&b, cs[k].v[i].path, cs[k].v[i].old, cs[k].v[i].path, cs[k].v[i].new);
+        if (b.len)
+                fputs(b.s, json ? stderr : stdout);
+        strbuf_done(&b);
+}
+
+/* apply's own state, which generator mode has no use for: the record of remove, and apply's
+ * marker (so that a drop-in apply wrote before the generator was installed cannot start). */
+static bool handover_pending(const struct inputs *in, char **ret_record, char **ret_marker) {
+        *ret_record = xasprintf("%s/" GENERATOR_REMOVED, in->runtime_dir);
+        *ret_marker = xasprintf("%s/applied", in->runtime_dir);
+        return access(*ret_record, F_OK) == 0 || access(*ret_marker, F_OK) == 0;
+}
+
+static int unlink_if_there(const char *path) {
+        if (unlink(path) < 0 && errno != ENOENT)
+                return log_error_errno(-errno, "cannot remove %s: %m", path);
+        return 0;
+}
+
+int generator_apply(const struct inputs *in, const struct changeset *gen, const struct pool_changes *pools, bool check,
+                    bool diff, bool reload, bool restart, bool json) {
+        struct changeset rm[ELEMENTSOF(in->apply_dirs)] = {{0}}, all[ELEMENTSOF(in->apply_dirs) + 1] = {{0}};
+        _cleanup_free_ char *record = NULL, *apply_marker = NULL;
+        _cleanup_free_ struct report_line *lines = NULL;
+        sd_bus *bus = NULL;
+        size_t n_rm = 0, n_lines = 0;
+        int r = EXIT_ENV;
+
+        for (; in->apply_dirs[n_rm]; n_rm++) {
+                if (!check && changeset_recover(in->apply_dirs[n_rm]) < 0)
+                        goto out;
+                if (changeset_for_removal(in->apply_dirs[n_rm], NULL, &rm[n_rm]) < 0)
+                        goto out;
+        }
+        bool handover = handover_pending(in, &record, &apply_marker);
+        for (size_t k = 0; k < n_rm; k++)
+                handover = handover || changeset_changed(&rm[k]);
+        bool changed = changeset_changed(gen) || handover;
+
+        add_lines(&lines, &n_lines, gen, " (by " GENERATOR_NAME ")");
+        for (size_t k = 0; k < n_rm; k++)
+                add_lines(&lines, &n_lines, &rm[k], " (apply's: the generator's drop-in takes over)");
+        if (diff) {
+                all[0] = *gen;
+                for (size_t k = 0; k < n_rm; k++)
+                        all[k + 1] = rm[k];
+                print_diff(all, n_rm + 1, json);
+        }
+        if (check) {
+                report(lines, n_lines, pools, true, changed, in->unit_dir, "nothing to do: the generator's drop-ins are up to date", json);
+                r = changed ? EXIT_FAILED : EXIT_OK;
+                goto out;
+        }
+        /* systemd first: a handover it would not hear of is a half step. */
+        if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
+                log_error("nothing written (--no-reload writes without telling systemd)");
+                goto out;
+        }
+        for (size_t k = 0; k < n_rm; k++)
+                if (changeset_changed(&rm[k]) && changeset_commit(&rm[k]) < 0)
+                        goto out;
+        if (unlink_if_there(record) < 0 || unlink_if_there(apply_marker) < 0)
+                goto out;
+        if (changed && reload) {
+                struct changeset now;
+                if (bus_reload(bus) < 0) {
+                        log_error("apply's drop-ins are removed but systemd did not reload: run systemctl daemon-reload");
+                        goto out;
+                }
+                /* The reload ran the generator: its directory must now hold this plan. */
+                if (changeset_for_plan(in->unit_dir, &in->env, in->topology, in->config, in->plan, &now) < 0)
+                        goto out;
+                bool held = !changeset_changed(&now) && access(in->marker, F_OK) == 0;
+                changeset_done(&now);
+                if (!held) {
+                        log_error("systemd reloaded, but %s does not hold this plan: the generator failed, or is "
+                                  "another numaplan (journalctl -b -t " GENERATOR_NAME " says why)",
+                                  in->unit_dir);
+                        goto out;
+                }
+                if (deploy_restart_or_tell(bus, gen, restart) != 0)
+                        goto out;
+        } else if (changed)
+                log_notice("the generator writes this plan into %s at the next daemon-reload or boot", in->unit_dir);
+        report(lines, n_lines, pools, false, changed, in->unit_dir, "nothing to do: the generator's drop-ins are up to date", json);
+        r = EXIT_OK;
+out:
+        bus_unrefp(&bus);
+        for (size_t k = 0; k < n_rm; k++)
+                changeset_done(&rm[k]);
+        return r;
+}
+
+int generator_remove(const struct inputs *in, char *const *units, const struct pool_changes *pools, bool reload,
+                     bool json) {
+        struct changeset rm[ELEMENTSOF(in->apply_dirs)] = {{0}}, gen = {0};
+        _cleanup_free_ struct report_line *lines = NULL;
+        _cleanup_free_ char *record = xasprintf("%s/" GENERATOR_REMOVED, in->runtime_dir);
+        _cleanup_strv_free_ char **before = NULL;
+        sd_bus *bus = NULL;
+        size_t n_rm = 0, n_lines = 0;
+        bool all_before, exists;
+        int r = EXIT_ENV;
+
+        for (; in->apply_dirs[n_rm]; n_rm++)
+                if (changeset_recover(in->apply_dirs[n_rm]) < 0 ||
+                    changeset_for_removal(in->apply_dirs[n_rm], units, &rm[n_rm]) < 0)
+                        goto out;
+        /* What the generator's directory holds of those units: gone once it runs again. */
+        if (changeset_for_removal(in->unit_dir, units, &gen) < 0)
+                goto out;
+
+        before = read_removed(in->runtime_dir, &all_before, &exists);
+        struct strbuf text = {0};
+        strbuf_append(&text, "# units numaplan remove took out of numaplan-generator's drop-ins until the next boot\n");
+        bool record_changed = false;
+        if (!units || !units[0] || all_before) {
+                strbuf_append(&text, "*\n");
+                record_changed = !all_before;
+        } else {
+                for (size_t i = 0; before[i]; i++)
+                        strbuf_printf(&text, "%s\n", before[i]);
+                for (size_t i = 0; units[i]; i++)
+                        if (!strv_contains(before, units[i])) {
+                                strbuf_printf(&text, "%s\n", units[i]);
+                                record_changed = true;
+                        }
+        }
+        bool changed = changeset_changed(&gen) || record_changed;
+        for (size_t k = 0; k < n_rm; k++)
+                changed = changed || changeset_changed(&rm[k]);
+
+        add_lines(&lines, &n_lines, &gen, " (the generator leaves it out until the next boot)");
+        for (size_t k = 0; k < n_rm; k++)
+                add_lines(&lines, &n_lines, &rm[k], NULL);
+        if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
+                log_error("nothing written (--no-reload writes without telling systemd)");
+                strbuf_done(&text);
+                goto out;
+        }
+        for (size_t k = 0; k < n_rm; k++)
+                if (changeset_changed(&rm[k]) && changeset_commit(&rm[k]) < 0) {
+                        strbuf_done(&text);
+                        goto out;
+                }
+        if (record_changed) {
+                _cleanup_free_ char *copy = xstrdup(record);
+                char *slash = strrchr(copy, '/');
+                *slash = '\0';
+                int q = mkdir_parents(copy, 0755);
+                _cleanup_close_ int dfd = q < 0 ? q : open_dir_at(AT_FDCWD, copy, true, NULL);
+                q = dfd < 0 ? dfd : write_file_atomic_at(dfd, slash + 1, text.s);
+                if (q < 0) {
+                        log_error_errno(q, "cannot write %s: %m", record);
+                        strbuf_done(&text);
+                        goto out;
+                }
+        }
+        strbuf_done(&text);
+        if (changed && reload) {
+                struct changeset now;
+                if (bus_reload(bus) < 0) {
+                        log_error("recorded, but systemd did not reload: run systemctl daemon-reload");
+                        goto out;
+                }
+                if (changeset_for_removal(in->unit_dir, units, &now) < 0)
+                        goto out;
+                bool gone = changeset_count(&now, ACTION_REMOVED) == 0;
+                changeset_done(&now);
+                if (!gone) {
+                        log_error("systemd reloaded, but the generator still wrote drop-ins of those units into %s "
+                                  "(journalctl -b -t " GENERATOR_NAME " says why)",
+                                  in->unit_dir);
+                        goto out;
+                }
+                if (deploy_restart_or_tell(bus, &gen, false) != 0)
+                        goto out;
+        } else if (changed)
+                log_notice("the generator leaves them out from the next daemon-reload");
+        report(lines, n_lines, pools, false, changed, in->unit_dir, "nothing removed", json);
+        r = EXIT_OK;
+out:
+        bus_unrefp(&bus);
+        changeset_done(&gen);
+        for (size_t k = 0; k < n_rm; k++)
+                changeset_done(&rm[k]);
+        return r;
+}

@@ -1,0 +1,235 @@
+#!/bin/bash
+# numaplan-generator on the fixture hosts, in temporary directories only: its drop-ins are the
+# ones plan shows, byte for byte, on every host with every profile; a configuration that fails
+# (bad, or no longer fitting the host) gives drop-ins that keep the replicas from starting and a
+# message naming file and line, exit 0, no marker; nothing is written outside its directory; and
+# apply, remove and plan in generator mode with each combination of apply's drop-ins, the
+# generator's and remove's record (--no-reload: no systemd here).
+set -u
+numaplan=$1
+fixtures=$(cd "$2" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/tap.sh"
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+dgx="$fixtures/hosts/dgx-2s-8gpu"
+mkdir "$scratch/bin"
+ln -s "$(cd "$(dirname "$numaplan")" && pwd)/$(basename "$numaplan")" "$scratch/bin/numaplan-generator"
+gen_bin=$scratch/bin/numaplan-generator
+
+conf() { # conf NAME TEXT: a config file owned by root, mode 0644
+	printf '%s\n' "$2" >"$scratch/$1"
+	chmod 0644 "$scratch/$1"
+	echo "$scratch/$1"
+}
+tree_state() { # a listing that changes when any byte, name or mode does
+	[ -d "$1" ] || { echo "(none)"; return; }
+	(cd "$1" && find . -printf '%p %m %s\n' | sort && find . -type f -print0 | sort -z | xargs -0r sha256sum)
+}
+# expected_tree PLAN_JSON DIR: writes plan --json's drop-ins where it says they go.
+expected_tree() { # expected_tree PLAN_JSON FROM TO: plan's drop-ins for FROM, written under TO
+	python3 -c '
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+for r in doc["replicas"]:
+    path = sys.argv[3] + r["dropin_path"][len(sys.argv[2]):]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(r["dropin"])
+' "$@"
+}
+dropins_of() { # the drop-ins of a directory, without the marker
+	(cd "$1" 2>/dev/null && find . -name '*.conf' -type f -print0 | sort -z | xargs -0r sha256sum)
+}
+
+# ---- The generator's drop-ins are plan's, on every fixture host with every profile ----
+pairs=0
+same=0
+blocked=0
+for host in "$fixtures"/hosts/*; do
+	root=$(fixture_root "$host" "$scratch")
+	for profile in /dev/null "$src"/profiles/*.conf; do
+		name="$(host_name "$host") $(basename "$profile" .conf)"
+		pairs=$((pairs + 1))
+		g=$scratch/pair/gen
+		rm -rf "$scratch/pair"
+		mkdir -p "$g" "$scratch/pair/etc"
+		"$gen_bin" --sysfs-root "$root" -c "$profile" --unit-dir "$scratch/pair/etc" "$g" "$g.early" "$g.late" \
+			2>"$scratch/pair.err"
+		rc=$?
+		[ $rc -eq 0 ] || fail "generator $name: exit 0" "exit $rc" "$(cat "$scratch/pair.err")"
+		if "$numaplan" plan --json --sysfs-root "$root" -c "$profile" --unit-dir "$scratch/pair/etc" \
+			--generator-dir "$g" >"$scratch/pair.json" 2>/dev/null; then
+			mkdir -p "$scratch/pair/want"
+			expected_tree "$scratch/pair.json" "$g" "$scratch/pair/want"
+			if [ "$(dropins_of "$g")" = "$(dropins_of "$scratch/pair/want")" ] && [ -f "$g/.numaplan/applied" ] &&
+				diff -r -x .numaplan "$g" "$scratch/pair/want" >/dev/null 2>&1; then
+				same=$((same + 1))
+			else
+				fail "generator $name: the drop-ins plan shows, and the marker" "$(diff -r -x .numaplan "$g" "$scratch/pair/want" | head -20)"
+			fi
+		else
+			# No plan: every unit the configuration names is kept from starting.
+			if [ ! -e "$g/.numaplan/applied" ] && grep -q "no placement at this boot" "$scratch/pair.err" &&
+				[ -z "$(grep -rL "AssertPathExists=$g/.numaplan/applied" --include=50-numaplan.conf "$g")" ]; then
+				blocked=$((blocked + 1))
+			else
+				fail "generator $name: no plan: drop-ins that block, no marker, a message" "$(cat "$scratch/pair.err")" "$(find "$g")"
+			fi
+		fi
+		[ -z "$(ls -A "$scratch/pair/etc")" ] ||
+			fail "generator $name: writes nothing outside its directory" "$(find "$scratch/pair/etc")"
+	done
+done
+is "the generator's output equals plan's drop-ins, or blocks, on all $pairs host/profile pairs" "$((same + blocked))" "$pairs"
+[ "$same" -gt 20 ] && ok "planned on $same pairs, blocked on $blocked" || fail "planned on enough pairs" "$same"
+
+# ---- A bad configuration at boot ----
+llama='[replica llama]
+unit = llama-server@0.service
+accelerators = 18:00.0
+memory = 16G
+
+[replicas tp]
+unit = tp@%i.service
+per = node
+memory = 8G'
+good=$(conf good.conf "$llama")
+bad=$(conf bad.conf "$llama
+nodess = 1")
+g=$scratch/bad/gen
+mkdir -p "$g" "$scratch/bad/etc"
+"$gen_bin" --sysfs-root "$dgx" -c "$bad" --unit-dir "$scratch/bad/etc" "$g" "$g" "$g" 2>"$scratch/bad.err"
+is "a bad configuration: the generator exits 0" "$?" 0
+grep -q "$bad:10: " "$scratch/bad.err" && ok "and says why, naming file and line" || fail "names file:line" "$(cat "$scratch/bad.err")"
+check "it writes no marker" test ! -e "$g/.numaplan/applied"
+check "the replica's drop-in asserts the marker" grep -qx "AssertPathExists=$g/.numaplan/applied" "$g/llama-server@0.service.d/50-numaplan.conf"
+check "a template's units are kept from starting by their template" grep -q "^AssertPathExists=" "$g/tp@.service.d/50-numaplan.conf"
+grep -q "^# $bad:10: " "$g/llama-server@0.service.d/50-numaplan.conf" && ok "the drop-in says why" ||
+	fail "the drop-in says why" "$(cat "$g/llama-server@0.service.d/50-numaplan.conf")"
+grep -q "no placement at this boot: llama-server@0.service, tp@.service kept from starting" "$scratch/bad.err" &&
+	ok "the message names the units kept from starting" || fail "names the units" "$(cat "$scratch/bad.err")"
+check "nothing written outside its directory" test -z "$(ls -A "$scratch/bad/etc")"
+
+# A file inih cannot read at all: its unit lines still say which units to keep from starting.
+garbled=$(conf garbled.conf "[replica a
+unit = garbled@0.service")
+g=$scratch/garbled/gen
+mkdir -p "$g"
+"$gen_bin" --sysfs-root "$dgx" -c "$garbled" --unit-dir "$scratch/garbled/etc" "$g" 2>"$scratch/garbled.err"
+is "a configuration that does not parse: exit 0" "$?" 0
+check "its units are kept from starting all the same" test -f "$g/garbled@0.service.d/50-numaplan.conf"
+
+# Hardware that no longer fits: the accelerator the configuration names is gone.
+gone=$(conf gone.conf "[replica llama]
+unit = llama-server@0.service
+accelerators = 77:00.0")
+g=$scratch/gone/gen
+mkdir -p "$g"
+"$gen_bin" --sysfs-root "$dgx" -c "$gone" --unit-dir "$scratch/gone/etc" "$g" 2>"$scratch/gone.err"
+is "a configuration this host no longer fits: exit 0" "$?" 0
+check "the replica is kept from starting" grep -q "^AssertPathExists=$g/.numaplan/applied" "$g/llama-server@0.service.d/50-numaplan.conf"
+grep -q "77:00.0" "$scratch/gone.err" && ok "and the message says why" || fail "says why" "$(cat "$scratch/gone.err")"
+check "no marker" test ! -e "$g/.numaplan/applied"
+
+# ---- The command line ----
+"$gen_bin" >/dev/null 2>"$scratch/err"
+is "no directory: exit 2" "$?" 2
+"$gen_bin" "$scratch/a" "$scratch/b" >/dev/null 2>&1
+is "two directories: exit 2" "$?" 2
+"$gen_bin" --bogus "$scratch/a" >/dev/null 2>&1
+is "an unknown option: exit 2" "$?" 2
+"$gen_bin" --help | grep -q "NORMAL-DIR" && ok "--help" || fail "--help"
+g=$scratch/initrd
+mkdir -p "$g"
+SYSTEMD_IN_INITRD=1 "$gen_bin" --sysfs-root "$dgx" -c "$good" "$g" "$g" "$g" 2>/dev/null
+check "in the initrd it writes nothing" test -z "$(ls -A "$g")"
+cp "$numaplan" "$scratch/numaplan-generator"
+g=$scratch/copy
+mkdir -p "$g"
+"$scratch/numaplan-generator" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/copy-etc" "$g" 2>/dev/null
+check "a copy of the binary under that name is the generator" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
+(cd "$scratch" && "$scratch/numaplan-generator" plan --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/copy-etc") 2>&1 |
+	grep -q "^$scratch/copy-etc/llama-server@0.service.d/50-numaplan.conf$" &&
+	ok "and numaplan when given a command (its drop-ins run it as numaplan prepare)" || fail "numaplan with a command" "$(cd "$scratch" && "$scratch/numaplan-generator" plan --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/copy-etc" 2>&1 | tail -3)"
+check "which writes nothing beside it" test ! -e "$scratch/plan"
+
+# ---- Coexistence with apply: each combination ----
+etc=$scratch/co/etc
+g=$scratch/co/gen
+mkdir -p "$etc" "$g"
+A=(--sysfs-root "$dgx" -c "$good" --unit-dir "$etc")
+"$numaplan" apply "${A[@]}" --no-reload >/dev/null 2>&1
+check "apply without the generator writes persistent drop-ins" test -f "$etc/llama-server@0.service.d/50-numaplan.conf"
+"$gen_bin" "${A[@]}" "$g" 2>"$scratch/co.err"
+check "the generator then blocks each unit apply's drop-in would place" \
+	grep -qx "AssertPathExists=!$etc/llama-server@0.service.d/50-numaplan.conf" "$g/llama-server@0.service.d/49-numaplan-conflict.conf"
+grep -q "llama-server@0.service: $etc/llama-server@0.service.d/50-numaplan.conf, written by numaplan apply, outranks" \
+	"$scratch/co.err" && ok "and says so" || fail "says so" "$(cat "$scratch/co.err")"
+before=$(tree_state "$g")
+"$numaplan" apply "${A[@]}" --generator-dir "$g" --check >/dev/null 2>&1
+is "apply --check in generator mode: apply's drop-ins pending removal, exit 1" "$?" 1
+"$numaplan" apply "${A[@]}" --generator-dir "$g" --no-reload --json >"$scratch/co.json" 2>"$scratch/co.err"
+is "apply in generator mode: exit 0" "$?" 0
+check "it removes apply's drop-ins" test ! -e "$etc/llama-server@0.service.d"
+check "and apply's marker" test ! -e "$etc/.numaplan/applied"
+is "and never writes the generator's directory" "$(tree_state "$g")" "$before"
+grep -q '"action": *"removed"' "$scratch/co.json" && ok "its JSON reports the removal" || fail "JSON" "$(cat "$scratch/co.json")"
+rm -rf "$g" && mkdir "$g"
+"$gen_bin" "${A[@]}" "$g" 2>/dev/null
+check "the generator's next run has no conflict" test ! -e "$g/llama-server@0.service.d/49-numaplan-conflict.conf"
+"$numaplan" apply "${A[@]}" --generator-dir "$g" --check >/dev/null 2>&1
+is "apply --check: the generator's drop-ins are the plan, exit 0" "$?" 0
+"$numaplan" plan "${A[@]}" --generator-dir "$g" | grep -q "^$g/llama-server@0.service.d/50-numaplan.conf$" &&
+	ok "plan in generator mode shows the generator's paths" || fail "plan's paths"
+changed=$(conf changed.conf "${llama/memory = 16G/memory = 24G}")
+"$numaplan" apply --sysfs-root "$dgx" -c "$changed" --unit-dir "$etc" --generator-dir "$g" --check >"$scratch/out" 2>&1
+is "apply --check with a changed configuration: exit 1" "$?" 1
+grep -q "would be updated $g/llama-server@0.service.d/50-numaplan.conf (by numaplan-generator)" "$scratch/out" &&
+	ok "naming the generator's drop-in" || fail "names it" "$(cat "$scratch/out")"
+"$numaplan" apply --sysfs-root "$dgx" -c "$bad" --unit-dir "$etc" --generator-dir "$g" --no-reload >/dev/null 2>&1
+is "a bad configuration in generator mode: exit 2" "$?" 2
+
+# remove: records what the generator leaves out until the next boot; apply puts it back.
+before=$(tree_state "$g")
+"$numaplan" remove --unit-dir "$etc" --generator-dir "$g" --no-reload llama-server@0 >"$scratch/out" 2>&1
+is "remove UNIT in generator mode: exit 0" "$?" 0
+is "it records the unit" "$(grep -v '^#' "$etc/.numaplan/generator-removed")" "llama-server@0.service"
+is "and leaves the generator's directory to the generator" "$(tree_state "$g")" "$before"
+grep -q "llama-server@0.service: removed $g/llama-server@0.service.d/50-numaplan.conf" "$scratch/out" && ok "it says so" ||
+	fail "says so" "$(cat "$scratch/out")"
+rm -rf "$g" && mkdir "$g"
+"$gen_bin" "${A[@]}" "$g" 2>/dev/null
+check "the generator leaves that unit out" test ! -e "$g/llama-server@0.service.d"
+check "and places the others" test -f "$g/tp@0.service.d/50-numaplan.conf"
+"$numaplan" remove --unit-dir "$etc" --generator-dir "$g" --no-reload >/dev/null 2>&1
+is "remove of all records all" "$(grep -v '^#' "$etc/.numaplan/generator-removed")" "*"
+rm -rf "$g" && mkdir "$g"
+"$gen_bin" "${A[@]}" "$g" 2>/dev/null
+is "the generator then places none" "$(find "$g" -name '*.conf' | wc -l)" 0
+"$numaplan" apply "${A[@]}" --generator-dir "$g" --no-reload >/dev/null 2>&1
+check "apply in generator mode clears the record" test ! -e "$etc/.numaplan/generator-removed"
+rm -rf "$g" && mkdir "$g"
+"$gen_bin" "${A[@]}" "$g" 2>/dev/null
+check "and the generator places them again" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
+
+# Generator mode is found where systemd looks for generators; a link to /dev/null masks it.
+mkdir -p "$scratch/gp1" "$scratch/gp2"
+ln -s "$numaplan" "$scratch/gp2/numaplan-generator"
+SYSTEMD_GENERATOR_PATH=$scratch/gp1:$scratch/gp2 "$numaplan" plan -c "$good" --sysfs-root / 2>/dev/null |
+	grep -q "^/run/systemd/generator/llama-server@0.service.d/50-numaplan.conf$" && ok "an installed generator: plan shows its directory" ||
+	ok "an installed generator: plan shows its directory # SKIP this host cannot place the replica"
+ln -s /dev/null "$scratch/gp1/numaplan-generator"
+SYSTEMD_GENERATOR_PATH=$scratch/gp1:$scratch/gp2 "$numaplan" plan -c /dev/null 2>/dev/null | grep -q "^/run/systemd/generator/" &&
+	fail "a masked generator is not generator mode" || ok "a masked generator is not generator mode"
+
+# ---- Run time on the largest fixture host ----
+big="$fixtures/hosts/nps4-2s-8gpu"
+t0=${EPOCHREALTIME/[.,]/}
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	rm -rf "$scratch/big" && mkdir "$scratch/big"
+	"$gen_bin" --sysfs-root "$big" -c /dev/null --unit-dir "$scratch/big-etc" "$scratch/big" 2>/dev/null
+done
+t1=${EPOCHREALTIME/[.,]/}
+echo "# generator on nps4-2s-8gpu: $(((t1 - t0) / 10000)) ms a run (mean of 10)"
+done_testing
