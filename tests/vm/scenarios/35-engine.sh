@@ -40,6 +40,8 @@ if at_least "$file1" 99; then vm_ok "it maps its model from node 1 ($file1% of t
 	vm_not_ok "it maps its model from node 1" "$file1%"; fi
 lap checks
 vm_diag "engine (llama.cpp): pages on node 1: $pinned% of $total pages, its model file $file1%; $THREADS threads on CPUs 2-3; start to ready $READY_S s"
+# shellcheck disable=SC2046 # one PID a word
+vm_diag "the engine's pages off node 1: $(off_node 1 $(unit_pids $ENGINE))"
 
 engine_cleanup
 lap cleanup

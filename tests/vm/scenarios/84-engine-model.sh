@@ -65,6 +65,8 @@ if at_least "$after" 99; then vm_ok "at least 99% of the engine's pages on node 
 file1=$(numa_share 1 "$ENGINE_MODEL" "$ENGINE_PID")
 if at_least "$file1" 99; then vm_ok "it maps its model from node 1 ($file1%, numa_maps)"; else
 	vm_not_ok "it maps its model from node 1" "$file1%"; fi
+# shellcheck disable=SC2046 # one PID a word
+vm_diag "the engine's pages off node 1: $(off_node 1 $(unit_pids $ENGINE))"
 vm_diag "engine (llama.cpp), model cached on node 0 first: pages on node 1: $before% without model = (start to ready $ready_wrong s), $after% of $total pages with model = (start to ready $READY_S s; prepare: ${said#*; })"
 
 lap checks
