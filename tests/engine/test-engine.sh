@@ -14,6 +14,8 @@ mib=${1:-32}
 for tool in node npm python3; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed"
 done
+major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+[ "$major" -ge 20 ] || skip_all "node-llama-cpp needs Node 20 or later, node is $(node --version 2>&1)"
 
 scratch=$(mktemp -d)
 pid=

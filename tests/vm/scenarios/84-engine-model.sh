@@ -1,0 +1,76 @@
+#!/bin/bash
+# The real engine with its model's page cache filled on node 0 before it starts. Without model =,
+# the cache stays there: verify fails memory-locality and names the model file. With model =, the
+# drop-in's ExecStartPre= (numaplan prepare) moves the cache onto node 1 at the next start and
+# verify passes with min-local 99%.
+. "$VM_LIB"
+. "$SCENARIO_DIR/numaplan.lib"
+. "$SCENARIO_DIR/engine.lib"
+
+engine_mount
+make_engine_unit
+cached_on_node1() { # what prepare --dry-run finds of the model's page cache
+	"$NUMAPLAN" prepare --dry-run --nodes 1 -- "$ENGINE_MODEL" 2>&1
+}
+# Only the model leaves the page cache (node and its modules stay where they are), then a reader
+# on node 0 fills it there.
+dd if="$ENGINE_MODEL" iflag=nocache count=0 status=none
+numactl --membind=0 --cpunodebind=0 cat "$ENGINE_MODEL" >/dev/null
+pages=$((($(stat -c %s "$ENGINE_MODEL") + 4095) / 4096))
+vm_check_match "the model's cache is on node 0" "$(cached_on_node1)" " 0 of $pages pages on node 1 already"
+lap "setup and fill"
+
+# Without model =: nothing moves it.
+engine_conf
+vm_check "apply without model =" "$NUMAPLAN" apply
+lap apply
+engine_start || { engine_cleanup; vm_done; }
+lap start
+ready_wrong=$READY_S
+verify_json $ENGINE
+flat=$FLAT
+lap verify
+vm_check_eq "without model =, verify exits 1" "$VERIFY_RC" 1
+vm_check_eq "memory-locality fails" "$(check_of "$flat" 0 memory-locality ok)" false
+vm_check_eq "task-affinity passes" "$(check_of "$flat" 0 task-affinity ok)" true
+vm_check_eq "remote_files names the model" "$(json_get units.0.remote_files.0.path <<<"$flat")" "$ENGINE_MODEL"
+vm_check_match "the detail names the model file" "$(check_of "$flat" 0 memory-locality detail)" "$ENGINE_MODEL has .* off the plan"
+before=$(locality "$flat" 0)
+systemctl stop $ENGINE
+lap "checks, stop"
+vm_check_match "stopped, the model's cache stays on node 0" "$(cached_on_node1)" " 0 of $pages pages on node 1 already"
+
+# With model =: the start moves it.
+engine_conf "$ENGINE_MODEL"
+vm_check "apply with model =" "$NUMAPLAN" apply
+lap apply
+vm_check_match "the drop-in prepares the model before the start" "$(cat "$UNITS/$ENGINE.d/50-numaplan.conf")" \
+	"ExecStartPre=-\+\"/usr/local/bin/numaplan\" prepare --nodes 1 -- \"$ENGINE_MODEL\""
+engine_start || { engine_cleanup; vm_done; }
+lap "start with the move"
+said=$(journalctl -b -u $ENGINE -o cat 2>/dev/null | grep "model page cache:" | tail -1)
+vm_check_match "ExecStartPre= moved the model's cache (journal)" "$said" \
+	"moved $pages pages \([0-9.]+ MiB\) in [0-9.]+ s, from node 0: $pages to node 1: $pages"
+verify_json $ENGINE
+flat=$FLAT
+lap verify
+vm_check_eq "with model =, verify exits 0" "$VERIFY_RC" 0 || show_failures "$flat"
+for check in task-affinity warmup memory-locality; do
+	vm_check_eq "verify: $check passes" "$(check_of "$flat" 0 $check ok)" true
+done
+after=$(locality "$flat" 0)
+total=$(json_get units.0.pages.total <<<"$flat")
+if at_least "$after" 99; then vm_ok "at least 99% of the engine's pages on node 1 ($after% of $total)"; else
+	vm_not_ok "at least 99% of the engine's pages on node 1 ($after% of $total)"; fi
+file1=$(numa_share 1 "$ENGINE_MODEL" "$ENGINE_PID")
+if at_least "$file1" 99; then vm_ok "it maps its model from node 1 ($file1%, numa_maps)"; else
+	vm_not_ok "it maps its model from node 1" "$file1%"; fi
+# shellcheck disable=SC2046 # one PID a word
+vm_diag "the engine's pages off node 1: $(off_node 1 $(unit_pids $ENGINE))"
+vm_diag "engine (llama.cpp), model cached on node 0 first: pages on node 1: $before% without model = (start to ready $ready_wrong s), $after% of $total pages with model = (start to ready $READY_S s; prepare: ${said#*; })"
+
+lap checks
+engine_cleanup
+lap cleanup
+vm_diag "steps: $LAPS"
+vm_done
