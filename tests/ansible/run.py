@@ -44,6 +44,7 @@ printf '{"ok": false, "argv": "%%s", "units": [{"unit": "inference@0.service", "
 exit 1
 """ % SUMMARY
 DROPIN = '50-numaplan.conf'
+SYSTEMCTL_STUB = '#!/bin/sh\nprintf "%s\\n" "$*" >>"$SYSTEMCTL_LOG"\n'
 
 
 class Tap:
@@ -100,6 +101,9 @@ def setup(tmp, binary, fixtures):
     paths['verify_stub'] = tmp + '/verify-stub'
     write(paths['verify_stub'], VERIFY_STUB)
     os.chmod(paths['verify_stub'], 0o755)
+    paths['stub_bin'] = tmp + '/bin'
+    write(paths['stub_bin'] + '/systemctl', SYSTEMCTL_STUB)
+    os.chmod(paths['stub_bin'] + '/systemctl', 0o755)
     hosts = {}
     for name, fixture in HOSTS.items():
         hosts[name] = dict(sysfs_root=os.path.join(fixtures, fixture), unit_dir='%s/%s/units' % (tmp, name),
@@ -283,12 +287,18 @@ def check_role(tap, rec, binary, h, host):
     tap.check(applied['status'] == 'changed' and plan['replicas'] and all(got.get(r['unit']) for r in plan['replicas']),
               '%s: the role applies it: the drop-ins of numaplan plan --json are written' % h, applied)
     handler = rec.get(h, 'numaplan.host.numaplan : Restart the replicas numaplan moved', first)
-    tap.check(handler['status'] == 'skipped',
-              '%s: the restart handler is notified and skipped with numaplan_restart_units false' % h, handler)
+    log = host['role_dir'] + '/systemctl.log'
+    calls = open(log).read().splitlines() if os.path.exists(log) else []
+    want = 'try-restart -- ' + ' '.join(r['unit'] for r in plan['replicas'])
+    tap.check(handler['status'] == 'changed' and calls == [want],
+              '%s: the handler restarts (try-restart) exactly the units whose drop-in was created' % h,
+              'calls: %s\nwant: %s\n%s' % (calls, want, handler))
     again = [rec.get(h, 'numaplan.host.numaplan : ' + t, second)
              for t in ('Install the numaplan configuration', 'Apply the plan', 'Restart the replicas numaplan moved')]
-    tap.check(again[0]['status'] == 'ok' and again[1]['status'] == 'ok' and again[2]['status'] == 'missing',
-              '%s: the role run again changes nothing and notifies no handler' % h, again)
+    calls = open(log).read().splitlines() if os.path.exists(log) else []
+    tap.check(again[0]['status'] == 'ok' and again[1]['status'] == 'ok' and again[2]['status'] == 'missing'
+              and len(calls) == 1,
+              '%s: the role run again changes nothing and restarts nothing' % h, '%s\ncalls: %s' % (again, calls))
 
 
 def main():
@@ -297,8 +307,8 @@ def main():
     binary, fixtures = os.path.abspath(sys.argv[1]), os.path.join(os.path.abspath(sys.argv[2]), 'hosts')
     tap = Tap()
     if not (shutil.which('ansible-playbook') and shutil.which('ansible-doc')):
-        tap.check(False, 'ansible-playbook and ansible-doc are installed', 'apt-get install ansible-core')
-        return tap.done()
+        print('1..0 # SKIP ansible-core is not installed (Debian: apt-get install ansible-core)')
+        return 0
 
     tmp = tempfile.mkdtemp(prefix='numaplan-ansible.')
     try:
