@@ -38,7 +38,7 @@ CONFIG2 = CONFIG.replace('32G', '16G')
 CONFIG_BAD = '[numaplan]\nheadroom = 10%\nno-such-key = 1\n'
 # numaplan verify's verdict where systemd answers and a replica is not pinned (exit 1); "argv"
 # shows the command line the module built.
-SUMMARY = 'inference@0.service: NOT pinned as planned: numa-policy: want bind, got default'
+SUMMARY = 'NOT pinned as planned: numa-policy: want bind, got default'
 VERIFY_STUB = """#!/bin/sh
 printf '{"ok": false, "argv": "%%s", "units": [{"unit": "inference@0.service", "ok": false, "summary": "%s"}]}' "$*"
 exit 1
@@ -221,6 +221,14 @@ def check_host(tap, rec, binary, h, host, paths):
     after_diff = rec.listing(h, 'listing after diff')
     tap.check(after_diff is not None and after_diff == rec.listing(h, 'listing after absent check'),
               '%s: state=absent in check mode leaves the unit directory byte-identical' % h)
+    res = rec.get(h, 'absent check short name')['result']
+    tap.check(res.get('changed') is True and res.get('units') == [dict(unit=planned[0], action='removed')],
+              '%s: state=absent in check mode reads a unit named without .service as numaplan does' % h, res)
+    check_bad, bad = rec.get(h, 'absent check bad name'), rec.get(h, 'absent bad name')
+    tap.check(check_bad['status'] == bad['status'] == 'failed' and 'is not a service unit name' in bad['result'].get('msg', '')
+              and check_bad['result'].get('msg') == bad['result'].get('msg'),
+              '%s: state=absent refuses a bad unit name in check mode with numaplan\'s own message' % h,
+              'check: %s\nrun:   %s' % (check_bad, bad))
     res = rec.get(h, 'absent one')['result']
     tap.check(res.get('changed') is True and res.get('units') == [dict(unit=planned[0], action='removed')],
               '%s: state=absent with units removes the drop-ins of those units only' % h, res)
@@ -251,8 +259,8 @@ def check_host(tap, rec, binary, h, host, paths):
     r = rec.get(h, 'verify mismatch')
     res = r['result']
     argv = res.get('verify', {}).get('argv')
-    tap.check(r['status'] == 'failed' and res.get('msg') == SUMMARY and res.get('ok') is False,
-              '%s: verify fails with numaplan\'s summary when a replica is not pinned' % h, res)
+    tap.check(r['status'] == 'failed' and res.get('msg') == 'inference@0.service: ' + SUMMARY and res.get('ok') is False,
+              '%s: verify fails naming the unit, with numaplan\'s summary, when a replica is not pinned' % h, res)
     tap.check(argv == 'verify --json --no-warmup -- inference@0.service',
               '%s: verify passes --no-warmup and the units after --' % h, argv)
     r = rec.get(h, 'verify mismatch tolerated')
