@@ -55,7 +55,8 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
                "Whether the last numaplan verify reached a verdict on every replica unit (1), or could not "
                "(0: a bad configuration, no systemd to ask).");
         strbuf_printf(&b, P "success %d\n", run->success ? 1 : 0);
-        family(&b, P "last_run_timestamp_seconds", "When the last numaplan verify started, in seconds since the epoch.");
+        family(&b, P "last_run_timestamp_seconds",
+               "When the last numaplan verify started, in seconds since the epoch.");
         strbuf_printf(&b, P "last_run_timestamp_seconds %.3f\n", run->timestamp_s);
         family(&b, P "duration_seconds", "How long the last numaplan verify took.");
         strbuf_printf(&b, P "duration_seconds %.6f\n", run->duration_s);
@@ -83,7 +84,8 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
                 strbuf_append(&b, "} 1\n");
         }
 
-        family(&b, P "check_ok", "Whether the replica unit passed the check (numaplan(8), VERIFY, names them).");
+        family(&b, P "check_ok",
+               "Whether the replica unit passed the check (numaplan(8) describes each under verify).");
         for (size_t i = 0; i < n; i++)
                 for (unsigned c = 0; c < N_CHECKS; c++) {
                         strbuf_append(&b, P "check_ok{");
@@ -129,7 +131,8 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
                 strbuf_printf(&b, "%.6f\n", (double) on / (double) total);
         }
 
-        family(&b, P "min_local_ratio", "The share of its pages the replica unit must have on its planned nodes (min-local).");
+        family(&b, P "min_local_ratio",
+               "The share of its pages the replica unit must have on its planned nodes (min-local).");
         for (size_t i = 0; i < n; i++) {
                 unit_sample(&b, P "min_local_ratio", &units[i]);
                 strbuf_printf(&b, "%.4f\n", units[i].min_local_bp / 10000.0);
