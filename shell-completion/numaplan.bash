@@ -35,7 +35,7 @@ _numaplan() {
 		[show]="-c --config --json --matrix"
 		[plan]="-c --config --json"
 		[apply]="-c --config --check --diff --runtime --no-reload --restart --json"
-		[verify]="-c --config --no-warmup --json --tap"
+		[verify]="-c --config --no-warmup --json --tap --metrics"
 		[status]="-c --config --json"
 		[migrate]="-c --config --dry-run --json"
 		[prepare]="--nodes --dry-run"
@@ -44,7 +44,7 @@ _numaplan() {
 	)
 
 	case $prev in
-	-c | --config | -o | --output)
+	-c | --config | -o | --output | --metrics)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -57,7 +57,7 @@ _numaplan() {
 	local verb= i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		-c | --config | -o | --output | --sysfs-root | --unit-dir | --runtime-dir | --generator-dir) ((i++)) ;;
+		-c | --config | -o | --output | --metrics | --sysfs-root | --unit-dir | --runtime-dir | --generator-dir) ((i++)) ;;
 		-*) ;;
 		*)
 			verb=${words[i]}

@@ -11,6 +11,7 @@
 #include "basic/table.h"
 #include "basic/util.h"
 #include "cli/inputs.h"
+#include "cli/metrics-file.h"
 #include "cli/output.h"
 #include "cli/server.h"
 #include "core/dropin.h"
@@ -29,7 +30,7 @@
 #include "systemd/unit-state.h"
 
 static void help(void) {
-        printf("Usage: numaplan verify [-c FILE] [UNIT...] [--no-warmup] [--json | --tap]\n\n"
+        printf("Usage: numaplan verify [-c FILE] [UNIT...] [--no-warmup] [--json | --tap] [--metrics FILE]\n\n"
                "Check that each replica (all, or the named units) runs as planned: systemd's view over\n"
                "D-Bus (NUMAPolicy, NUMAMask, CPU affinity, effective CPUs and memory nodes, drop-ins),\n"
                "every task's allowed CPUs and nodes, a warm-up request, and the share of its resident\n"
@@ -37,7 +38,9 @@ static void help(void) {
                "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
                "      --no-warmup     do not send the warm-up request\n"
                "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n"
-               "      --tap           one TAP test point per check, for CI pipelines\n");
+               "      --tap           one TAP test point per check, for CI pipelines\n"
+               "      --metrics FILE  also write the verdict for Prometheus (node_exporter's textfile\n"
+               "                      collector) to FILE, replaced atomically\n");
 }
 
 struct unit_report {
@@ -357,6 +360,30 @@ static void print_table(const struct unit_report *reports, size_t n) {
         }
 }
 
+/* --metrics FILE: the verdict (exit 0 or 1), else the run alone. A file that cannot be written
+ * is an environment problem (exit 3). */
+static int write_metrics(const char *path, const struct inputs *in, const struct unit_report *reports, size_t n,
+                         double t0, double m0, int r) {
+        bool success = r == EXIT_OK || r == EXIT_FAILED;
+        struct metrics_unit *units = xmalloc0((n + 1) * sizeof(*units));
+        struct metrics_run run = {.success = success, .timestamp_s = t0, .duration_s = now_monotonic_s() - m0};
+
+        for (size_t i = 0; success && i < n; i++)
+                units[i] = (struct metrics_unit){
+                        .unit = reports[i].pl->unit,
+                        .ok = reports[i].ok,
+                        .checks = reports[i].checks,
+                        .pages = &reports[i].pages,
+                        .nodes = &reports[i].pl->nodes,
+                        .cpus = &reports[i].pl->cpus,
+                        .min_local_bp = replica_min_local(in->config, reports[i].pl->conf),
+                };
+        if (metrics_write_file(path, &run, units, success ? n : 0) < 0)
+                r = EXIT_ENV;
+        free(units);
+        return r;
+}
+
 /* ---- the verb ---- */
 
 static int preflight(sd_bus *bus, struct root *root, char **ret_mount) {
@@ -371,7 +398,7 @@ static int preflight(sd_bus *bus, struct root *root, char **ret_mount) {
 }
 
 struct verify_args {
-        const char *config;
+        const char *config, *metrics;
         bool no_warmup, json, tap;
 };
 
@@ -380,6 +407,7 @@ static const struct verb_option options[] = {
         VERB_FLAG("no-warmup", 0, struct verify_args, no_warmup),
         VERB_FLAG("json", 0, struct verify_args, json),
         VERB_FLAG("tap", 0, struct verify_args, tap),
+        VERB_VALUE("metrics", 0, struct verify_args, metrics),
         {},
 };
 
@@ -387,13 +415,14 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         const struct verify_args *a = args;
         bool no_warmup = a->no_warmup, json = a->json, tap = a->tap;
         struct inputs in;
+        double t0 = now_realtime_s(), m0 = now_monotonic_s();
         int r;
 
         if (json && tap)
                 return verb_usage_error("verify", "--json and --tap exclude each other");
         r = inputs_load(g, a->config, false, &in);
         if (r != EXIT_OK)
-                return r;
+                return a->metrics ? write_metrics(a->metrics, NULL, NULL, 0, t0, m0, r) : r;
 
         _cleanup_free_ const struct placement **sel = NULL;
         size_t n = 0;
@@ -429,6 +458,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                         print_table(reports, n);
                 r = all ? EXIT_OK : EXIT_FAILED;
         }
+        if (a->metrics)
+                r = write_metrics(a->metrics, &in, reports, n, t0, m0, r);
 
         for (size_t i = 0; i < n; i++) {
                 for (unsigned k = 0; k < N_CHECKS; k++)

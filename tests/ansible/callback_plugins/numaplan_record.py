@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: MIT
-"""Writes every task result as one JSON line to $NUMAPLAN_RECORD, for check.py to judge:
+"""Writes every task result as one JSON line to $NUMAPLAN_RECORD, for run.py to judge:
 cheaper than a task per result in the playbook, and it sees failed tasks too."""
 
 from __future__ import absolute_import, division, print_function

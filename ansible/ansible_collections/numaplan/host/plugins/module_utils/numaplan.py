@@ -23,6 +23,41 @@ WARNING_PREFIX = 'numaplan: warning: '
 ERROR_PREFIX = 'numaplan: error: '
 
 
+UNIT_SUFFIXES = ('.service', '.socket', '.target', '.device', '.mount', '.automount', '.swap', '.path', '.timer',
+                 '.slice', '.scope')
+
+
+def unit_name_mangle(name):
+    """A unit named without a suffix is a service, as numaplan (and systemctl) read it."""
+    return name if any(len(name) > len(s) and name.endswith(s) for s in UNIT_SUFFIXES) else name + '.service'
+
+
+def service_name_error(name):
+    """Why numaplan refuses `name` as a service unit name, in its words, or None."""
+    stem = name[:-len('.service')] if name.endswith('.service') else None
+    at = name.find('@')
+    if not name:
+        return 'is empty'
+    if len(name.encode()) >= 256:
+        return 'is 256 bytes or longer'
+    if stem is None:
+        return 'does not end in .service'
+    if not stem or name[0] == '@':
+        return 'has no name before its suffix'
+    if '..' in name:
+        return "contains '..'"
+    if at >= 0 and '@' in name[at + 1:]:
+        return "has more than one '@'"
+    if at >= 0 and at + 1 == len(stem):
+        return 'is a template without an instance'
+    for c in stem:
+        if c == '/':
+            return "contains '/'"
+        if c != '@' and not (c.isascii() and (c.isalnum() or c in ':-_.\\')):
+            return 'contains a character systemd does not allow'
+    return None
+
+
 def argument_spec(unit_dir=True, **extra):
     """The options every module has, plus its own."""
     spec = dict(

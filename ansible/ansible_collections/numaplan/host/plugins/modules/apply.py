@@ -135,7 +135,8 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.numaplan.host.plugins.module_utils.numaplan import (
-    DEFAULT_UNIT_DIR, DROPIN_HEADER, DROPIN_NAME, EXIT_FAILED, EXIT_OK, Numaplan, argument_spec, split_stderr)
+    DEFAULT_UNIT_DIR, DROPIN_HEADER, DROPIN_NAME, EXIT_FAILED, EXIT_OK, Numaplan, argument_spec, service_name_error,
+    split_stderr, unit_name_mangle)
 
 
 def present(module, np):
@@ -205,11 +206,19 @@ def removal_diff(unit_dir, dropins, units):
 def absent(module, np):
     p = module.params
     unit_dir = p['unit_dir'] or DEFAULT_UNIT_DIR
+    # The names as numaplan reads them ("x" is x.service).
+    names = [unit_name_mangle(u) for u in p['units']]
+    if module.check_mode:
+        # numaplan is not run: refuse what it refuses.
+        for u in names:
+            why = service_name_error(u)
+            if why:
+                module.fail_json(msg="numaplan remove failed (exit 2): '%s' is not a service unit name: it %s" % (u, why))
     # Read before removing: the diff needs what was there, and check mode needs nothing else.
-    dropins = our_dropins(unit_dir, p['units'])
+    dropins = our_dropins(unit_dir, names)
 
     if module.check_mode:
-        units = p['units'] or sorted(dropins)
+        units = names or sorted(dropins)
         result = dict(changed=bool(dropins), messages=[],
                       units=[dict(unit=u, action='removed' if u in dropins else 'unchanged') for u in units])
     else:

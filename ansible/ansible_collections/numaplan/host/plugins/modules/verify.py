@@ -30,7 +30,8 @@ options:
     default: true
   fail_on_mismatch:
     description:
-      - Fail the task when a replica is not pinned as planned. With C(false) the task succeeds and C(ok) says so.
+      - "Fail the task when a replica is not pinned as planned, C(msg) holding C(UNIT: SUMMARY) for each such unit.
+        With C(false) the task succeeds and C(ok) says so."
     type: bool
     default: true
 extends_documentation_fragment:
@@ -103,7 +104,8 @@ def main():
                               ok=(EXIT_OK, EXIT_FAILED))
     result = dict(changed=False, ok=bool(doc.get('ok')), verify=doc, messages=np.warn_from(err))
     if not result['ok'] and p['fail_on_mismatch']:
-        wrong = [u.get('summary') or u.get('unit') for u in doc.get('units', []) if not u.get('ok')]
+        wrong = ['%s: %s' % (u.get('unit'), u.get('summary') or 'not pinned as planned')
+                 for u in doc.get('units', []) if not u.get('ok')]
         module.fail_json(msg='; '.join(wrong) or 'not pinned as planned', **result)
     module.exit_json(**result)
 

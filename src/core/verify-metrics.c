@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* Prometheus' text exposition format (version 0.0.4): every family's samples together, after one
+ * HELP and one TYPE line; label values escaped (backslash, double quote, newline). Pages are
+ * counted in base pages, a huge page as the base pages it spans, as verify counts them. */
+
+#include <inttypes.h>
+
+#include "basic/util.h"
+#include "core/verify-metrics.h"
+
+#define P "numaplan_verify_"
+
+const char *const metrics_names[] = {
+        P "success",       P "last_run_timestamp_seconds", P "duration_seconds", P "ok",
+        P "unit_ok",       P "unit_info",                  P "check_ok",         P "resident_pages",
+        P "page_size_bytes", P "local_ratio",              P "min_local_ratio",  NULL,
+};
+
+static void family(struct strbuf *b, const char *name, const char *help) {
+        strbuf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/* `value` as a label value: \ " and newline escaped. */
+static void label(struct strbuf *b, const char *key, const char *value, bool first) {
+        strbuf_printf(b, "%s%s=\"", first ? "" : ",", key);
+        for (const char *p = value; *p; p++) {
+                if (*p == '\\')
+                        strbuf_append(b, "\\\\");
+                else if (*p == '"')
+                        strbuf_append(b, "\\\"");
+                else if (*p == '\n')
+                        strbuf_append(b, "\\n");
+                else
+                        strbuf_printf(b, "%c", *p);
+        }
+        strbuf_append(b, "\"");
+}
+
+static void unit_sample(struct strbuf *b, const char *name, const struct metrics_unit *u) {
+        strbuf_printf(b, "%s{", name);
+        label(b, "unit", u->unit, true);
+        strbuf_append(b, "} ");
+}
+
+/* The nodes a unit's pages are reported on: those holding any, and the planned ones (at 0). */
+static bool node_reported(const struct metrics_unit *u, int node) {
+        return cpuset_isset(u->nodes, node) || u->pages->total[node] > 0;
+}
+
+char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n) {
+        struct strbuf b = {0};
+        bool all = true;
+
+        family(&b, P "success",
+               "Whether the last numaplan verify reached a verdict on every replica unit (1), or could not "
+               "(0: a bad configuration, no systemd to ask).");
+        strbuf_printf(&b, P "success %d\n", run->success ? 1 : 0);
+        family(&b, P "last_run_timestamp_seconds",
+               "When the last numaplan verify started, in seconds since the epoch.");
+        strbuf_printf(&b, P "last_run_timestamp_seconds %.3f\n", run->timestamp_s);
+        family(&b, P "duration_seconds", "How long the last numaplan verify took.");
+        strbuf_printf(&b, P "duration_seconds %.6f\n", run->duration_s);
+        if (!run->success)
+                return strbuf_steal(&b);
+
+        for (size_t i = 0; i < n; i++)
+                all = all && units[i].ok;
+        family(&b, P "ok", "Whether every replica unit passed every check.");
+        strbuf_printf(&b, P "ok %d\n", all ? 1 : 0);
+
+        family(&b, P "unit_ok", "Whether the replica unit passed every check.");
+        for (size_t i = 0; i < n; i++) {
+                unit_sample(&b, P "unit_ok", &units[i]);
+                strbuf_printf(&b, "%d\n", units[i].ok ? 1 : 0);
+        }
+
+        family(&b, P "unit_info", "The replica unit's planned NUMA nodes and CPUs, as labels; always 1.");
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *nodes = cpuset_format(units[i].nodes), *cpus = cpuset_format(units[i].cpus);
+                strbuf_append(&b, P "unit_info{");
+                label(&b, "unit", units[i].unit, true);
+                label(&b, "nodes", nodes, false);
+                label(&b, "cpus", cpus, false);
+                strbuf_append(&b, "} 1\n");
+        }
+
+        family(&b, P "check_ok",
+               "Whether the replica unit passed the check (numaplan(8) describes each under verify).");
+        for (size_t i = 0; i < n; i++)
+                for (unsigned c = 0; c < N_CHECKS; c++) {
+                        strbuf_append(&b, P "check_ok{");
+                        label(&b, "unit", units[i].unit, true);
+                        label(&b, "check", check_name(c), false);
+                        strbuf_printf(&b, "} %d\n", units[i].checks[c].ok ? 1 : 0);
+                }
+
+        family(&b, P "resident_pages",
+               "Resident pages of the replica unit's processes by NUMA node and kind (anon, file, huge), in base "
+               "pages of numaplan_verify_page_size_bytes; a huge page counts as the base pages it spans.");
+        for (size_t i = 0; i < n; i++)
+                for (int node = 0; node < NUMA_NODES_MAX; node++) {
+                        if (!node_reported(&units[i], node))
+                                continue;
+                        const struct page_tally *t = units[i].pages;
+                        static const char *const kinds[] = {"anon", "file", "huge"};
+                        const uint64_t counts[] = {t->anon[node], t->file[node], t->huge[node]};
+                        char id[16];
+                        snprintf(id, sizeof(id), "%d", node);
+                        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                                strbuf_append(&b, P "resident_pages{");
+                                label(&b, "unit", units[i].unit, true);
+                                label(&b, "node", id, false);
+                                label(&b, "kind", kinds[k], false);
+                                strbuf_printf(&b, "} %" PRIu64 "\n", counts[k]);
+                        }
+                }
+
+        if (n > 0) {
+                family(&b, P "page_size_bytes", "The base page size numaplan_verify_resident_pages counts in.");
+                strbuf_printf(&b, P "page_size_bytes %" PRIu64 "\n", units[0].pages->base_kb * 1024);
+        }
+
+        family(&b, P "local_ratio",
+               "Share of the replica unit's resident pages on its planned nodes, 0 to 1; absent while it has none.");
+        for (size_t i = 0; i < n; i++) {
+                uint64_t total = page_tally_sum(units[i].pages->total);
+                if (total == 0)
+                        continue;
+                uint64_t on = page_tally_on(units[i].pages->total, units[i].nodes);
+                unit_sample(&b, P "local_ratio", &units[i]);
+                strbuf_printf(&b, "%.6f\n", (double) on / (double) total);
+        }
+
+        family(&b, P "min_local_ratio",
+               "The share of its pages the replica unit must have on its planned nodes (min-local).");
+        for (size_t i = 0; i < n; i++) {
+                unit_sample(&b, P "min_local_ratio", &units[i]);
+                strbuf_printf(&b, "%.4f\n", units[i].min_local_bp / 10000.0);
+        }
+        return strbuf_steal(&b);
+}
