@@ -87,6 +87,11 @@ static inline const char *startswith(const char *s, const char *prefix) {
 static inline int strcmp_ptr(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
+/* Sorts n strings; qsort() must not be given NULL, even for none. */
+static inline void strv_sort(char **v, size_t n) {
+        if (n > 1)
+                qsort(v, n, sizeof(char *), strcmp_ptr);
+}
 static inline const char *strempty(const char *s) {
         return s ? s : "";
 }

@@ -145,7 +145,7 @@ static void walk(struct root *root, const char *mount, const char *cgroup, unsig
                         children[n++] = xasprintf("%s/%s", cgroup, de->d_name);
                 }
         closedir(d);
-        qsort(children, n, sizeof(char *), strcmp_ptr);
+        strv_sort(children, n);
         for (size_t i = 0; i < n; i++) {
                 if (t->n_cgroups < CGROUPS_MAX &&
                     add_processes(root, mount, children[i], (unsigned) t->n_cgroups, &t->processes, &t->n_processes) >= 0) {

@@ -48,7 +48,7 @@ static int walk_one(struct walk *w, const char *path, unsigned depth) {
                 names[n++] = xstrdup(de->d_name);
         }
         closedir(d);
-        qsort(names, n, sizeof(char *), strcmp_ptr);
+        strv_sort(names, n);
 
         int r = 0;
         for (size_t i = 0; i < n; i++) {

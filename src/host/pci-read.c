@@ -463,7 +463,8 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
                 sym_pci_cleanup(pacc);
         hwdb_done(&hwdb);
 
-        qsort(list, n, sizeof(*list), compare_accel);
+        if (n > 1)
+                qsort(list, n, sizeof(*list), compare_accel);
         take_kind(list, n, PCI_ACCELERATOR, &t->accels, &t->n_accels);
         take_kind(list, n, PCI_NIC, &t->nics, &t->n_nics);
         take_kind(list, n, PCI_STORAGE, &t->storage, &t->n_storage);

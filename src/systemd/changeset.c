@@ -116,7 +116,7 @@ char **changeset_our_units(const char *unit_dir) {
                 units[n] = NULL;
         }
         closedir(d);
-        qsort(units, n, sizeof(char *), strcmp_ptr);
+        strv_sort(units, n);
         return units;
 }
 
