@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds, or reuses, the disk that carries the real inference engine (tests/engine/) into the
 # end-to-end tier's guest: an ext4 image holding server.mjs with its locked node_modules
-# (install.sh), a random-weight model (make-gguf.py, $ENGINE_MODEL_MIB MiB, default 32) and a
+# (install.sh), a random-weight model (make-gguf.py, $ENGINE_MODEL_MIB MiB, default 64) and a
 # copy of this host's `node`. The guest mounts it read-only. Prints the image's path on stdout
 # (its last line); progress goes to stderr.
 #
@@ -21,7 +21,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 engine=$(cd "$here/../engine" && pwd)
-mib=${ENGINE_MODEL_MIB:-32}
+# 64 MiB: the libraries every process maps (libc, libm, ld.so: some 300 pages whose page cache
+# the guest keeps where its boot read them) stay well under 1% of the engine's pages.
+mib=${ENGINE_MODEL_MIB:-64}
 
 say() { echo "engine-disk: $*" >&2; }
 now() { echo "${EPOCHREALTIME/[.,]/}"; }
