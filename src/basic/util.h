@@ -95,6 +95,12 @@ static inline void strv_sort(char **v, size_t n) {
 static inline const char *strempty(const char *s) {
         return s ? s : "";
 }
+static inline bool strv_contains(char *const *v, const char *s) {
+        for (; v && *v; v++)
+                if (streq(*v, s))
+                        return true;
+        return false;
+}
 static inline size_t strv_length(char *const *v) {
         size_t n = 0;
         while (v && v[n])

@@ -12,7 +12,7 @@
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
 
-static void print_changes_diff(const struct changeset *cs, FILE *f) {
+void changes_print_diff(const struct changeset *cs, FILE *f) {
         struct strbuf b = {0};
         for (size_t i = 0; i < cs->n; i++)
                 diff_unified(&b, cs->v[i].path, cs->v[i].old, cs->v[i].path, cs->v[i].new);
@@ -95,7 +95,7 @@ int deploy_and_report(const struct changeset *cs, const struct pool_changes *poo
                 return EXIT_ENV;
         }
         if (diff)
-                print_changes_diff(cs, json ? stderr : stdout);
+                changes_print_diff(cs, json ? stderr : stdout);
         if (check) {
                 print_changes(cs, pools, true, json);
                 return changeset_changed(cs) || (pools && pool_changes_any(pools)) ? EXIT_FAILED : EXIT_OK;

@@ -5,6 +5,7 @@
  * code. */
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct changeset;
 struct pool_changes;
@@ -21,6 +22,8 @@ int deploy_and_report(const struct changeset *cs, const struct pool_changes *poo
  * report lines ("would be" with `check`). */
 struct json_object *changes_pools_json(const struct pool_changes *pools);
 void changes_print_pools(const struct pool_changes *pools, bool check);
+/* The unified diff of each change, on `f`. */
+void changes_print_diff(const struct changeset *cs, FILE *f);
 
 struct inputs;
 struct plan;

@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "basic/diff.h"
 #include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -152,30 +151,20 @@ static char **read_removed(const char *runtime_dir, bool *ret_all, bool *ret_exi
         return v;
 }
 
-static bool strv_contains(char *const *v, const char *s) {
-        for (; v && *v; v++)
-                if (streq(*v, s))
-                        return true;
-        return false;
-}
-
 /* --- The generator ----------------------------------------------------------------------------- */
 
 /* The units to keep from starting when there is no plan: those the configuration names. It is
  * parsed when it can be (quietly: what is wrong was said), else read for its `unit =` lines. A
  * template's unit is its template ("llama@.service"), whose drop-ins every instance takes. */
 static void add_unit(char ***v, size_t *n, const char *value) {
-        _cleanup_free_ char *u = unit_name_mangle(value), *probe = NULL;
-        const char *i = strstr(u, "%i");
-        if (i) {
-                probe = xasprintf("%.*s0%s", (int) (i - u), u, i + 2);
-                if (!unit_name_is_valid_service(probe, NULL))
-                        return;
-                char *t = xasprintf("%.*s%s", (int) (i - u), u, i + 2);
+        _cleanup_free_ char *u = unit_name_mangle(value), *probe = unit_template_instance(u, "0");
+        if (!unit_name_is_valid_service(probe, NULL))
+                return;
+        if (strstr(u, "%i")) {
+                char *t = unit_template_instance(u, "");
                 free(u);
                 u = t;
-        } else if (!unit_name_is_valid_service(u, NULL))
-                return;
+        }
         if (strv_contains(*v, u))
                 return;
         *v = xrealloc(*v, (*n + 2) * sizeof(char *));
@@ -500,13 +489,8 @@ static void add_lines(struct report_line **v, size_t *n, const struct changeset 
 }
 
 static void print_diff(const struct changeset *cs, size_t n, bool json) {
-        struct strbuf b = {0};
         for (size_t k = 0; k < n; k++)
-                for (size_t i = 0; i < cs[k].n; i++)
-                        diff_unified(&b, cs[k].v[i].path, cs[k].v[i].old, cs[k].v[i].path, cs[k].v[i].new);
-        if (b.len)
-                fputs(b.s, json ? stderr : stdout);
-        strbuf_done(&b);
+                changes_print_diff(&cs[k], json ? stderr : stdout);
 }
 
 /* apply's own state, which generator mode has no use for: the record of remove, and apply's

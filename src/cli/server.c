@@ -35,8 +35,8 @@ void server_processes(struct root *root, const char *mount, const char *control_
         }
 
         struct cgroup_tree box = {0};
-        if (cf->name && container_inspect(root, mount, cf) >= 0 && cf->cgroup && !cgroup_is_below(cf->cgroup, control_group) &&
-            cgroup_tree_read(root, mount, cf->cgroup, &box) >= 0 && cf->clients_only) {
+        if (cf->name && container_inspect(root, mount, cf) >= 0 && cf->clients_only && cf->cgroup &&
+            !cgroup_is_below(cf->cgroup, control_group) && cgroup_tree_read(root, mount, cf->cgroup, &box) >= 0) {
                 cgroup_tree_done(&unit);
                 take_tree(&box, tf);
         } else {

@@ -293,7 +293,7 @@ static int value_unit(struct parse_ctx *ctx, const char *key, const char *value_
                 if (!i || strstr(i + 2, "%i"))
                         return fail(ctx, "%s '%s' of a template must contain %%i once", key, value);
                 /* Check the name an instance will have before any path is built from it. */
-                _cleanup_free_ char *inst = xasprintf("%.*s0%s", (int) (i - value), value, i + 2);
+                _cleanup_free_ char *inst = unit_template_instance(value, "0");
                 if (!unit_name_is_valid_service(inst, &why))
                         return fail(ctx, "%s '%s' is not a valid service name: its instance '%s' %s", key, value,
                                     inst, why);

@@ -13,6 +13,7 @@
 
 #include "basic/util.h"
 #include "core/planner.h"
+#include "core/unit-name.h"
 
 struct ctx {
         const struct topology *t;
@@ -73,20 +74,13 @@ static struct placement *add_placement(struct ctx *x, const struct replica_conf 
         p->replicas = xrealloc(p->replicas, (p->n_replicas + 1) * sizeof(*p->replicas));
         struct placement *pl = &p->replicas[p->n_replicas++];
         *pl = (struct placement){.conf = r};
-        if (instance < 0) {
-                pl->name = xstrdup(r->name);
-                pl->unit = xstrdup(r->unit);
-        } else {
-                const char *i = strstr(r->unit, "%i");
-                pl->name = xasprintf("%s-%d", r->name, instance);
-                pl->unit = xasprintf("%.*s%d%s", (int) (i - r->unit), r->unit, instance, i + 2);
-        }
-        if (r->container) {
-                const char *i = strstr(r->container, "%i");
-                pl->container = i && instance >= 0 ? xasprintf("%.*s%d%s", (int) (i - r->container), r->container,
-                                                               instance, i + 2)
-                                                   : xstrdup(r->container);
-        }
+        char n[16] = "";
+        if (instance >= 0)
+                snprintf(n, sizeof(n), "%d", instance);
+        pl->name = instance < 0 ? xstrdup(r->name) : xasprintf("%s-%s", r->name, n);
+        /* Outside a template neither holds %i: the configuration refuses it there. */
+        pl->unit = unit_template_instance(r->unit, n);
+        pl->container = r->container ? unit_template_instance(r->container, n) : NULL;
         return pl;
 }
 

@@ -52,3 +52,8 @@ char *unit_name_mangle(const char *name) {
         }
         return xasprintf("%s.service", name);
 }
+
+char *unit_template_instance(const char *pattern, const char *instance) {
+        const char *i = strstr(pattern, "%i");
+        return i ? xasprintf("%.*s%s%s", (int) (i - pattern), pattern, instance, i + 2) : xstrdup(pattern);
+}

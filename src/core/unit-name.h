@@ -12,3 +12,7 @@ bool unit_name_is_valid_service(const char *name, const char **ret_why);
 /* As systemctl takes a unit name: one without a unit type's suffix ("llama-server@0") means the
  * service. Returns a new string, the suffix added when there was none. */
 char *unit_name_mangle(const char *name);
+
+/* A template's name with its first %i replaced by `instance` ("llama@%i.service", "0" gives
+ * "llama@0.service"); a copy of the name when it holds no %i. */
+char *unit_template_instance(const char *pattern, const char *instance);

@@ -108,17 +108,27 @@ char *root_join(const struct root *r, const char *path) {
         return xasprintf("%s%s%s", r->path, sep, rel(path));
 }
 
-static void record(struct root *r, const char *path, const char *data, size_t len) {
+/* A new entry of the record for `path`, or NULL when not recording or already recorded. */
+static struct root_entry *record_new(struct root *r, const char *path) {
         const char *p = rel(path);
 
         if (!r->recording)
-                return;
+                return NULL;
         for (size_t i = 0; i < r->n_rec; i++)
                 if (streq(r->rec[i].path, p))
-                        return;
+                        return NULL;
         r->rec = xrealloc(r->rec, (r->n_rec + 1) * sizeof(*r->rec));
         struct root_entry *e = &r->rec[r->n_rec++];
-        *e = (struct root_entry){.path = xstrdup(p), .len = len};
+        *e = (struct root_entry){.path = xstrdup(p)};
+        return e;
+}
+
+static void record(struct root *r, const char *path, const char *data, size_t len) {
+        struct root_entry *e = record_new(r, path);
+
+        if (!e)
+                return;
+        e->len = len;
         if (data) {
                 e->data = xmalloc0(len + 1);
                 memcpy(e->data, data, len);
@@ -178,15 +188,10 @@ int root_opendir(struct root *r, const char *path, DIR **ret) {
 }
 
 void root_record_link(struct root *r, const char *path, const char *target) {
-        const char *p = rel(path);
+        struct root_entry *e = record_new(r, path);
 
-        if (!r->recording)
-                return;
-        for (size_t i = 0; i < r->n_rec; i++)
-                if (streq(r->rec[i].path, p))
-                        return;
-        r->rec = xrealloc(r->rec, (r->n_rec + 1) * sizeof(*r->rec));
-        r->rec[r->n_rec++] = (struct root_entry){.path = xstrdup(p), .link = xstrdup(target)};
+        if (e)
+                e->link = xstrdup(target);
 }
 
 void root_record_file(struct root *r, const char *path) {
