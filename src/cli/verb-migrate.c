@@ -25,8 +25,10 @@
 
 static void help(void) {
         printf("Usage: numaplan migrate [-c FILE] [UNIT...] [--dry-run] [--json]\n\n"
-               "For each running replica (all, or the named units), move every page of its processes\n"
-               "that sits off its planned nodes onto them: anonymous memory, page cache, huge pages.\n"
+               "For each running replica (all, or the named units), move every page of its server's\n"
+               "processes (its unit's cgroup and those below it, or the container that container =\n"
+               "names) that sits off its planned nodes onto them: anonymous memory, page cache, huge\n"
+               "pages.\n"
                "Only the pages off the plan move; the processes keep running. Says, per unit, the pages\n"
                "and bytes moved from and to each node, those that could not move and why, the time\n"
                "taken, and the share of its pages on its nodes before and after. Exit 0 when every\n"
