@@ -20,6 +20,7 @@
 #include "core/verify-checks.h"
 #include "host/cgroup.h"
 #include "host/config-files.h"
+#include "host/file-mappers.h"
 #include "host/host-facts.h"
 #include "host/numastat.h"
 #include "host/root.h"
@@ -53,6 +54,7 @@ struct unit_report {
         size_t n_numastat;
         char *summary;
         struct container_facts container;
+        struct task_facts tasks;
         json_object *processes; /* which were checked, in which cgroups */
 };
 
@@ -191,13 +193,15 @@ static void summarize(struct unit_report *u) {
                 }
 }
 
+/* What the unit is and does, up to where its pages are; judged with the other units' pages in
+ * judge_pages(). */
 static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, bool no_warmup,
                        const struct cpuset *memory_nodes, const int *mem_ids, size_t n_mem, struct unit_report *u) {
         const struct placement *pl = u->pl;
         const struct replica_conf *r = pl->conf;
         struct unit_state s;
         struct dropin_facts d;
-        struct task_facts tf;
+        struct task_facts *tf = &u->tasks;
         _cleanup_free_ char *dpath = NULL;
 
         int ret = unit_state_read(bus, pl->unit, &s);
@@ -206,7 +210,7 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         _cleanup_free_ char *journal =
                 changeset_interrupted(in->unit_dir) ? xasprintf("%s/" CHANGESET_JOURNAL, in->unit_dir) : NULL;
         gather_dropin(in, pl, &s, journal, &d, &dpath);
-        gather_tasks(in->root, mount, &s, pl, &tf, &u->container);
+        gather_tasks(in->root, mount, &s, pl, tf, &u->container);
 
         check_unit_active(&s, pl->unit, &u->checks[CHECK_UNIT_ACTIVE]);
         check_numa_policy(&s, pl, &u->checks[CHECK_NUMA_POLICY]);
@@ -216,7 +220,7 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         check_effective_memory_nodes(&s, pl, memory_nodes, &u->checks[CHECK_EFFECTIVE_MEMORY_NODES]);
         check_dropin(&d, &u->checks[CHECK_DROPIN_IN_EFFECT]);
         check_container(pl, &u->container, &u->checks[CHECK_CONTAINER]);
-        check_task_affinity(&s, pl, &tf, &d, &u->checks[CHECK_TASK_AFFINITY]);
+        check_task_affinity(&s, pl, tf, &d, &u->checks[CHECK_TASK_AFFINITY]);
 
         /* The warm-up makes the server touch its memory; the pages are counted after it. */
         read_numastat(in->root, mem_ids, n_mem, &u->before);
@@ -224,7 +228,7 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
                 check_warmup(NULL, NULL, "--no-warmup", &u->checks[CHECK_WARMUP]);
         else if (!r->warmup_url)
                 check_warmup(NULL, NULL, "no warmup-url configured", &u->checks[CHECK_WARMUP]);
-        else if (tf.n_processes == 0) {
+        else if (tf->n_processes == 0) {
                 struct warmup_result w = {.detail = xstrdup("not sent: the unit runs no process")};
                 check_warmup(&w, r->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
                 free(w.detail);
@@ -239,21 +243,82 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         read_numastat(in->root, mem_ids, n_mem, &u->after);
         u->n_numastat = n_mem;
 
-        gather_pages(in->root, &tf, pl, &u->pages);
-        check_memory_locality(&u->pages, pl, replica_min_local(in->config, r), &tf, &u->checks[CHECK_MEMORY_LOCALITY]);
-        check_hugepages(in->topology, &u->pages, pl, &u->checks[CHECK_HUGEPAGES]);
-        summarize(u);
-
+        gather_pages(in->root, tf, pl, &u->pages);
         free(d.overridden_by);
-        u->processes = processes_json(&tf);
-        free(tf.processes);
-        strv_free(tf.cgroups);
-        free(tf.tasks);
+        u->processes = processes_json(tf);
         unit_state_done(&s);
         return 0;
 }
 
+/* Every unit's pages split into its own and the program code it shares, with one scan of the
+ * host's mappings for all of them, then judged. */
+static void judge_pages(const struct inputs *in, struct unit_report *reports, size_t n) {
+        struct replica_pages *v = xmalloc0((n + 1) * sizeof(*v));
+        for (size_t i = 0; i < n; i++)
+                v[i] = (struct replica_pages){
+                        .pages = &reports[i].pages,
+                        .processes = reports[i].tasks.processes,
+                        .n_processes = reports[i].tasks.n_processes,
+                        .models = reports[i].pl->conf->models,
+                };
+        if (n && replica_pages_split(in->root, v, n) < 0)
+                log_warning("cannot list the host's processes: every page counts as the replica's own");
+        free(v);
+        for (size_t i = 0; i < n; i++) {
+                struct unit_report *u = &reports[i];
+                check_memory_locality(&u->pages, u->pl, in->plan, replica_min_local(in->config, u->pl->conf), &u->tasks,
+                                      &u->checks[CHECK_MEMORY_LOCALITY]);
+                check_hugepages(in->topology, &u->pages, u->pl, &u->checks[CHECK_HUGEPAGES]);
+                summarize(u);
+        }
+}
+
+static void unit_report_done(struct unit_report *u) {
+        for (unsigned k = 0; k < N_CHECKS; k++)
+                check_done(&u->checks[k]);
+        page_tally_done(&u->pages);
+        free(u->before);
+        free(u->after);
+        free(u->summary);
+        container_facts_done(&u->container);
+        json_object_put(u->processes);
+        free(u->tasks.processes);
+        strv_free(u->tasks.cgroups);
+        free(u->tasks.tasks);
+}
+
 /* ---- output ---- */
+
+static json_object *own_pages_json(const struct page_tally *t, const struct cpuset *planned) {
+        uint64_t *own = xmalloc0(NUMA_NODES_MAX * sizeof(*own));
+        for (int n = 0; n < NUMA_NODES_MAX; n++)
+                own[n] = page_tally_own(t, n);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "by_node", json_by_node(own, NUMA_NODES_MAX));
+        json_object_object_add(o, "planned", json_uint64(page_tally_own_on(t, planned)));
+        json_object_object_add(o, "total", json_uint64(page_tally_own_sum(t)));
+        free(own);
+        return o;
+}
+
+/* A file of the replica's: its pages, where they are, who else maps it. */
+static json_object *file_json(const struct file_pages *f) {
+        json_object *o = json_object_new_object(), *by = json_object_new_object(), *units = json_object_new_array();
+        json_object_object_add(o, "path", json_object_new_string(f->path));
+        json_object_object_add(o, "pages", json_uint64(f->total));
+        int node = file_pages_node(f);
+        json_object_object_add(o, "node", node >= 0 ? json_object_new_int(node) : NULL);
+        for (size_t k = 0; k < f->n_nodes; k++) {
+                char key[16];
+                snprintf(key, sizeof(key), "%d", f->nodes[k].node);
+                json_object_object_add(by, key, json_uint64(f->nodes[k].pages));
+        }
+        json_object_object_add(o, "by_node", by);
+        for (size_t k = 0; f->mapped_by && f->mapped_by[k]; k++)
+                json_object_array_add(units, json_object_new_string(f->mapped_by[k]));
+        json_object_object_add(o, "mapped_by", units);
+        return o;
+}
 
 static json_object *report_json(const struct unit_report *reports, size_t n) {
         json_object *o = json_object_new_object(), *units = json_object_new_array();
@@ -263,7 +328,7 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 const struct unit_report *u = &reports[i];
                 json_object *uo = json_object_new_object(), *checks = json_object_new_array(),
                             *pages = json_object_new_object(), *remote = json_object_new_array(),
-                            *stat = json_object_new_object();
+                            *shared = json_object_new_array(), *stat = json_object_new_object();
                 for (unsigned k = 0; k < N_CHECKS; k++) {
                         json_object *c = json_object_new_object();
                         json_object_object_add(c, "name", json_object_new_string(check_name(k)));
@@ -282,14 +347,21 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 json_object_object_add(pages, "file", json_by_node(u->pages.file, NUMA_NODES_MAX));
                 json_object_object_add(pages, "huge", json_by_node(u->pages.huge, NUMA_NODES_MAX));
                 json_object_object_add(pages, "page_size_kb", json_uint64(u->pages.base_kb));
-                for (size_t f = 0; f < u->pages.n_files; f++)
-                        if (file_pages_off_plan(&u->pages.files[f])) {
-                                json_object *rf = json_object_new_object();
-                                json_object_object_add(rf, "path", json_object_new_string(u->pages.files[f].path));
-                                json_object_object_add(rf, "pages_off_plan",
-                                                       json_uint64(u->pages.files[f].off_plan));
+                json_object_object_add(pages, "own", own_pages_json(&u->pages, &u->pl->nodes));
+                json_object *sh = json_object_new_object();
+                json_object_object_add(sh, "by_node", json_by_node(u->pages.shared, NUMA_NODES_MAX));
+                json_object_object_add(sh, "total", json_uint64(page_tally_sum(u->pages.shared)));
+                json_object_object_add(pages, "shared", sh);
+                for (size_t f = 0; f < u->pages.n_files; f++) {
+                        const struct file_pages *fp = &u->pages.files[f];
+                        if (fp->shared)
+                                json_object_array_add(shared, file_json(fp));
+                        else if (file_pages_off_plan(fp)) {
+                                json_object *rf = file_json(fp);
+                                json_object_object_add(rf, "pages_off_plan", json_uint64(fp->off_plan));
                                 json_object_array_add(remote, rf);
                         }
+                }
                 for (size_t k = 0; k < u->n_numastat; k++) {
                         json_object *d = json_object_new_object();
                         char key[16];
@@ -308,6 +380,7 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 json_object_object_add(uo, "checks", checks);
                 json_object_object_add(uo, "pages", pages);
                 json_object_object_add(uo, "remote_files", remote);
+                json_object_object_add(uo, "shared_files", shared);
                 json_object_object_add(uo, "numastat_change", stat);
                 json_object_object_add(uo, "processes", json_object_get(u->processes));
                 json_object_object_add(uo, "container", container_json(&u->container));
@@ -332,6 +405,41 @@ static void print_tap(const struct unit_report *reports, size_t n) {
                 }
 }
 
+/* "a, b, c and 4 more" */
+static char *units_list(char *const *units) {
+        struct strbuf b = {0};
+        size_t n = 0;
+        for (; units && units[n]; n++)
+                if (n < 3)
+                        strbuf_printf(&b, "%s%s", n ? ", " : "", units[n]);
+        if (n > 3)
+                strbuf_printf(&b, " and %zu more", n - 3);
+        return strbuf_steal(&b);
+}
+
+static void print_shared(const struct page_tally *t) {
+        static const char *const headers[] = {"shared file", ">pages", ">node", "also mapped by"};
+        uint64_t total = page_tally_sum(t->shared);
+        char sz[FORMAT_BYTES_MAX];
+
+        if (total == 0)
+                return;
+        format_bytes(sz, sizeof(sz), total * t->base_kb * 1024);
+        printf("  shared program code, not judged: %" PRIu64 " pages (%s) that other units map too\n", total, sz);
+        _cleanup_table_ struct table *tb = table_new(headers, ELEMENTSOF(headers));
+        for (size_t i = 0; i < t->n_files; i++) {
+                const struct file_pages *f = &t->files[i];
+                if (!f->shared || f->total == 0)
+                        continue;
+                _cleanup_free_ char *units = units_list(f->mapped_by);
+                table_add(tb, f->path);
+                table_addf(tb, "%" PRIu64, f->total);
+                table_addf(tb, "%d", file_pages_node(f));
+                table_add(tb, units);
+        }
+        table_print(tb, stdout, "    ");
+}
+
 static void print_table(const struct unit_report *reports, size_t n) {
         static const char *const headers[] = {"check", "", "want", "got"};
 
@@ -349,6 +457,7 @@ static void print_table(const struct unit_report *reports, size_t n) {
                 for (unsigned c = 0; c < N_CHECKS; c++)
                         if (u->checks[c].detail && (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY))
                                 printf("  %s: %s\n", check_name(c), u->checks[c].detail);
+                print_shared(&u->pages);
                 struct strbuf ns = {0};
                 for (size_t k = 0; k < u->n_numastat; k++)
                         strbuf_printf(&ns, "%snode %d +%" PRIu64 "/+%" PRIu64 "/+%" PRIu64, ns.len ? ", " : "",
@@ -443,6 +552,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         for (size_t i = 0; r == EXIT_OK && i < n; i++)
                 if (verify_unit(&in, bus, mount, no_warmup, &memory_nodes, mem_ids, n_mem, &reports[i]) < 0)
                         r = EXIT_ENV;
+        if (r == EXIT_OK)
+                judge_pages(&in, reports, n);
 
         if (r == EXIT_OK) {
                 bool all = true;
@@ -462,16 +573,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (a->metrics)
                 r = write_metrics(a->metrics, &in, reports, n, t0, m0, r);
 
-        for (size_t i = 0; i < n; i++) {
-                for (unsigned k = 0; k < N_CHECKS; k++)
-                        check_done(&reports[i].checks[k]);
-                page_tally_done(&reports[i].pages);
-                free(reports[i].before);
-                free(reports[i].after);
-                free(reports[i].summary);
-                container_facts_done(&reports[i].container);
-                json_object_put(reports[i].processes);
-        }
+        for (size_t i = 0; i < n; i++)
+                unit_report_done(&reports[i]);
         free(reports);
         free(mem_ids);
         inputs_done(&in);

@@ -16,8 +16,11 @@ void page_tally_init(struct page_tally *t, uint64_t base_kb) {
 }
 
 void page_tally_done(struct page_tally *t) {
-        for (size_t i = 0; i < t->n_files; i++)
+        for (size_t i = 0; i < t->n_files; i++) {
                 free(t->files[i].path);
+                free(t->files[i].nodes);
+                strv_free(t->files[i].mapped_by);
+        }
         free(t->files);
         t->files = NULL;
         t->n_files = 0;
@@ -40,13 +43,46 @@ uint64_t page_tally_on(const uint64_t *by_node, const struct cpuset *nodes) {
         return s;
 }
 
-static struct file_pages *file_entry(struct page_tally *t, const char *path, size_t len) {
-        for (size_t i = 0; i < t->n_files; i++)
-                if (strlen(t->files[i].path) == len && strncmp(t->files[i].path, path, len) == 0)
-                        return &t->files[i];
+uint64_t page_tally_own_sum(const struct page_tally *t) {
+        return page_tally_sum(t->total) - page_tally_sum(t->shared);
+}
+
+uint64_t page_tally_own_on(const struct page_tally *t, const struct cpuset *nodes) {
+        return page_tally_on(t->total, nodes) - page_tally_on(t->shared, nodes);
+}
+
+/* A file is one inode wherever it is mapped from; without maps, one path. */
+static struct file_pages *file_entry(struct page_tally *t, const char *path, size_t len, struct file_id id) {
+        for (size_t i = 0; i < t->n_files; i++) {
+                struct file_pages *f = &t->files[i];
+                if (id.ino ? file_id_eq(f->id, id)
+                           : f->id.ino == 0 && strlen(f->path) == len && strncmp(f->path, path, len) == 0)
+                        return f;
+        }
         t->files = xrealloc(t->files, (t->n_files + 1) * sizeof(*t->files));
-        t->files[t->n_files] = (struct file_pages){.path = xstrndup(path, len)};
+        t->files[t->n_files] = (struct file_pages){.path = xstrndup(path, len), .id = id};
         return &t->files[t->n_files++];
+}
+
+static void file_add_node(struct file_pages *f, int node, uint64_t pages) {
+        for (size_t i = 0; i < f->n_nodes; i++)
+                if (f->nodes[i].node == node) {
+                        f->nodes[i].pages = f->nodes[i].pages > UINT64_MAX - pages ? UINT64_MAX : f->nodes[i].pages + pages;
+                        return;
+                }
+        f->nodes = xrealloc(f->nodes, (f->n_nodes + 1) * sizeof(*f->nodes));
+        f->nodes[f->n_nodes++] = (struct node_pages){node, pages};
+}
+
+int file_pages_node(const struct file_pages *f) {
+        int best = -1;
+        uint64_t most = 0;
+        for (size_t i = 0; i < f->n_nodes; i++)
+                if (f->nodes[i].pages > most || (f->nodes[i].pages == most && most && f->nodes[i].node < best)) {
+                        most = f->nodes[i].pages;
+                        best = f->nodes[i].node;
+                }
+        return best;
 }
 
 struct mapping {
@@ -189,17 +225,39 @@ static int each_mapping(const char *numa_maps, void (*fn)(const struct mapping *
 struct tally_ctx {
         struct page_tally *t;
         const struct cpuset *planned;
+        const struct maps_entry *maps;
+        size_t n_maps, cursor;
 };
 
+/* maps and numa_maps list the same mappings in the same order: look ahead first. A mapping made
+ * between the two reads is not found, and is told apart by path. */
+static const struct maps_entry *maps_lookup(struct tally_ctx *x, uint64_t start) {
+        for (size_t i = x->cursor; i < x->n_maps; i++)
+                if (x->maps[i].start == start) {
+                        x->cursor = i + 1;
+                        return &x->maps[i];
+                }
+        for (size_t i = 0; i < x->cursor && i < x->n_maps; i++)
+                if (x->maps[i].start == start)
+                        return &x->maps[i];
+        return NULL;
+}
+
 static void tally_mapping(const struct mapping *m, void *userdata) {
-        struct page_tally *t = ((struct tally_ctx *) userdata)->t;
-        const struct cpuset *planned = ((struct tally_ctx *) userdata)->planned;
+        struct tally_ctx *x = userdata;
+        struct page_tally *t = x->t;
+        const struct cpuset *planned = x->planned;
         uint64_t total = 0, scale = m->page_kb / t->base_kb ? m->page_kb / t->base_kb : 1;
         bool huge = m->huge || m->page_kb > t->base_kb;
 
         for (int n = 0; n <= m->max_node; n++)
                 total += m->count[n]; /* each count <= PAGES_MAX: no wrap */
-        struct file_pages *f = m->path && !huge ? file_entry(t, m->path, m->path_len) : NULL;
+        struct file_pages *f = NULL;
+        if (m->path && !huge) {
+                const struct maps_entry *e = maps_lookup(x, m->start);
+                f = file_entry(t, m->path, m->path_len, e ? e->id : (struct file_id){0});
+                f->exec = f->exec || (e && e->exec);
+        }
         for (int n = 0; n <= m->max_node; n++) {
                 uint64_t c = m->count[n];
                 if (c == 0)
@@ -218,17 +276,49 @@ static void tally_mapping(const struct mapping *m, void *userdata) {
                                                    : (uint64_t) ((unsigned __int128) c * m->anon / total);
                 add(&t->anon[n], anon);
                 add(&t->file[n], c - anon);
-                if (f) {
+                if (f && c > anon) {
                         add(&f->total, c - anon);
+                        file_add_node(f, n, c - anon);
                         if (!cpuset_isset(planned, n))
                                 add(&f->off_plan, c - anon);
                 }
         }
 }
 
-int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpuset *planned) {
+int page_tally_add(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned) {
+        struct tally_ctx x = {.t = t, .planned = planned};
+        _cleanup_free_ struct maps_entry *entries = NULL;
+
+        /* A maps text that does not parse only loses the files' identities. */
+        if (maps && maps_files(maps, &entries, &x.n_maps) == 0)
+                x.maps = entries;
         t->processes++;
-        return each_mapping(numa_maps, tally_mapping, &(struct tally_ctx){t, planned});
+        return each_mapping(numa_maps, tally_mapping, &x);
+}
+
+static bool under(const char *path, const char *dir) {
+        size_t n = strlen(dir);
+        while (n > 1 && dir[n - 1] == '/')
+                n--;
+        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+void page_tally_split(struct page_tally *t, char ***mapped_by, char *const *models) {
+        memset(t->shared, 0, sizeof(t->shared));
+        for (size_t i = 0; i < t->n_files; i++) {
+                struct file_pages *f = &t->files[i];
+                strv_free(f->mapped_by);
+                f->mapped_by = mapped_by ? mapped_by[i] : NULL;
+                f->model = false;
+                for (size_t k = 0; models && models[k] && !f->model; k++)
+                        f->model = under(f->path, models[k]);
+                f->shared = f->exec && f->mapped_by && f->mapped_by[0] && !f->model;
+                if (!f->shared)
+                        continue;
+                for (size_t k = 0; k < f->n_nodes; k++)
+                        if (f->nodes[k].node >= 0 && f->nodes[k].node < NUMA_NODES_MAX)
+                                add(&t->shared[f->nodes[k].node], f->nodes[k].pages);
+        }
 }
 
 struct mappings_ctx {

@@ -9,18 +9,34 @@
 #include <stdint.h>
 
 #include "basic/cpuset.h"
+#include "core/proc-maps.h"
 
 #define NUMA_NODES_MAX 1024
 
+struct node_pages {
+        int node;
+        uint64_t pages;
+};
+
 struct file_pages {
-        char *path; /* as numa_maps prints it */
+        char *path;         /* as numa_maps prints it (the first process's view) */
+        struct file_id id;  /* from /proc/PID/maps; ino 0 when not known */
+        bool exec;          /* mapped executable by one of the processes: program code */
         uint64_t total, off_plan;
+        struct node_pages *nodes; /* its page cache by node, in order of first sight */
+        size_t n_nodes;
+
+        /* What page_tally_split() decided, from who else maps it: */
+        char **mapped_by; /* units of the processes outside the replica that map it; NULL: none */
+        bool model;       /* named in model = */
+        bool shared;      /* program code that others map too: not the replica's own pages */
 };
 
 struct page_tally {
         uint64_t base_kb;
         uint64_t total[NUMA_NODES_MAX], anon[NUMA_NODES_MAX], file[NUMA_NODES_MAX], huge[NUMA_NODES_MAX];
-        struct file_pages *files; /* file-backed pages by path, across processes */
+        uint64_t shared[NUMA_NODES_MAX]; /* the file pages of shared files (page_tally_split()) */
+        struct file_pages *files; /* file-backed pages by file, across processes */
         size_t n_files;
         unsigned processes;
 };
@@ -30,8 +46,28 @@ void page_tally_done(struct page_tally *t);
 
 /* Adds one process's numa_maps. A mapping's pages go to huge (hugetlb, or a page size above
  * base), else split between anon (its anon= count) and file, node by node in proportion; file
- * pages off `planned` are counted per path. -EINVAL on a line numa_maps would not print. */
-int page_tally_add(struct page_tally *t, const char *numa_maps, const struct cpuset *planned);
+ * pages are counted per file, and those off `planned`. `maps` (that process's /proc/PID/maps, or
+ * NULL) says which file each mapping is and whether it is program code; without it files are
+ * told apart by path. -EINVAL on a line numa_maps would not print. */
+int page_tally_add(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned);
+
+/* The file that holds most of f's pages; -1 when none is resident. */
+int file_pages_node(const struct file_pages *f);
+
+/* Which of the replica's file pages are its own. `mapped_by[i]` (taken, may be NULL) are the
+ * units of the processes outside the replica that map files[i]; `models` the paths model = names
+ * (NULL-terminated, may be NULL), matched as the file itself or a directory above it. Program
+ * code, a file the replica maps executable, that other processes map too is shared: where its
+ * page cache sits is decided by whichever process read it first, so it is reported but not
+ * judged. Every other page is the replica's own: anonymous memory, huge pages, the model, data
+ * files (even those another replica reads: that replica's node then holds them) and files no one
+ * else maps. */
+void page_tally_split(struct page_tally *t, char ***mapped_by, char *const *models);
+
+/* The replica's own pages on node n. */
+static inline uint64_t page_tally_own(const struct page_tally *t, int n) {
+        return t->total[n] - t->shared[n];
+}
 
 /* A file mapping whose page cache sits mostly off the plan: more than half of its resident pages
  * off the planned nodes (filled before the pinning, by another process or an earlier run). */
@@ -55,3 +91,6 @@ int numa_maps_mappings(const char *numa_maps, const struct cpuset *planned, stru
 
 uint64_t page_tally_sum(const uint64_t *by_node);
 uint64_t page_tally_on(const uint64_t *by_node, const struct cpuset *nodes);
+/* The replica's own pages, all and on `nodes`: what memory-locality judges. */
+uint64_t page_tally_own_sum(const struct page_tally *t);
+uint64_t page_tally_own_on(const struct page_tally *t, const struct cpuset *nodes);

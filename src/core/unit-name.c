@@ -57,3 +57,14 @@ char *unit_template_instance(const char *pattern, const char *instance) {
         const char *i = strstr(pattern, "%i");
         return i ? xasprintf("%.*s%s%s", (int) (i - pattern), pattern, instance, i + 2) : xstrdup(pattern);
 }
+
+char *cgroup_unit(const char *cgroup) {
+        for (const char *p = cgroup; p && *p;) {
+                p += strspn(p, "/");
+                size_t n = strcspn(p, "/");
+                if ((n > 8 && strncmp(p + n - 8, ".service", 8) == 0) || (n > 6 && strncmp(p + n - 6, ".scope", 6) == 0))
+                        return xstrndup(p, n);
+                p += n;
+        }
+        return NULL;
+}

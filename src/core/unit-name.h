@@ -16,3 +16,8 @@ char *unit_name_mangle(const char *name);
 /* A template's name with its first %i replaced by `instance` ("llama@%i.service", "0" gives
  * "llama@0.service"); a copy of the name when it holds no %i. */
 char *unit_template_instance(const char *pattern, const char *instance);
+
+/* The unit a process belongs to, from its cgroup v2 path: the outermost component that is a
+ * service or a scope ("/system.slice/llama@0.service/libpod-ID.scope" gives "llama@0.service",
+ * "/init.scope" gives "init.scope"); NULL for a path with none (the root cgroup, a kernel thread). */
+char *cgroup_unit(const char *cgroup);

@@ -308,16 +308,28 @@ void check_warmup(const struct warmup_result *w, const char *url, const char *wh
             xstrdup(w->detail));
 }
 
-void check_memory_locality(const struct page_tally *pages, const struct placement *pl, unsigned min_local_bp,
-                           const struct task_facts *tf, struct check *c) {
+/* The replica, other than `pl`, whose unit is one of `units`; NULL when none is. */
+static const struct placement *other_replica(const struct plan *plan, const struct placement *pl, char *const *units) {
+        for (size_t i = 0; plan && units && i < plan->n_replicas; i++)
+                if (&plan->replicas[i] != pl && strv_contains(units, plan->replicas[i].unit))
+                        return &plan->replicas[i];
+        return NULL;
+}
+
+void check_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
+                           unsigned min_local_bp, const struct task_facts *tf, struct check *c) {
         char want_buf[16];
-        uint64_t total = page_tally_sum(pages->total), planned = page_tally_on(pages->total, &pl->nodes);
+        uint64_t total = page_tally_own_sum(pages), planned = page_tally_own_on(pages, &pl->nodes),
+                 shared = page_tally_sum(pages->shared);
 
         format_percent(want_buf, sizeof(want_buf), min_local_bp);
         char *want = xasprintf(">= %s", want_buf);
         if (total == 0) {
                 set(c, false, want, xstrdup("no pages"),
-                    xstrdup(tf->n_processes ? "numa_maps shows no resident page" : "the unit runs no process"));
+                    xstrdup(!tf->n_processes ? "the unit runs no process"
+                            : shared         ? "numa_maps shows no resident page of its own, only program code "
+                                               "other units map"
+                                             : "numa_maps shows no resident page"));
                 return;
         }
         bool ok = (unsigned __int128) planned * 10000 >= (unsigned __int128) min_local_bp * total;
@@ -325,21 +337,39 @@ void check_memory_locality(const struct page_tally *pages, const struct placemen
         struct strbuf d = {0};
         char sz[FORMAT_BYTES_MAX];
         format_bytes(sz, sizeof(sz), total * pages->base_kb * 1024);
-        strbuf_printf(&d, "%" PRIu64 " of %" PRIu64 " pages (%s) on node%s %s", planned, total, sz,
+        strbuf_printf(&d, "%" PRIu64 " of its own %" PRIu64 " pages (%s) on node%s %s", planned, total, sz,
                       cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
         for (int n = 0; n < NUMA_NODES_MAX; n++)
-                if (pages->total[n] && !cpuset_isset(&pl->nodes, n))
+                if (page_tally_own(pages, n) && !cpuset_isset(&pl->nodes, n))
                         strbuf_printf(&d, "; node %d holds %" PRIu64 " (anon %" PRIu64 ", file %" PRIu64 ", huge %" PRIu64 ")", n,
-                                      pages->total[n], pages->anon[n], pages->file[n], pages->huge[n]);
+                                      page_tally_own(pages, n), pages->anon[n], pages->file[n] - pages->shared[n],
+                                      pages->huge[n]);
+        if (shared) {
+                format_bytes(sz, sizeof(sz), shared * pages->base_kb * 1024);
+                strbuf_printf(&d, "; not judged: %" PRIu64 " pages (%s) of program code that other units map too", shared,
+                              sz);
+        }
         bool advised = false;
-        for (size_t i = 0; i < pages->n_files; i++)
-                if (file_pages_off_plan(&pages->files[i])) {
+        for (size_t i = 0; i < pages->n_files; i++) {
+                const struct file_pages *f = &pages->files[i];
+                if (f->shared || !file_pages_off_plan(f))
+                        continue;
+                const struct placement *other = other_replica(plan, pl, f->mapped_by);
+                int where = file_pages_node(f);
+                if (other) {
+                        _cleanup_free_ char *on = cpuset_format(&other->nodes);
+                        strbuf_printf(&d, "; %s has %" PRIu64 " of its %" PRIu64 " pages on node %d, and replica %s (%s, "
+                                      "node%s %s) maps it too: one page cache serves both, so only one node can hold "
+                                      "it; model-copies = per-node gives each node its own copy",
+                                      f->path, f->off_plan, f->total, where, other->name, other->unit,
+                                      cpuset_count(&other->nodes) > 1 ? "s" : "", on);
+                } else
                         strbuf_printf(&d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
                                       "filled before the pinning; numaplan migrate %s moves it now, and naming it in "
                                       "model = has every start move it",
-                                      pages->files[i].path, pages->files[i].off_plan, pages->files[i].total, pl->unit);
-                        advised = true;
-                }
+                                      f->path, f->off_plan, f->total, pl->unit);
+                advised = true;
+        }
         if (!ok && !advised)
                 strbuf_printf(&d, "; numaplan migrate %s moves what is off the plan, without a restart", pl->unit);
         set(c, ok, want, format_share(planned, total), strbuf_steal(&d));

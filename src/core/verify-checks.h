@@ -78,8 +78,11 @@ void check_task_affinity(const struct unit_state *s, const struct placement *pl,
                          const struct dropin_facts *d, struct check *c);
 /* `w` NULL: skipped, with `why`. */
 void check_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c);
-void check_memory_locality(const struct page_tally *pages, const struct placement *pl, unsigned min_local_bp,
-                           const struct task_facts *tf, struct check *c);
+/* Judged on the replica's own pages (page_tally_split()); shared program code is only reported.
+ * `plan` names the other replicas that map the same data files. */
+struct plan;
+void check_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
+                           unsigned min_local_bp, const struct task_facts *tf, struct check *c);
 
 /* The pools the plan reserves for the replica are there (`t` read now), and its huge pages sit
  * on its nodes. Passes for a replica without hugepages =. */

@@ -95,15 +95,17 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
                 }
 
         family(&b, P "resident_pages",
-               "Resident pages of the replica unit's processes by NUMA node and kind (anon, file, huge), in base "
-               "pages of numaplan_verify_page_size_bytes; a huge page counts as the base pages it spans.");
+               "Resident pages of the replica unit's processes by NUMA node and kind (anon, file, huge: its own; "
+               "shared: program code other units map too, not judged), in base pages of "
+               "numaplan_verify_page_size_bytes; a huge page counts as the base pages it spans.");
         for (size_t i = 0; i < n; i++)
                 for (int node = 0; node < NUMA_NODES_MAX; node++) {
                         if (!node_reported(&units[i], node))
                                 continue;
                         const struct page_tally *t = units[i].pages;
-                        static const char *const kinds[] = {"anon", "file", "huge"};
-                        const uint64_t counts[] = {t->anon[node], t->file[node], t->huge[node]};
+                        static const char *const kinds[] = {"anon", "file", "huge", "shared"};
+                        const uint64_t counts[] = {t->anon[node], t->file[node] - t->shared[node], t->huge[node],
+                                                   t->shared[node]};
                         char id[16];
                         snprintf(id, sizeof(id), "%d", node);
                         for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
@@ -121,12 +123,13 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
         }
 
         family(&b, P "local_ratio",
-               "Share of the replica unit's resident pages on its planned nodes, 0 to 1; absent while it has none.");
+               "Share of the replica unit's own resident pages (all but shared program code) on its planned "
+               "nodes, 0 to 1; absent while it has none.");
         for (size_t i = 0; i < n; i++) {
-                uint64_t total = page_tally_sum(units[i].pages->total);
+                uint64_t total = page_tally_own_sum(units[i].pages);
                 if (total == 0)
                         continue;
-                uint64_t on = page_tally_on(units[i].pages->total, units[i].nodes);
+                uint64_t on = page_tally_own_on(units[i].pages, units[i].nodes);
                 unit_sample(&b, P "local_ratio", &units[i]);
                 strbuf_printf(&b, "%.6f\n", (double) on / (double) total);
         }

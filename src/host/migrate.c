@@ -30,7 +30,7 @@ static const struct mapping_pages *find_mapping(const struct mapping_pages *v, s
 static void by_node(const char *numa_maps, const struct cpuset *planned, uint64_t *ret) {
         struct page_tally t;
         page_tally_init(&t, (uint64_t) sysconf(_SC_PAGESIZE) / 1024);
-        (void) page_tally_add(&t, numa_maps, planned);
+        (void) page_tally_add(&t, numa_maps, NULL, planned);
         memcpy(ret, t.total, sizeof(t.total));
         page_tally_done(&t);
 }

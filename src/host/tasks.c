@@ -58,10 +58,13 @@ int process_tasks(struct root *root, pid_t pid, struct task **ret, size_t *ret_n
 }
 
 int process_pages(struct root *root, pid_t pid, const struct cpuset *planned, struct page_tally *t) {
-        _cleanup_free_ char *path = xasprintf("proc/%d/numa_maps", (int) pid), *text = NULL;
+        _cleanup_free_ char *path = xasprintf("proc/%d/numa_maps", (int) pid), *text = NULL,
+                            *maps_path = xasprintf("proc/%d/maps", (int) pid), *maps = NULL;
 
         int r = root_read_file(root, path, &text, NULL);
         if (r < 0)
                 return -ENOENT;
-        return page_tally_add(t, text, planned);
+        /* Which file each mapping is; without it (a capture that lacks it) files go by path. */
+        (void) root_read_file(root, maps_path, &maps, NULL);
+        return page_tally_add(t, text, maps, planned);
 }

@@ -15,6 +15,6 @@ struct root;
 /* Every thread of `pid` with its allowed CPUs and nodes. A process that exits meanwhile gives
  * no tasks, not an error. */
 int process_tasks(struct root *root, pid_t pid, struct task **ret, size_t *ret_n);
-/* Adds the pages of `pid` (its numa_maps) to `t`. -ENOENT when it has exited; -EINVAL (counted
+/* Adds the pages of `pid` (its numa_maps, its maps for the files' identities) to `t`. -ENOENT when it has exited; -EINVAL (counted
  * up to the line) for a line numaplan cannot read. */
 int process_pages(struct root *root, pid_t pid, const struct cpuset *planned, struct page_tally *t);

@@ -98,12 +98,16 @@ static void sample_verdict(void) {
                    has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"1\",kind=\"file\"} 500") &&
                    has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"anon\"} 10"),
            "resident pages by node and kind");
+        ok(has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"shared\"} 200") &&
+                   has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"file\"} 0"),
+           "shared program code is its own kind, out of file");
         ok(has_line(text, "numaplan_verify_resident_pages{unit=\"idle.service\",node=\"1\",kind=\"anon\"} 0") &&
                    !strstr(text, "numaplan_verify_resident_pages{unit=\"idle.service\",node=\"0\""),
            "a unit without pages shows its planned node at 0, and no other");
-        is_int(count_prefix(text, "numaplan_verify_resident_pages{"), 3 * (2 + 2 + 1), "three kinds for each node reported");
+        is_int(count_prefix(text, "numaplan_verify_resident_pages{"), 4 * (2 + 2 + 1), "four kinds for each node reported");
         ok(has_line(text, "numaplan_verify_page_size_bytes 4096"), "the page size the pages count in");
-        ok(has_line(text, "numaplan_verify_local_ratio{unit=\"inference@0.service\"} 0.995054"), "share on the planned nodes");
+        ok(has_line(text, "numaplan_verify_local_ratio{unit=\"inference@0.service\"} 0.995054"),
+           "share of its own pages on the planned nodes, shared program code left out");
         ok(has_line(text, "numaplan_verify_local_ratio{unit=\"llama\\\\x2dserver@1.service\"} 0.250000"), "a low share");
         ok(!strstr(text, "numaplan_verify_local_ratio{unit=\"idle.service\""), "no share for a unit without pages");
         ok(has_line(text, "numaplan_verify_min_local_ratio{unit=\"llama\\\\x2dserver@1.service\"} 0.9900") &&

@@ -214,33 +214,117 @@ static void warmup_and_locality(void) {
         struct page_tally t;
         struct task_facts tf = {.n_processes = 1};
         page_tally_init(&t, 4);
-        page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 file=/m mapped=10 N0=10 kernelpagesize_kB=4\n",
-                       &pl.nodes);
-        check_memory_locality(&t, &pl, 9500, &tf, &c);
+        page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 file=/m mapped=10 N0=10 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        check_memory_locality(&t, &pl, NULL, 9500, &tf, &c);
         ok(c.ok && streq(c.got, "99.0%") && streq(c.want, ">= 95%"), "99.0%% local passes min-local 95%%");
         check_done(&c);
-        check_memory_locality(&t, &pl, 9950, &tf, &c);
+        check_memory_locality(&t, &pl, NULL, 9950, &tf, &c);
         ok(!c.ok && strstr(c.detail, "/m has 10 of its 10 pages off the plan") &&
                    strstr(c.detail, "numaplan migrate llama-server@0.service moves it now"),
            "below min-local fails, naming the file cached on the wrong node and the command that moves it");
         check_done(&c);
         page_tally_done(&t);
         page_tally_init(&t, 4);
-        page_tally_add(&t, "7f00 bind:1 anon=900 N0=900 kernelpagesize_kB=4\n7f01 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n",
-                       &pl.nodes);
-        check_memory_locality(&t, &pl, 9000, &tf, &c);
+        page_tally_add(&t, "7f00 bind:1 anon=900 N0=900 kernelpagesize_kB=4\n7f01 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        check_memory_locality(&t, &pl, NULL, 9000, &tf, &c);
         ok(!c.ok && streq(c.got, "10.0%") && strstr(c.detail, "numaplan migrate llama-server@0.service moves what is off"),
            "anonymous memory off the plan: the advice is numaplan migrate");
         check_done(&c);
         page_tally_done(&t);
         page_tally_init(&t, 4);
-        check_memory_locality(&t, &pl, 9500, &tf, &c);
+        check_memory_locality(&t, &pl, NULL, 9500, &tf, &c);
         ok(!c.ok && streq(c.got, "no pages"), "no resident pages cannot pass");
         check_done(&c);
         page_tally_done(&t);
 }
 
 /* Two nodes; node 1 has a pool of 2 MiB pages holding `pool` pages. */
+/* Two replicas side by side, one per node, the same engine: llama-1 (node 1) is judged on its own
+ * pages; the engine's binary that llama-0 read first sits on node 0. */
+static void side_by_side(void) {
+        static struct replica_conf conf0 = {.name = (char *) "llama-0"}, conf1 = {.name = (char *) "llama-1"};
+        struct placement replicas[2] = {
+                {.name = (char *) "llama-0", .unit = (char *) "llama@0.service", .conf = &conf0, .nodes = set("0")},
+                {.name = (char *) "llama-1", .unit = (char *) "llama@1.service", .conf = &conf1, .nodes = set("1")},
+        };
+        struct plan plan = {.replicas = replicas, .n_replicas = 2};
+        struct task_facts tf = {.n_processes = 1};
+        struct check c = {0};
+        struct page_tally t;
+        static const char numa_maps[] = "1000 bind:1 file=/opt/engine/node mapped=9842 N0=9842 kernelpagesize_kB=4\n"
+                                        "2000 bind:1 anon=7782 N1=7782 kernelpagesize_kB=4\n"
+                                        "3000 bind:1 file=/srv/m1.gguf mapped=3166 N1=3166 kernelpagesize_kB=4\n";
+        static const char maps[] = "1000-2000 r-xp 00000000 fe:01 7 /opt/engine/node\n"
+                                   "3000-4000 r--s 00000000 fe:01 8 /srv/m1.gguf\n";
+        char **engine_mappers = xmalloc0(2 * sizeof(char *));
+        engine_mappers[0] = xstrdup("llama@0.service");
+
+        page_tally_init(&t, 4);
+        page_tally_add(&t, numa_maps, maps, &replicas[1].nodes);
+        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        ok(!c.ok && streq(c.got, "52.6%"), "counting the binary another replica read first, it would fail: %s", c.got);
+        check_done(&c);
+
+        char **mapped_by[] = {engine_mappers, NULL};
+        page_tally_split(&t, mapped_by, NULL);
+        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        ok(c.ok && streq(c.got, "100.0%"), "judged on its own pages, it passes: %s", c.got);
+        ok(strstr(c.detail, "10948 of its own 10948 pages") && strstr(c.detail, "not judged: 9842 pages"),
+           "the detail counts its own pages and the shared ones apart: %s", c.detail);
+        ok(!strstr(c.detail, "migrate") && !strstr(c.detail, "model ="), "and advises nothing for shared code");
+        check_done(&c);
+        page_tally_done(&t);
+
+        /* The same model file for both, without model-copies: llama-0 read it first, on node 0. */
+        static const char shared_model[] = "2000 bind:1 anon=7782 N1=7782 kernelpagesize_kB=4\n"
+                                           "3000 bind:1 file=/srv/m.gguf mapped=3166 N0=3166 kernelpagesize_kB=4\n";
+        static const char shared_maps[] = "3000-4000 r--s 00000000 fe:01 9 /srv/m.gguf\n";
+        char **model_mappers = xmalloc0(2 * sizeof(char *));
+        model_mappers[0] = xstrdup("llama@0.service");
+        char **mapped_by2[] = {model_mappers};
+        page_tally_init(&t, 4);
+        page_tally_add(&t, shared_model, shared_maps, &replicas[1].nodes);
+        page_tally_split(&t, mapped_by2, NULL);
+        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        ok(!c.ok && streq(c.got, "71.0%"), "a data file another replica maps counts: it fails (%s)", c.got);
+        ok(strstr(c.detail, "/srv/m.gguf has 3166 of its 3166 pages on node 0, and replica llama-0 (llama@0.service, node 0) "
+                            "maps it too") &&
+                   strstr(c.detail, "model-copies = per-node"),
+           "naming the other replica and the fix: %s", c.detail);
+        ok(!strstr(c.detail, "migrate"), "with no migrate advice");
+        check_done(&c);
+        page_tally_done(&t);
+
+        /* Unpinned: its own anonymous memory on node 0 fails it, shared code or not. */
+        static const char unpinned[] = "1000 default file=/opt/engine/node mapped=9842 N0=9842 kernelpagesize_kB=4\n"
+                                       "2000 default anon=7782 N0=7782 kernelpagesize_kB=4\n";
+        char **engine2 = xmalloc0(2 * sizeof(char *));
+        engine2[0] = xstrdup("llama@0.service");
+        char **mapped_by3[] = {engine2};
+        page_tally_init(&t, 4);
+        page_tally_add(&t, unpinned, maps, &replicas[1].nodes);
+        page_tally_split(&t, mapped_by3, NULL);
+        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        ok(!c.ok && streq(c.got, "0.0%") && strstr(c.detail, "numaplan migrate llama@1.service moves what is off"),
+           "an unpinned replica still fails, on its own anonymous memory");
+        check_done(&c);
+        page_tally_done(&t);
+
+        /* Only shared code resident: nothing of its own to judge. */
+        static const char only_code[] = "1000 bind:1 file=/opt/engine/node mapped=9842 N0=9842 kernelpagesize_kB=4\n";
+        char **engine3 = xmalloc0(2 * sizeof(char *));
+        engine3[0] = xstrdup("llama@0.service");
+        char **mapped_by4[] = {engine3};
+        page_tally_init(&t, 4);
+        page_tally_add(&t, only_code, maps, &replicas[1].nodes);
+        page_tally_split(&t, mapped_by4, NULL);
+        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        ok(!c.ok && streq(c.got, "no pages") && strstr(c.detail, "only program code"),
+           "with only shared code resident it cannot pass");
+        check_done(&c);
+        page_tally_done(&t);
+}
+
 static struct topology *two_nodes(uint64_t pool) {
         struct topology *t = xmalloc0(sizeof(*t));
         t->n_nodes = 2;
@@ -276,11 +360,11 @@ static void hugepages(void) {
         check_hugepages(full, &t, &pl, &c);
         ok(!c.ok && strstr(c.detail, "maps none of its huge pages"), "a reserved pool the replica does not use fails");
         check_done(&c);
-        page_tally_add(&t, "7f00 bind:1 file=/dev/hugepages/x huge dirty=8 N1=8 kernelpagesize_kB=2048\n", &pl.nodes);
+        page_tally_add(&t, "7f00 bind:1 file=/dev/hugepages/x huge dirty=8 N1=8 kernelpagesize_kB=2048\n", NULL, &pl.nodes);
         check_hugepages(full, &t, &pl, &c);
         ok(c.ok && streq(c.got, "8 mapped, 8 there"), "huge pages on the planned node pass: %s", c.got);
         check_done(&c);
-        page_tally_add(&t, "7f40 bind:1 file=/dev/hugepages/y huge dirty=2 N0=2 kernelpagesize_kB=2048\n", &pl.nodes);
+        page_tally_add(&t, "7f40 bind:1 file=/dev/hugepages/y huge dirty=2 N0=2 kernelpagesize_kB=2048\n", NULL, &pl.nodes);
         check_hugepages(full, &t, &pl, &c);
         ok(!c.ok && strstr(c.detail, "2 of its huge pages sit off node 1"), "huge pages from another node's pool fail");
         check_done(&c);
@@ -348,6 +432,7 @@ static void containers(void) {
 }
 
 int main(void) {
+        side_by_side();
         systemd_view();
         dropins();
         task_checks();

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         cpuset_set(&planned, 1);
         page_tally_init(&t, 4);
-        (void) page_tally_add(&t, s, &planned);
+        (void) page_tally_add(&t, s, NULL, &planned);
         uint64_t total = page_tally_sum(t.total);
         fuzz_assert(page_tally_on(t.total, &planned) <= total || total == UINT64_MAX);
         for (size_t i = 0; i < t.n_files; i++)

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The file mappings of a /proc/PID/maps text, as fs/proc/task_mmu.c prints them:
+ *   7f3e9fab4000-7f3e9fadc000 r-xp 00028000 fe:01 1835049    /usr/lib/x86_64-linux-gnu/libc.so.6
+ * Pure: callers hand in the text. numa_maps gives where a mapping's pages are but not which file
+ * it is; maps gives the device and inode (the same file in every mount namespace) and whether it
+ * is mapped executable. The two list the same mappings by start address. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One file: the device as the kernel prints it (major << 32 | minor) and the inode. */
+struct file_id {
+        uint64_t dev, ino;
+};
+
+static inline bool file_id_eq(struct file_id a, struct file_id b) {
+        return a.dev == b.dev && a.ino == b.ino;
+}
+int file_id_compare(const void *a, const void *b);
+
+struct maps_entry {
+        uint64_t start;
+        struct file_id id;
+        bool exec;
+};
+
+/* Calls fn for each mapping of a file (inode not 0), in the text's order; stops at the first line
+ * that does not parse and returns -EINVAL. */
+int maps_each_file(const char *maps, void (*fn)(const struct maps_entry *e, void *userdata), void *userdata);
+
+/* Every file mapping of the text, in its order (*ret NULL when there is none). */
+int maps_files(const char *maps, struct maps_entry **ret, size_t *ret_n);
