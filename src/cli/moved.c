@@ -50,6 +50,10 @@ char *moved_summary(const struct migrate_stats *st, double seconds) {
                         }
                 strbuf_append(&b, ")");
         }
+        if (st->kept)
+                strbuf_printf(&b, "; %" PRIu64 " pages off the plan left where they are, for the other units that map "
+                              "them (shared program code, or a file another replica reads)",
+                              st->kept);
         return strbuf_steal(&b);
 }
 
@@ -68,6 +72,7 @@ json_object *moved_json(const struct migrate_stats *st, double seconds) {
         json_object_object_add(failed, "pages", json_uint64(migrate_failed(st)));
         json_object_object_add(failed, "by_errno", why);
         json_object_object_add(o, "failed", failed);
+        json_object_object_add(o, "kept_pages", json_uint64(st->kept));
         json_object_object_add(o, "seconds", json_object_new_double(seconds));
         json_object_object_add(o, "resident_pages", json_uint64(st->resident));
         json_object_object_add(o, "on_plan_before_pages", json_uint64(st->on_plan));

@@ -14,8 +14,10 @@
 #include "cli/server.h"
 #include "core/numa-maps.h"
 #include "core/planner.h"
+#include "core/verify-checks.h"
 #include "host/cgroup.h"
 #include "host/config-files.h"
+#include "host/file-mappers.h"
 #include "host/host-facts.h"
 #include "host/migrate.h"
 #include "host/root.h"
@@ -56,24 +58,17 @@ struct unit_moves {
         size_t n_processes;
         struct migrate_stats st;
         double seconds;
-        uint64_t before_total, before_on; /* resident pages the move saw, and those on plan */
-        uint64_t after_total, after_on;   /* numa_maps pages afterwards, as verify counts them */
+        uint64_t before_total, before_on; /* its own pages before, as verify counts them, and those on plan */
+        uint64_t after_total, after_on;   /* and afterwards */
         unsigned min_local_bp;
         const char *error; /* why nothing was tried, or NULL */
         bool ok;
+        struct file_id *keep; /* files left where they are (others map them), sorted */
+        size_t n_keep;
 };
 
-static void tally(struct root *root, const struct unit_moves *u, uint64_t *total, uint64_t *on) {
-        struct page_tally t;
-        page_tally_init(&t, host_page_size(root) / 1024);
-        for (size_t i = 0; i < u->n_processes; i++)
-                (void) process_pages(root, u->processes[i].pid, &u->pl->nodes, &t);
-        *total = page_tally_sum(t.total);
-        *on = page_tally_on(t.total, &u->pl->nodes);
-        page_tally_done(&t);
-}
-
-static int migrate_unit(const struct inputs *in, sd_bus *bus, const char *mount, bool dry, struct unit_moves *u) {
+/* Which processes are the unit's server, or why there are none to move. */
+static int unit_processes(const struct inputs *in, sd_bus *bus, const char *mount, struct unit_moves *u) {
         struct unit_state s;
         int r = unit_state_read(bus, u->pl->unit, &s);
         if (r < 0)
@@ -97,12 +92,53 @@ static int migrate_unit(const struct inputs *in, sd_bus *bus, const char *mount,
         strv_free(tf.cgroups);
         container_facts_done(&cf);
         unit_state_done(&s);
+        return 0;
+}
+
+/* Every unit's own pages, all and on its plan, counted as verify counts them (one scan of the
+ * host's maps for all); `before` the move, also which files to leave: the program code other units map
+ * (shared) and the files another replica maps, whose pages a move would take from it. */
+static void own_pages(const struct inputs *in, struct unit_moves *v, size_t n, bool before) {
+        struct page_tally *t = xmalloc0((n + 1) * sizeof(*t));
+        struct replica_pages *rp = xmalloc0((n + 1) * sizeof(*rp));
+        for (size_t i = 0; i < n; i++) {
+                page_tally_init(&t[i], host_page_size(in->root) / 1024);
+                for (size_t k = 0; k < v[i].n_processes; k++)
+                        (void) process_pages(in->root, v[i].processes[k].pid, &v[i].pl->nodes, &t[i]);
+                rp[i] = (struct replica_pages){.pages = &t[i], .processes = v[i].processes,
+                                               .n_processes = v[i].n_processes, .models = v[i].pl->conf->models};
+        }
+        (void) replica_pages_split(in->root, rp, n);
+        for (size_t i = 0; i < n; i++) {
+                uint64_t *total = before ? &v[i].before_total : &v[i].after_total,
+                         *on = before ? &v[i].before_on : &v[i].after_on;
+                *total = page_tally_own_sum(&t[i]);
+                *on = page_tally_own_on(&t[i], &v[i].pl->nodes);
+                for (size_t f = 0; before && f < t[i].n_files; f++) {
+                        const struct file_pages *fp = &t[i].files[f];
+                        bool other = false;
+                        for (size_t k = 0; !fp->shared && in->plan && k < in->plan->n_replicas && !other; k++)
+                                other = &in->plan->replicas[k] != v[i].pl && fp->mapped_by &&
+                                        strv_contains(fp->mapped_by, in->plan->replicas[k].unit);
+                        if (!(fp->shared || other) || !fp->id.ino)
+                                continue;
+                        v[i].keep = xrealloc(v[i].keep, (v[i].n_keep + 1) * sizeof(*v[i].keep));
+                        v[i].keep[v[i].n_keep++] = fp->id;
+                }
+                if (v[i].n_keep)
+                        qsort(v[i].keep, v[i].n_keep, sizeof(*v[i].keep), file_id_compare);
+                page_tally_done(&t[i]);
+        }
+        free(t);
+        free(rp);
+}
+
+static int migrate_unit(bool dry, struct unit_moves *u) {
         if (u->error)
                 return 0;
-
         double t0 = moved_now();
         for (size_t i = 0; i < u->n_processes; i++) {
-                r = migrate_process(u->processes[i].pid, &u->pl->nodes, dry, &u->st);
+                int r = migrate_process(u->processes[i].pid, &u->pl->nodes, u->keep, u->n_keep, dry, &u->st);
                 if (r == -EOPNOTSUPP)
                         return r;
                 if (r == -EPERM) {
@@ -113,13 +149,6 @@ static int migrate_unit(const struct inputs *in, sd_bus *bus, const char *mount,
                         log_warning("%s: process %d: %s", u->pl->unit, (int) u->processes[i].pid, strerror(-r));
         }
         u->seconds = moved_now() - t0;
-        /* Before: what the move saw, page by page (one read of numa_maps fewer); after: counted
-         * as verify counts. */
-        u->before_total = u->st.resident;
-        u->before_on = u->st.on_plan;
-        tally(in->root, u, &u->after_total, &u->after_on);
-        u->ok = !u->error && u->after_total > 0 &&
-                (unsigned __int128) u->after_on * 10000 >= (unsigned __int128) u->min_local_bp * u->after_total;
         return 0;
 }
 
@@ -205,8 +234,13 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 enum cgroup_mode mode;
                 cgroup_detect(in.root, &mode, &mount);
         }
+        for (size_t i = 0; r == EXIT_OK && i < n; i++)
+                if (unit_processes(&in, bus, mount, &v[i]) < 0)
+                        r = EXIT_ENV;
+        if (r == EXIT_OK)
+                own_pages(&in, v, n, true);
         for (size_t i = 0; r == EXIT_OK && i < n; i++) {
-                int k = migrate_unit(&in, bus, mount, a->dry_run, &v[i]);
+                int k = migrate_unit(a->dry_run, &v[i]);
                 if (k == -EOPNOTSUPP)
                         log_error("libnuma (libnuma1) is needed to move pages");
                 if (k < 0)
@@ -214,8 +248,13 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         }
         if (r == EXIT_OK) {
                 bool all = true;
-                for (size_t i = 0; i < n; i++)
+                own_pages(&in, v, n, false);
+                for (size_t i = 0; i < n; i++) {
+                        const struct unit_moves *u = &v[i];
+                        v[i].ok = !u->error && u->after_total > 0 &&
+                                  locality_reaches(u->after_on, u->after_total, u->min_local_bp);
                         all = all && v[i].ok;
+                }
                 if (a->json)
                         print_json(v, n, a->dry_run);
                 else if (n == 0)
@@ -224,8 +263,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                         print_text(v, n, a->dry_run);
                 r = all ? EXIT_OK : EXIT_FAILED;
         }
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 free(v[i].processes);
+                free(v[i].keep);
+        }
         inputs_done(&in);
         return r;
 }

@@ -22,6 +22,7 @@ struct migrate_stats {
         uint64_t moved_from[MIGRATE_NODES_MAX];  /* pages moved, by the node they left */
         uint64_t moved_to[MIGRATE_NODES_MAX];    /* and by the node they went to */
         uint64_t failed[MIGRATE_ERRNO_MAX];      /* pages that did not move, by errno */
+        uint64_t kept;                           /* off the plan, left for the others that map them */
         uint64_t page_size;                      /* of a base page, in bytes */
 };
 

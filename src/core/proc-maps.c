@@ -37,7 +37,7 @@ static int number(const char **p, const char *eol, unsigned base, char stop, uin
 }
 
 /* "START-END PERMS OFFSET MAJOR:MINOR INODE [PATH]" */
-static int parse_line(const char *p, const char *eol, struct maps_entry *e) {
+int maps_parse_line(const char *p, const char *eol, struct maps_entry *e) {
         uint64_t end, offset, major, minor;
         char perms[4];
 
@@ -71,7 +71,7 @@ int maps_each_file(const char *maps, void (*fn)(const struct maps_entry *e, void
                 const char *eol = strchrnul(p, '\n');
                 if (eol > p) {
                         struct maps_entry e;
-                        if (parse_line(p, eol, &e) < 0)
+                        if (maps_parse_line(p, eol, &e) < 0)
                                 return -EINVAL;
                         if (e.id.ino != 0)
                                 fn(&e, userdata);

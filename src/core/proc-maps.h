@@ -27,6 +27,9 @@ struct maps_entry {
         bool exec;
 };
 
+/* One line, [line, eol): any mapping, anonymous ones with inode 0. -EINVAL when it does not parse. */
+int maps_parse_line(const char *line, const char *eol, struct maps_entry *ret);
+
 /* Calls fn for each mapping of a file (inode not 0), in the text's order; stops at the first line
  * that does not parse and returns -EINVAL. */
 int maps_each_file(const char *maps, void (*fn)(const struct maps_entry *e, void *userdata), void *userdata);

@@ -308,6 +308,10 @@ void check_warmup(const struct warmup_result *w, const char *url, const char *wh
             xstrdup(w->detail));
 }
 
+bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp) {
+        return (unsigned __int128) on * 10000 >= (unsigned __int128) min_local_bp * total;
+}
+
 /* The replica, other than `pl`, whose unit is one of `units`; NULL when none is. */
 static const struct placement *other_replica(const struct plan *plan, const struct placement *pl, char *const *units) {
         for (size_t i = 0; plan && units && i < plan->n_replicas; i++)
@@ -332,7 +336,7 @@ void check_memory_locality(const struct page_tally *pages, const struct placemen
                                              : "numa_maps shows no resident page"));
                 return;
         }
-        bool ok = (unsigned __int128) planned * 10000 >= (unsigned __int128) min_local_bp * total;
+        bool ok = locality_reaches(planned, total, min_local_bp);
         _cleanup_free_ char *nodes = cpuset_format(&pl->nodes);
         struct strbuf d = {0};
         char sz[FORMAT_BYTES_MAX];

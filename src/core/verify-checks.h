@@ -78,6 +78,9 @@ void check_task_affinity(const struct unit_state *s, const struct placement *pl,
                          const struct dropin_facts *d, struct check *c);
 /* `w` NULL: skipped, with `why`. */
 void check_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c);
+/* The rule memory-locality and migrate share: `on` of `total` pages reach min-local. */
+bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp);
+
 /* Judged on the replica's own pages (page_tally_split()); shared program code is only reported.
  * `plan` names the other replicas that map the same data files. */
 struct plan;

@@ -73,7 +73,32 @@ static char *move_bulk(pid_t pid, const struct cpuset *planned, const char *befo
         return after;
 }
 
-int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct migrate_stats *st) {
+static bool kept(const char *line, const struct file_id *keep, size_t n_keep) {
+        struct maps_entry e;
+        return n_keep && maps_parse_line(line, line + strlen(line), &e) == 0 && e.id.ino &&
+               bsearch(&e.id, keep, n_keep, sizeof(*keep), file_id_compare);
+}
+
+/* Does a kept file's mapping hold pages off the plan? Yes, too, when maps cannot be read. */
+static bool kept_off_plan(const char *maps, const struct mapping_pages *mp, size_t n_mp, const struct file_id *keep,
+                          size_t n_keep) {
+        _cleanup_free_ struct maps_entry *e = NULL;
+        size_t n = 0, cursor = 0;
+        if (n_keep == 0)
+                return false;
+        if (maps_files(maps, &e, &n) < 0)
+                return true;
+        for (size_t i = 0; i < n; i++) {
+                const struct mapping_pages *p;
+                if (bsearch(&e[i].id, keep, n_keep, sizeof(*keep), file_id_compare) &&
+                    (p = find_mapping(mp, n_mp, &cursor, e[i].start)) && p->off_plan)
+                        return true;
+        }
+        return false;
+}
+
+int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_id *keep, size_t n_keep, bool dry,
+                    struct migrate_stats *st) {
         _cleanup_free_ char *maps_path = xasprintf("/proc/%d/maps", (int) pid),
                             *numa_path = xasprintf("/proc/%d/numa_maps", (int) pid), *maps = NULL, *numa = NULL;
         _cleanup_free_ struct mapping_pages *mp = NULL;
@@ -98,7 +123,10 @@ int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct mi
                 st->resident += mp[i].resident * w;
                 st->on_plan += (mp[i].resident - mp[i].off_plan) * w;
         }
-        if (!dry && cpuset_count(planned) == 1) {
+        /* migrate_pages(2) moves every page off the nodes it is given, the kept ones too: with a kept
+         * mapping off the plan, page by page only. */
+        bool bulk = !dry && cpuset_count(planned) == 1 && !kept_off_plan(maps, mp, n_mp, keep, n_keep);
+        if (bulk) {
                 char *after = move_bulk(pid, planned, numa, st);
                 if (after) {
                         /* What is left off the plan, page by page, with the reasons. */
@@ -120,6 +148,11 @@ int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct mi
                         continue;
                 const struct mapping_pages *p = find_mapping(mp, n_mp, &cursor, start);
                 uint64_t page = p && p->page_kb ? p->page_kb * 1024 : base;
+                if (kept(line, keep, n_keep)) {
+                        if (p)
+                                st->kept += p->off_plan * (page / base ? page / base : 1);
+                        continue;
+                }
                 /* All in place (or nothing resident, as in the address space a GPU runtime reserves):
                  * not scanned page by page. */
                 if (p && p->off_plan == 0)

@@ -11,10 +11,14 @@
 #include <sys/types.h>
 
 #include "core/migrate.h"
+#include "core/proc-maps.h"
 
-/* With `dry`, only counts (where the pages are, what would move). -errno: the process is gone
- * (-ESRCH), libnuma is missing (-EOPNOTSUPP, said). */
-int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct migrate_stats *st);
+/* With `dry`, only counts (where the pages are, what would move). The mappings of the files in
+ * `keep` (sorted; program code other units map, a file another replica reads) are left where
+ * they are, their pages off the plan counted as kept: moving them would take them from the
+ * others. -errno: the process is gone (-ESRCH), libnuma is missing (-EOPNOTSUPP, said). */
+int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_id *keep, size_t n_keep, bool dry,
+                    struct migrate_stats *st);
 /* The page cache of a model's files (host/model-files.h). Pages not cached are left for the
  * server's own reads, which its policy places. A file that cannot be read or moved is said and
  * counted in *ret_failed; -errno only when nothing could be done. */
