@@ -56,7 +56,9 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->exe = in->generator ? generator_exe(g) : NULL;
         if (!in->exe)
                 in->exe = realpath("/proc/self/exe", NULL);
-        in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe};
+        free(in->models);
+        in->models = xasprintf("%s/models", in->runtime_dir);
+        in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe, .models = in->models};
 }
 
 int inputs_host(const struct globals *g, unsigned flags, const struct config *config, struct inputs *in) {
@@ -125,6 +127,7 @@ void inputs_done(struct inputs *in) {
         free(in->runtime_dir);
         free(in->marker);
         free(in->exe);
+        free(in->models);
         *in = (struct inputs){0};
 }
 

@@ -33,6 +33,7 @@ struct inputs {
         char *runtime_dir; /* the lock is <runtime_dir>.lock, the marker <runtime_dir>/applied */
         char *marker;
         char *exe; /* this binary, which the drop-ins run before a replica starts */
+        char *models; /* <runtime_dir>/models: model-copies = per-node keeps its copies there */
         struct dropin_env env; /* the two above, for dropin_render() */
 };
 

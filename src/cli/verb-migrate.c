@@ -73,7 +73,7 @@ static int unit_processes(const struct inputs *in, sd_bus *bus, const char *moun
         int r = unit_state_read(bus, u->pl->unit, &s);
         if (r < 0)
                 return r;
-        u->min_local_bp = replica_min_local(in->config, u->pl->conf);
+        u->min_local_bp = u->pl->min_local_bp;
         struct task_facts tf;
         struct container_facts cf;
         server_processes(in->root, mount, s.control_group, u->pl, &tf, &cf);

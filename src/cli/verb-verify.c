@@ -198,7 +198,6 @@ static void summarize(struct unit_report *u) {
 static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, bool no_warmup,
                        const struct cpuset *memory_nodes, const int *mem_ids, size_t n_mem, struct unit_report *u) {
         const struct placement *pl = u->pl;
-        const struct replica_conf *r = pl->conf;
         struct unit_state s;
         struct dropin_facts d;
         struct task_facts *tf = &u->tasks;
@@ -226,18 +225,17 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         read_numastat(in->root, mem_ids, n_mem, &u->before);
         if (no_warmup)
                 check_warmup(NULL, NULL, "--no-warmup", &u->checks[CHECK_WARMUP]);
-        else if (!r->warmup_url)
+        else if (!pl->warmup_url)
                 check_warmup(NULL, NULL, "no warmup-url configured", &u->checks[CHECK_WARMUP]);
         else if (tf->n_processes == 0) {
                 struct warmup_result w = {.detail = xstrdup("not sent: the unit runs no process")};
-                check_warmup(&w, r->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
+                check_warmup(&w, pl->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
                 free(w.detail);
         } else {
                 struct warmup_result w = {0};
-                if (warmup_run(r->warmup_url, r->warmup_body ? r->warmup_body : "{}", replica_warmup_timeout(in->config, r),
-                               &w) < 0)
+                if (warmup_run(pl->warmup_url, pl->warmup_body, pl->warmup_timeout_ms, &w) < 0)
                         w.detail = xstrdup("libcurl is not available");
-                check_warmup(&w, r->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
+                check_warmup(&w, pl->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
                 free(w.detail);
         }
         read_numastat(in->root, mem_ids, n_mem, &u->after);
@@ -266,7 +264,7 @@ static void judge_pages(const struct inputs *in, struct unit_report *reports, si
         free(v);
         for (size_t i = 0; i < n; i++) {
                 struct unit_report *u = &reports[i];
-                check_memory_locality(&u->pages, u->pl, in->plan, replica_min_local(in->config, u->pl->conf), &u->tasks,
+                check_memory_locality(&u->pages, u->pl, in->plan, u->pl->min_local_bp, &u->tasks,
                                       &u->checks[CHECK_MEMORY_LOCALITY]);
                 check_hugepages(in->topology, &u->pages, u->pl, &u->checks[CHECK_HUGEPAGES]);
                 summarize(u);
@@ -472,7 +470,7 @@ static void print_table(const struct unit_report *reports, size_t n) {
 
 /* --metrics FILE: the verdict (exit 0 or 1), else the run alone. A file that cannot be written
  * is an environment problem (exit 3). */
-static int write_metrics(const char *path, const struct inputs *in, const struct unit_report *reports, size_t n,
+static int write_metrics(const char *path, const struct unit_report *reports, size_t n,
                          double t0, double m0, int r) {
         bool success = r == EXIT_OK || r == EXIT_FAILED;
         struct metrics_unit *units = xmalloc0((n + 1) * sizeof(*units));
@@ -486,7 +484,7 @@ static int write_metrics(const char *path, const struct inputs *in, const struct
                         .pages = &reports[i].pages,
                         .nodes = &reports[i].pl->nodes,
                         .cpus = &reports[i].pl->cpus,
-                        .min_local_bp = replica_min_local(in->config, reports[i].pl->conf),
+                        .min_local_bp = reports[i].pl->min_local_bp,
                 };
         if (metrics_write_file(path, &run, units, success ? n : 0) < 0)
                 r = EXIT_ENV;
@@ -532,7 +530,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return verb_usage_error("verify", "--json and --tap exclude each other");
         r = inputs_load(g, a->config, false, &in);
         if (r != EXIT_OK)
-                return a->metrics ? write_metrics(a->metrics, NULL, NULL, 0, t0, m0, r) : r;
+                return a->metrics ? write_metrics(a->metrics, NULL, 0, t0, m0, r) : r;
 
         _cleanup_free_ const struct placement **sel = NULL;
         size_t n = 0;
@@ -571,7 +569,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = all ? EXIT_OK : EXIT_FAILED;
         }
         if (a->metrics)
-                r = write_metrics(a->metrics, &in, reports, n, t0, m0, r);
+                r = write_metrics(a->metrics, reports, n, t0, m0, r);
 
         for (size_t i = 0; i < n; i++)
                 unit_report_done(&reports[i]);

@@ -121,6 +121,16 @@ static int value_per(struct parse_ctx *ctx, const char *key, const char *value, 
         return 1;
 }
 
+static int value_model_copies(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        if (streq(value, "none"))
+                *(enum model_copies *) dst = MODEL_COPIES_NONE;
+        else if (streq(value, "per-node"))
+                *(enum model_copies *) dst = MODEL_COPIES_PER_NODE;
+        else
+                return fail(ctx, "bad %s '%s': expected none or per-node", key, value);
+        return 1;
+}
+
 static int value_boolean(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
         if (parse_boolean(value, dst) < 0)
                 return fail(ctx, "bad %s '%s': expected yes or no", key, value);
@@ -259,9 +269,12 @@ static int value_hugepages(struct parse_ctx *ctx, const char *key, const char *v
         return 1;
 }
 
+/* A template's %i is its instance (http://127.0.0.1:818%i/ for replicas side by side). */
 static int value_url(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
         if (!startswith(value, "http://") && !startswith(value, "https://"))
                 return fail(ctx, "bad %s '%s': expected http:// or https://", key, value);
+        if (strstr(value, "%i") && !ctx->replica->is_template)
+                return fail(ctx, "%s '%s': %%i belongs to a [replicas] template", key, value);
         return value_string(ctx, key, value, dst);
 }
 
@@ -636,6 +649,11 @@ int config_finish(struct config *c, struct error_at *err) {
                 if (!r->unit)
                         return error_at_set(err, r->at, "[%s %s] has no unit", r->is_template ? "replicas" : "replica",
                                             r->name);
+                if (r->model_copies != MODEL_COPIES_NONE && !r->models)
+                        return error_at_set(err, r->key_at[REPLICA_MODEL_COPIES],
+                                            "model-copies = per-node copies the model, and [%s %s] names none: add model "
+                                            "= PATH",
+                                            r->is_template ? "replicas" : "replica", r->name);
         }
         if (c->n_replicas == 0)
                 add_default(c);

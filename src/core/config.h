@@ -19,6 +19,7 @@
 enum policy { POLICY_AUTO, POLICY_BIND, POLICY_PREFERRED, POLICY_INTERLEAVE };
 enum per { PER_ACCELERATOR, PER_NODE };
 enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
+enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
 
 /* The keys of [numaplan]: X(ID, name, parser, field of struct config, default). */
 #define NUMAPLAN_KEYS(X)                                                                       \
@@ -39,6 +40,7 @@ enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
         X(PER, "per", IN_TEMPLATE, per, per, "accelerator")                                    \
         X(MEMORY, "memory", IN_BOTH, size, memory, NULL)                                       \
         X(MODEL, "model", IN_BOTH, paths, models, NULL)                                        \
+        X(MODEL_COPIES, "model-copies", IN_BOTH, model_copies, model_copies, "none")           \
         X(POLICY, "policy", IN_BOTH, policy, policy, NULL)                                     \
         X(CPUS, "cpus", IN_BOTH, cpus, cores, "node")                                          \
         X(MEMORY_NODES, "memory-nodes", IN_BOTH, node_list, memory_nodes, "none")              \
@@ -48,7 +50,8 @@ enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
         X(WARMUP_TIMEOUT, "warmup-timeout", IN_BOTH, duration, warmup_timeout_ms, NULL)        \
         X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)                        \
         X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages_bytes, NULL)                   \
-        X(CONTAINER, "container", IN_BOTH, container, container, NULL)
+        X(CONTAINER, "container", IN_BOTH, container, container, NULL)                         \
+        X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -74,6 +77,7 @@ struct replica_conf {
         uint64_t memory;
         char **models;        /* files or directories, absolute; NULL-terminated, or NULL */
         uint64_t model_bytes; /* their size, all files of the directories (host/config-files.c) */
+        enum model_copies model_copies; /* per-node: each node of its replicas holds its own copy */
         uint64_t hugepages_bytes; /* hugepages = SIZE[:PAGESIZE]: a pool of this much */
         uint64_t hugepage_kb;     /* of pages this size; 0: the system's default */
         enum policy policy;
@@ -84,6 +88,7 @@ struct replica_conf {
         uint64_t warmup_timeout_ms;
         unsigned min_local_bp;
         char *container; /* the container the unit's client starts (docker run --name); may hold %i */
+        bool openmp;     /* set OMP_NUM_THREADS, OMP_PROC_BIND and OMP_PLACES for its CPUs */
 };
 
 struct accel_override {

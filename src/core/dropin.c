@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+
 #include "basic/util.h"
 #include "core/dropin.h"
 
@@ -79,6 +81,20 @@ static void command_word(struct strbuf *b, const char *s, bool first) {
         strbuf_append(b, "\"");
 }
 
+/* A double-quoted Environment= assignment: systemd's specifiers (%) doubled, quotes and
+ * backslashes escaped, so that any path arrives as it is. */
+static void environment_word(struct strbuf *b, const char *key, const char *value) {
+        strbuf_printf(b, "\"%s=", key);
+        for (const char *s = value; *s; s++)
+                if (*s == '%')
+                        strbuf_append(b, "%%");
+                else if (*s == '"' || *s == '\\')
+                        strbuf_printf(b, "\\%c", *s);
+                else
+                        strbuf_printf(b, "%c", *s);
+        strbuf_append(b, "\"");
+}
+
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
                     const struct placement *pl, const struct dropin_env *env) {
         struct strbuf b = {0};
@@ -97,19 +113,44 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
                 strbuf_printf(&b, "AllowedMemoryNodes=%s\n", nodes);
         if (pl->environment)
                 strbuf_printf(&b, "Environment=%s\n", pl->environment);
-        /* For the commands that place a server elsewhere: docker run --cpuset-cpus=${NUMAPLAN_CPUS}. */
-        strbuf_printf(&b, "Environment=NUMAPLAN_CPUS=%s NUMAPLAN_MEMS=%s\n", cpus, nodes);
+        /* For the commands that place a server elsewhere (docker run --cpuset-cpus=${NUMAPLAN_CPUS})
+         * and the servers' thread counts (llama-server --threads ${NUMAPLAN_NCORES}). */
+        strbuf_printf(&b, "Environment=NUMAPLAN_CPUS=%s NUMAPLAN_MEMS=%s NUMAPLAN_NCPUS=%u NUMAPLAN_NCORES=%u\n", cpus,
+                      nodes, pl->n_cpus, pl->n_cores);
+        if (pl->conf->openmp) /* one thread a physical core, each kept on its own */
+                strbuf_printf(&b, "Environment=OMP_NUM_THREADS=%u OMP_PROC_BIND=close OMP_PLACES=cores\n", pl->n_cores);
+        _cleanup_free_ char *model = dropin_model_path(pl, env);
+        if (model) {
+                strbuf_append(&b, "Environment=");
+                environment_word(&b, "NUMAPLAN_MODEL", model);
+                strbuf_append(&b, "\n");
+        }
         if (pl->conf->models && env->exe) {
                 /* '+': as root, even for a unit with User=; '-': a page that will not move is a
                  * line in the journal, never a failed start. */
                 strbuf_append(&b, "ExecStartPre=-+");
                 command_word(&b, env->exe, true);
-                strbuf_printf(&b, " prepare --nodes %s --", nodes);
+                strbuf_printf(&b, " prepare --nodes %s", nodes);
+                if (pl->copies) {
+                        _cleanup_free_ char *dir = xasprintf("%s/%s", env->models, pl->copies);
+                        strbuf_append(&b, " --copy-to");
+                        command_word(&b, dir, false);
+                        strbuf_printf(&b, " --copy-size %" PRIu64, pl->copies_bytes);
+                }
+                strbuf_append(&b, " --");
                 for (char **m = pl->conf->models; *m; m++)
                         command_word(&b, *m, false);
                 strbuf_append(&b, "\n");
         }
         return strbuf_steal(&b);
+}
+
+char *dropin_model_path(const struct placement *pl, const struct dropin_env *env) {
+        if (!pl->conf->models || !pl->conf->models[0])
+                return NULL;
+        if (!pl->copies)
+                return xstrdup(pl->conf->models[0]);
+        return xasprintf("%s/%s%s", env->models, pl->copies, pl->conf->models[0]);
 }
 
 char *dropin_path(const char *unit_dir, const char *unit) {

@@ -18,7 +18,13 @@ struct dropin_env {
         /* The numaplan binary, which ExecStartPre= runs to move a model's page cache onto the
          * replica's nodes before it starts. */
         const char *exe;
+        /* Where model-copies = per-node keeps the copies: <models>/node1/<the model's own path>. */
+        const char *models;
 };
+
+/* Where a replica reads the first path of model = from: its nodes' copy, or the path itself.
+ * NULL without model =. */
+char *dropin_model_path(const struct placement *pl, const struct dropin_env *env);
 
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
                     const struct placement *pl, const struct dropin_env *env);

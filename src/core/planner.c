@@ -81,6 +81,11 @@ static struct placement *add_placement(struct ctx *x, const struct replica_conf 
         /* Outside a template neither holds %i: the configuration refuses it there. */
         pl->unit = unit_template_instance(r->unit, n);
         pl->container = r->container ? unit_template_instance(r->container, n) : NULL;
+        pl->min_local_bp = replica_min_local(x->c, r);
+        pl->warmup_timeout_ms = replica_warmup_timeout(x->c, r);
+        pl->warmup_url = r->warmup_url ? unit_template_instance(r->warmup_url, n) : NULL;
+        pl->warmup_body = r->warmup_body;
+        pl->visible_devices = replica_visible_devices(x->c, r);
         return pl;
 }
 
@@ -510,7 +515,8 @@ static int check_model(struct ctx *x, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
         uint64_t room = 0;
 
-        if (r->model_bytes == 0)
+        /* With model-copies the copy is what stays on its nodes (place_copies()). */
+        if (r->model_bytes == 0 || r->model_copies == MODEL_COPIES_PER_NODE)
                 return 0;
         CPUSET_FOREACH(n, &pl->nodes)
                 room += x->usable[idx(x, n)];
@@ -525,6 +531,71 @@ static int check_model(struct ctx *x, struct placement *pl) {
         return 0;
 }
 
+static bool same_models(const struct replica_conf *a, const struct replica_conf *b) {
+        size_t i = 0;
+        for (; a->models && b->models && a->models[i] && b->models[i]; i++)
+                if (!streq(a->models[i], b->models[i]))
+                        return false;
+        return a->models && b->models && !a->models[i] && !b->models[i];
+}
+
+/* model-copies = per-node: the replicas on one set of nodes share one copy of each model, held in
+ * memory there (a tmpfs bound to those nodes), counted on those nodes once; it must fit beside
+ * the replicas' memory. */
+static int place_copies(struct ctx *x) {
+        struct plan *p = x->p;
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct placement *pl = &p->replicas[i];
+                const struct replica_conf *r = pl->conf;
+                if (r->model_copies != MODEL_COPIES_PER_NODE)
+                        continue;
+                unsigned k = cpuset_count(&pl->nodes);
+                _cleanup_free_ char *nodes = cpuset_format(&pl->nodes), *model = bytes(r->model_bytes);
+                pl->copies = xasprintf("node%s%s", k > 1 ? "s" : "", nodes);
+                const struct placement *first = NULL;
+                for (size_t j = 0; j < i && !first; j++)
+                        if (p->replicas[j].copies && streq(p->replicas[j].copies, pl->copies) &&
+                            same_models(p->replicas[j].conf, r))
+                                first = &p->replicas[j];
+                if (first) {
+                        explain(pl, "model copy: reads the one replica %s made on node%s %s (%s)", first->name,
+                                k > 1 ? "s" : "", nodes, model);
+                        continue;
+                }
+                uint64_t share = r->model_bytes / k, rest = r->model_bytes % k;
+                CPUSET_FOREACH(n, &pl->nodes) {
+                        uint64_t need = share + rest;
+                        if (free_on(x, n) < need) {
+                                _cleanup_free_ char *left = bytes(free_on(x, n));
+                                return fail(x, replica_where(r, REPLICA_MODEL_COPIES),
+                                            "replica %s: its model's copy (%s) does not fit on node %d, which has %s "
+                                            "usable left after the replicas' memory",
+                                            pl->name, model, n, left);
+                        }
+                        x->assigned[idx(x, n)] += need;
+                        rest = 0;
+                }
+                explain(pl, "model copy: %s of model in memory on node%s %s (a tmpfs bound there), read by every replica "
+                            "of it there (model-copies = per-node)",
+                        model, k > 1 ? "s" : "", nodes);
+        }
+        /* What each directory of copies must hold: every model copied there. */
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct placement *pl = &p->replicas[i];
+                for (size_t j = 0; pl->copies && j < p->n_replicas; j++) {
+                        const struct placement *o = &p->replicas[j];
+                        bool counted = false;
+                        for (size_t k = 0; k < j && !counted; k++)
+                                counted = p->replicas[k].copies && streq(p->replicas[k].copies, pl->copies) &&
+                                          same_models(p->replicas[k].conf, o->conf);
+                        if (o->copies && streq(o->copies, pl->copies) && !counted)
+                                pl->copies_bytes += o->conf->model_bytes;
+                }
+        }
+        return 0;
+}
+
 /* One page cache per file: replicas on different nodes naming the same file cannot all have it
  * local. Said once a file, naming the replicas. */
 static void check_shared_models(struct ctx *x) {
@@ -536,7 +607,7 @@ static void check_shared_models(struct ctx *x) {
                                 bool same = false;
                                 for (char **n = b->conf->models; n && *n && !same; n++)
                                         same = streq(*m, *n);
-                                if (!same || cpuset_intersects(&a->nodes, &b->nodes))
+                                if (!same || cpuset_intersects(&a->nodes, &b->nodes) || (a->copies && b->copies))
                                         continue;
                                 _cleanup_free_ char *na = cpuset_format(&a->nodes), *nb = cpuset_format(&b->nodes);
                                 if (warnings_has(x->w, WARNING_MODEL_SHARED, *m))
@@ -544,7 +615,7 @@ static void check_shared_models(struct ctx *x) {
                                 warnings_put(x->w, WARNING_MODEL_SHARED, *m,
                                              "replicas %s (node%s %s) and %s (node%s %s) name the same model %s: the "
                                              "page cache holds one copy, so one of them reads it from another node; "
-                                             "give each node its own copy of the file",
+                                             "model-copies = per-node gives each node its own copy",
                                              a->name, cpuset_count(&a->nodes) > 1 ? "s" : "", na, b->name,
                                              cpuset_count(&b->nodes) > 1 ? "s" : "", nb, *m);
                         }
@@ -790,11 +861,22 @@ static void add_visible(const struct topology *t, struct placement *pl, struct s
 
 static void set_environment(const struct ctx *x, struct placement *pl) {
         struct strbuf env = {0};
-        if (!replica_visible_devices(x->c, pl->conf))
+        if (!pl->visible_devices)
                 return;
         add_visible(x->t, pl, &env, 0x10de, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=");
         add_visible(x->t, pl, &env, 0x1002, "ROCR_VISIBLE_DEVICES=");
         pl->environment = env.len ? strbuf_steal(&env) : NULL;
+}
+
+/* For --threads and OpenMP: its CPUs, and its physical cores (SMT siblings one core). */
+static void count_cores(const struct topology *t, struct placement *pl) {
+        struct cpuset cores = {0};
+        pl->n_cpus = cpuset_count(&pl->cpus);
+        CPUSET_FOREACH(c, &pl->cpus) {
+                int core = t->core_of && (int) c <= t->max_cpu ? t->core_of[c] : -1;
+                cpuset_set(&cores, core >= 0 ? (unsigned) core : (unsigned) c);
+        }
+        pl->n_cores = cpuset_count(&cores);
 }
 
 /* ---- the whole ---- */
@@ -876,11 +958,15 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
                              "the built-in default sizes no replica's memory, so no node's fit is checked: set "
                              "memory = SIZE in a [replicas inference] section of " "the configuration (numaplan.conf(5))");
         if (r == 0)
+                r = place_copies(&x);
+        if (r == 0)
                 check_shared_models(&x);
         if (r == 0)
                 r = place_cpus(&x);
-        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
+        for (size_t i = 0; r == 0 && i < p->n_replicas; i++) {
                 set_environment(&x, &p->replicas[i]);
+                count_cores(t, &p->replicas[i]);
+        }
 
         for (size_t i = 0; r == 0 && i < t->n_nodes; i++)
                 if (t->nodes[i].mem_total > 0) {
@@ -911,6 +997,8 @@ struct plan *plan_free(struct plan *p) {
                 free(p->replicas[i].environment);
                 free(p->replicas[i].container);
                 free(p->replicas[i].hugepages);
+                free(p->replicas[i].warmup_url);
+                free(p->replicas[i].copies);
                 strv_free_n(p->replicas[i].why, p->replicas[i].n_why);
         }
         free(p->replicas);

@@ -36,6 +36,20 @@ struct placement {
         size_t n_hugepages;
         char **why;        /* each decision and its reasons, in words */
         size_t n_why;
+
+        /* Its effective settings, resolved once: its own, else [numaplan]'s, %i expanded. */
+        unsigned min_local_bp;
+        uint64_t warmup_timeout_ms;
+        char *warmup_url;        /* NULL: none configured */
+        const char *warmup_body; /* the configuration's, or its default */
+        bool visible_devices;
+
+        unsigned n_cpus, n_cores; /* in `cpus`, SMT siblings one core */
+        /* model-copies = per-node: the copies of its model it reads, in "node1" (or "nodes0-1") under
+         * numaplan's runtime directory's models/, which holds `copies_bytes` for all the replicas
+         * there; NULL without. */
+        char *copies;
+        uint64_t copies_bytes;
 };
 
 struct plan_node {

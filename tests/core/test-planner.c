@@ -15,7 +15,7 @@
 #include "host/topology-read.h"
 #include "tap.h"
 
-#define MARKER (&(struct dropin_env){.marker = "/run/numaplan/applied", .exe = "/usr/sbin/numaplan"})
+#define MARKER (&(struct dropin_env){.marker = "/run/numaplan/applied", .exe = "/usr/sbin/numaplan", .models = "/run/numaplan/models"})
 
 static const char *fixtures;
 /* The size plan_text() gives every replica's model = files. */
@@ -647,6 +647,82 @@ static void examples_memory(void) {
         topology_free(t);
 }
 
+/* Replicas side by side, one per node, the same engine and model. */
+static void examples_side_by_side(void) {
+        struct topology *t = host("dgx-2s-8gpu");
+        char *err;
+        const char *tmpl = "[replicas llama]\nunit = llama@%i.service\nper = node\nmemory = 64G\nmodel = /srv/m\n"
+                           "warmup-url = http://127.0.0.1:818%i/completion\nmin-local = 97%\n";
+
+        model_bytes = UINT64_C(40) << 30;
+        struct plan *p = plan_text(t, tmpl, &err);
+        if (ok(p && p->n_replicas == 2, "per = node: two replicas")) {
+                const struct placement *a = replica(p, "llama-0"), *b = replica(p, "llama-1");
+                is_str(a->warmup_url, "http://127.0.0.1:8180/completion", "warmup-url's %%i is the instance");
+                is_str(b->warmup_url, "http://127.0.0.1:8181/completion", "for each replica");
+                ok(a->min_local_bp == 9700 && a->warmup_timeout_ms == 120000 && streq(a->warmup_body, "{}") &&
+                           a->visible_devices,
+                   "the effective settings, resolved in the placement");
+                ok(has(WARNING_MODEL_SHARED, "model-copies = per-node gives each node its own copy"),
+                   "the same model on two nodes: model-shared names the fix");
+                _cleanup_free_ char *d = dropin_render(t, cur, p, b, MARKER);
+                _cleanup_free_ char *threads = xasprintf("NUMAPLAN_NCPUS=%u NUMAPLAN_NCORES=%u\n", b->n_cpus, b->n_cores);
+                ok(b->n_cpus == 2 * b->n_cores && b->n_cores > 0 && strstr(d, threads),
+                   "every drop-in exports its CPUs (%u) and physical cores (%u)", b->n_cpus, b->n_cores);
+                ok(strstr(d, "Environment=\"NUMAPLAN_MODEL=/srv/m\"\n") != NULL && !strstr(d, "OMP_"),
+                   "the model's path for the command line; no OpenMP unless asked");
+                is_int(plan_node(p, 1)->assigned, UINT64_C(64) << 30, "without copies, only the replica's memory counts");
+        }
+        plan_free(p);
+
+        _cleanup_free_ char *copies = xasprintf("%smodel-copies = per-node\nopenmp = yes\n", tmpl);
+        p = plan_text(t, copies, &err);
+        if (ok(p && p->n_replicas == 2, "with model-copies = per-node")) {
+                const struct placement *b = replica(p, "llama-1");
+                ok(!has(WARNING_MODEL_SHARED, ""), "no model-shared warning: each node has its copy");
+                is_str(b->copies, "node1", "llama-1 reads node 1's copy");
+                is_int(b->copies_bytes, UINT64_C(40) << 30, "which holds the model");
+                is_int(plan_node(p, 1)->assigned, UINT64_C(104) << 30, "the copy counts on its node beside the memory");
+                _cleanup_free_ char *d = dropin_render(t, cur, p, b, MARKER);
+                ok(strstr(d, "Environment=\"NUMAPLAN_MODEL=/run/numaplan/models/node1/srv/m\"\n") != NULL,
+                   "NUMAPLAN_MODEL is its node's copy");
+                ok(strstr(d, "prepare --nodes 1 --copy-to \"/run/numaplan/models/node1\" --copy-size 42949672960 -- "
+                             "\"/srv/m\"\n") != NULL,
+                   "prepare makes the copy at the start, sized for the node");
+                _cleanup_free_ char *omp = xasprintf("Environment=OMP_NUM_THREADS=%u OMP_PROC_BIND=close OMP_PLACES=cores\n",
+                                                     b->n_cores);
+                ok(strstr(d, omp) != NULL, "openmp = yes: one OpenMP thread a physical core");
+        }
+        plan_free(p);
+
+        /* Four replicas a node (one per GPU) read one copy a node. */
+        p = plan_text(t, "[replicas g]\nunit = g@%i.service\nmemory = 16G\nmodel = /srv/m\nmodel-copies = per-node\n", &err);
+        if (ok(p && p->n_replicas == 8, "one replica per accelerator, with copies")) {
+                is_int(plan_node(p, 0)->assigned, (UINT64_C(4) * 16 + 40) << 30, "one copy a node, however many replicas");
+                const struct placement *g1 = replica(p, "g-1");
+                bool said = false;
+                for (size_t i = 0; i < g1->n_why; i++)
+                        said = said || strstr(g1->why[i], "model copy: reads the one replica g-0 made on node 0");
+                ok(said, "the plan says who made it");
+        }
+        plan_free(p);
+
+        model_bytes = UINT64_C(200) << 30;
+        p = plan_text(t, "[replicas llama]\nunit = llama@%i.service\nper = node\nmemory = 800G\nmodel = /srv/m\n"
+                         "model-copies = per-node\n",
+                      &err);
+        ok(!p && err && strstr(err, "test.conf:6:") && strstr(err, "its model's copy (200.0 GiB) does not fit on node 0"),
+           "a copy that does not fit beside the replicas: error at the model-copies line");
+        if (err)
+                printf("#   %s\n", err);
+        free(err);
+        p = plan_text(t, "[replica a]\nunit = a.service\nmodel-copies = per-node\n", &err);
+        ok(!p && err && streq(err, "config did not parse"), "model-copies without model = is an error");
+        free(err);
+        model_bytes = 0;
+        topology_free(t);
+}
+
 int main(int argc, char **argv) {
         if (argc < 2) {
                 printf("Bail out! usage: test-planner FIXTURES_DIR\n");
@@ -657,6 +733,7 @@ int main(int argc, char **argv) {
         examples_dgx();
         examples_others();
         examples_memory();
+        examples_side_by_side();
 
         _cleanup_free_ char *hosts = xasprintf("%s/hosts", fixtures);
         DIR *d = opendir(hosts);
