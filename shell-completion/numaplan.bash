@@ -38,7 +38,7 @@ _numaplan() {
 		[verify]="-c --config --no-warmup --json --tap --metrics"
 		[status]="-c --config --json"
 		[migrate]="-c --config --dry-run --json"
-		[prepare]="--nodes --dry-run"
+		[prepare]="--nodes --copy-to --copy-size --dry-run"
 		[remove]="-c --config --runtime --no-reload --json"
 		[snapshot]="-o --output"
 	)

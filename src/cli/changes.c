@@ -7,7 +7,9 @@
 #include "basic/util.h"
 #include "cli/changes.h"
 #include "cli/inputs.h"
+#include "core/planner.h"
 #include "host/hugepages.h"
+#include "host/model-copy.h"
 #include "cli/verbs.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
@@ -149,4 +151,22 @@ int changes_pools(const struct inputs *in, bool live, const struct plan *plan, b
                                   p->node, p->wanted, size, p->ours, p->node);
         }
         return pool_changes_short(ret) && !dry ? EXIT_ENV : EXIT_OK;
+}
+
+void changes_copies(const struct inputs *in, bool live, const struct plan *plan) {
+        char **keep = xmalloc0(((plan ? plan->n_replicas : 0) + 1) * sizeof(char *));
+        size_t n = 0;
+
+        if (!live || !in->system_dirs) {
+                free(keep);
+                return;
+        }
+        for (size_t i = 0; plan && i < plan->n_replicas; i++)
+                if (plan->replicas[i].copies && !strv_contains(keep, plan->replicas[i].copies))
+                        keep[n++] = plan->replicas[i].copies;
+        int k = model_copies_prune(in->models, keep);
+        if (k > 0)
+                log_notice("took away %d director%s of model copies in %s that no replica reads now", k, k == 1 ? "y" : "ies",
+                           in->models);
+        free(keep);
 }

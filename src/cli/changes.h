@@ -34,3 +34,7 @@ struct plan;
  * test's tree or a replayed host reserves nothing. Returns EXIT_OK, or EXIT_ENV for a record that
  * cannot be kept or a shortfall (said, pool by pool). */
 int changes_pools(const struct inputs *in, bool live, const struct plan *plan, bool dry, struct pool_changes *ret);
+
+/* The directories of model copies (model-copies = per-node) that `plan` (NULL: none) no longer
+ * reads, taken away when the drop-ins are systemd's on this (`live`) host. */
+void changes_copies(const struct inputs *in, bool live, const struct plan *plan);

@@ -137,6 +137,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = generator_apply(&in, &cs, &pools, a->check, a->diff, !a->no_reload, a->restart, a->json);
         else
                 r = deploy_and_report(&cs, &pools, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
+        if (r == EXIT_OK && !a->check)
+                changes_copies(&in, root_is_live(in.root), in.plan);
         if (r == EXIT_OK)
                 r = rp;
         pool_changes_done(&pools);

@@ -5,33 +5,81 @@
 
 #include <inttypes.h>
 
+#include <unistd.h>
+
+#include "basic/fileio.h"
 #include "basic/log.h"
+#include "basic/parse-util.h"
 #include "basic/util.h"
 #include "cli/moved.h"
 #include "cli/verbs.h"
 #include "host/migrate.h"
+#include "host/model-copy.h"
 
 static void help(void) {
-        printf("Usage: numaplan prepare --nodes LIST [--dry-run] [--] PATH...\n\n"
+        printf("Usage: numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE] [--dry-run] [--] PATH...\n\n"
                "Move the page cache of the files (and of every file under the directories) that sits\n"
                "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
                "server's own reads. The drop-in of a replica with model = runs this before the server\n"
                "starts. Says what moved; exits 0 even when pages could not move (as root only: it\n"
                "moves pages that other processes share).\n\n"
                "      --nodes LIST    the replica's nodes, as in NUMAMask= (\"1\", \"0-1\")\n"
-               "      --dry-run       only say where the cached pages are\n");
+               "      --copy-to DIR   instead, copy them to DIR<PATH> (model-copies = per-node), on a tmpfs\n"
+               "                      bound to LIST mounted there, when the copy is missing or stale\n"
+               "      --copy-size SIZE  what that tmpfs must hold (every model copied there)\n"
+               "      --dry-run       only say where the cached pages are, or what would be copied\n");
 }
 
 struct prepare_args {
-        const char *nodes;
+        const char *nodes, *copy_to, *copy_size;
         bool dry_run;
 };
 
 static const struct verb_option options[] = {
         VERB_VALUE("nodes", 0, struct prepare_args, nodes),
+        VERB_VALUE("copy-to", 0, struct prepare_args, copy_to),
+        VERB_VALUE("copy-size", 0, struct prepare_args, copy_size),
         VERB_FLAG("dry-run", 0, struct prepare_args, dry_run),
         {},
 };
+
+/* Where a copy could not be made, a link to the original in its place: the server starts and
+ * reads the original, and verify says that it does. */
+static void link_original(const char *dir, const char *path) {
+        _cleanup_free_ char *dest = model_copy_path(dir, path), *parent = xstrdup(dest);
+        *strrchr(parent, '/') = 0;
+        if (access(dest, F_OK) == 0 || mkdir_parents(parent, 0755) < 0 || symlink(path, dest) < 0)
+                return;
+        log_warning("%s: no copy on this node: %s links to the original, which the replica reads from wherever its page "
+                    "cache is",
+                    path, dest);
+}
+
+/* --copy-to: model-copies = per-node. */
+static int copy(const struct prepare_args *a, const struct cpuset *nodes, char **paths) {
+        struct copy_stats cs = {0};
+        uint64_t size;
+
+        if (!a->copy_to || a->copy_to[0] != '/' || !a->copy_size)
+                return verb_usage_error("prepare", "--copy-to DIR (an absolute path) and --copy-size SIZE go together");
+        if (parse_size(a->copy_size, &size) < 0)
+                return verb_usage_error("prepare", "bad --copy-size '%s': expected a size such as 40G", a->copy_size);
+        double t0 = moved_now();
+        int r = model_copy_mount(a->copy_to, nodes, size, a->dry_run);
+        if (r >= 0)
+                r = model_copy_files(a->copy_to, paths, a->dry_run, &cs);
+        if (r < 0) {
+                for (char **p = paths; !a->dry_run && *p; p++)
+                        link_original(a->copy_to, *p);
+                return EXIT_OK;
+        }
+        char bytes[FORMAT_BYTES_MAX];
+        format_bytes(bytes, sizeof(bytes), cs.bytes);
+        log_notice("model copy in %s: %s%u file%s (%s) copied, %u up to date, %u link%s kept, in %.3f s", a->copy_to,
+                   a->dry_run ? "(dry run) would have " : "", cs.files, cs.files == 1 ? "" : "s", bytes, cs.fresh, cs.links,
+                   cs.links == 1 ? "" : "s", moved_now() - t0);
+        return EXIT_OK;
+}
 
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct prepare_args *a = args;
@@ -47,6 +95,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (argc == 0) {
                 free(st);
                 return verb_usage_error("prepare", "name the model's files or directories");
+        }
+        if (a->copy_to || a->copy_size) {
+                free(st);
+                return copy(a, &nodes, argv);
         }
         double t0 = moved_now();
         int r = migrate_files(argv, &nodes, a->dry_run, st, &failed);

@@ -80,6 +80,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 struct pool_changes pools = {0};
                 int rp = argc == 0 ? changes_pools(&in, streq(g->sysfs_root, "/"), NULL, false, &pools) : EXIT_OK;
                 r = generator_remove(&in, units, &pools, !a->no_reload, a->json);
+                if (r == EXIT_OK && argc == 0)
+                        changes_copies(&in, streq(g->sysfs_root, "/"), NULL);
                 if (r == EXIT_OK)
                         r = rp;
                 pool_changes_done(&pools);
@@ -98,6 +100,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         struct pool_changes pools = {0};
         int rp = argc == 0 ? changes_pools(&in, streq(g->sysfs_root, "/"), NULL, false, &pools) : EXIT_OK;
         r = deploy_and_report(&cs, &pools, NULL, false, false, !a->no_reload, false, a->json);
+        /* Like the pools: removing all takes every copy away, removing some leaves them to the
+         * next apply. */
+        if (r == EXIT_OK && argc == 0)
+                changes_copies(&in, streq(g->sysfs_root, "/"), NULL);
         if (r == EXIT_OK)
                 r = rp;
         pool_changes_done(&pools);

@@ -264,8 +264,7 @@ static void judge_pages(const struct inputs *in, struct unit_report *reports, si
         free(v);
         for (size_t i = 0; i < n; i++) {
                 struct unit_report *u = &reports[i];
-                check_memory_locality(&u->pages, u->pl, in->plan, u->pl->min_local_bp, &u->tasks,
-                                      &u->checks[CHECK_MEMORY_LOCALITY]);
+                check_memory_locality(&u->pages, u->pl, in->plan, in->models, &u->tasks, &u->checks[CHECK_MEMORY_LOCALITY]);
                 check_hugepages(in->topology, &u->pages, u->pl, &u->checks[CHECK_HUGEPAGES]);
                 summarize(u);
         }

@@ -320,8 +320,34 @@ static const struct placement *other_replica(const struct plan *plan, const stru
         return NULL;
 }
 
+static bool path_under(const char *path, const char *dir) {
+        size_t n = strlen(dir);
+        return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == 0);
+}
+
+/* With model-copies: the first file it maps that is not its nodes' copy of the model (the
+ * original, another node's copy), or NULL. */
+static const struct file_pages *not_its_copy(const struct page_tally *pages, const struct placement *pl,
+                                             const char *models_dir, char **ret_own) {
+        _cleanup_free_ char *own = xasprintf("%s/%s", models_dir, pl->copies);
+        for (size_t i = 0; i < pages->n_files; i++) {
+                const struct file_pages *f = &pages->files[i];
+                if (path_under(f->path, own))
+                        continue;
+                bool original = false;
+                for (char **m = pl->conf->models; m && *m && !original; m++)
+                        original = path_under(f->path, *m);
+                if (original || path_under(f->path, models_dir)) {
+                        *ret_own = TAKE_PTR(own);
+                        return f;
+                }
+        }
+        return NULL;
+}
+
 void check_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
-                           unsigned min_local_bp, const struct task_facts *tf, struct check *c) {
+                           const char *models_dir, const struct task_facts *tf, struct check *c) {
+        unsigned min_local_bp = pl->min_local_bp;
         char want_buf[16];
         uint64_t total = page_tally_own_sum(pages), planned = page_tally_own_on(pages, &pl->nodes),
                  shared = page_tally_sum(pages->shared);
@@ -372,6 +398,15 @@ void check_memory_locality(const struct page_tally *pages, const struct placemen
                                       "filled before the pinning; numaplan migrate %s moves it now, and naming it in "
                                       "model = has every start move it",
                                       f->path, f->off_plan, f->total, pl->unit);
+                advised = true;
+        }
+        _cleanup_free_ char *copy = NULL;
+        const struct file_pages *wrong = pl->copies && models_dir ? not_its_copy(pages, pl, models_dir, &copy) : NULL;
+        if (wrong) {
+                strbuf_printf(&d, "; it maps %s, not its %s copy in %s: start its server with the model at "
+                              "${NUMAPLAN_MODEL} (model-copies = per-node)",
+                              wrong->path, cpuset_count(&pl->nodes) > 1 ? "nodes'" : "node's", copy);
+                ok = false;
                 advised = true;
         }
         if (!ok && !advised)

@@ -82,10 +82,12 @@ void check_warmup(const struct warmup_result *w, const char *url, const char *wh
 bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp);
 
 /* Judged on the replica's own pages (page_tally_split()); shared program code is only reported.
- * `plan` names the other replicas that map the same data files. */
+ * `plan` names the other replicas that map the same data files. With model-copies, `models_dir`
+ * (where the copies are) tells its nodes' copy from the original and other nodes' copies, which
+ * it must not map. */
 struct plan;
 void check_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
-                           unsigned min_local_bp, const struct task_facts *tf, struct check *c);
+                           const char *models_dir, const struct task_facts *tf, struct check *c);
 
 /* The pools the plan reserves for the replica are there (`t` read now), and its huge pages sit
  * on its nodes. Passes for a replica without hugepages =. */

@@ -215,10 +215,12 @@ static void warmup_and_locality(void) {
         struct task_facts tf = {.n_processes = 1};
         page_tally_init(&t, 4);
         page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 file=/m mapped=10 N0=10 kernelpagesize_kB=4\n", NULL, &pl.nodes);
-        check_memory_locality(&t, &pl, NULL, 9500, &tf, &c);
+        pl.min_local_bp = 9500;
+        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(c.ok && streq(c.got, "99.0%") && streq(c.want, ">= 95%"), "99.0%% local passes min-local 95%%");
         check_done(&c);
-        check_memory_locality(&t, &pl, NULL, 9950, &tf, &c);
+        pl.min_local_bp = 9950;
+        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && strstr(c.detail, "/m has 10 of its 10 pages off the plan") &&
                    strstr(c.detail, "numaplan migrate llama-server@0.service moves it now"),
            "below min-local fails, naming the file cached on the wrong node and the command that moves it");
@@ -226,13 +228,15 @@ static void warmup_and_locality(void) {
         page_tally_done(&t);
         page_tally_init(&t, 4);
         page_tally_add(&t, "7f00 bind:1 anon=900 N0=900 kernelpagesize_kB=4\n7f01 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n", NULL, &pl.nodes);
-        check_memory_locality(&t, &pl, NULL, 9000, &tf, &c);
+        pl.min_local_bp = 9000;
+        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "10.0%") && strstr(c.detail, "numaplan migrate llama-server@0.service moves what is off"),
            "anonymous memory off the plan: the advice is numaplan migrate");
         check_done(&c);
         page_tally_done(&t);
         page_tally_init(&t, 4);
-        check_memory_locality(&t, &pl, NULL, 9500, &tf, &c);
+        pl.min_local_bp = 9500;
+        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "no pages"), "no resident pages cannot pass");
         check_done(&c);
         page_tally_done(&t);
@@ -245,7 +249,8 @@ static void side_by_side(void) {
         static struct replica_conf conf0 = {.name = (char *) "llama-0"}, conf1 = {.name = (char *) "llama-1"};
         struct placement replicas[2] = {
                 {.name = (char *) "llama-0", .unit = (char *) "llama@0.service", .conf = &conf0, .nodes = set("0")},
-                {.name = (char *) "llama-1", .unit = (char *) "llama@1.service", .conf = &conf1, .nodes = set("1")},
+                {.name = (char *) "llama-1", .unit = (char *) "llama@1.service", .conf = &conf1, .nodes = set("1"),
+                 .min_local_bp = 9900},
         };
         struct plan plan = {.replicas = replicas, .n_replicas = 2};
         struct task_facts tf = {.n_processes = 1};
@@ -261,13 +266,13 @@ static void side_by_side(void) {
 
         page_tally_init(&t, 4);
         page_tally_add(&t, numa_maps, maps, &replicas[1].nodes);
-        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "52.6%"), "counting the binary another replica read first, it would fail: %s", c.got);
         check_done(&c);
 
         char **mapped_by[] = {engine_mappers, NULL};
         page_tally_split(&t, mapped_by, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(c.ok && streq(c.got, "100.0%"), "judged on its own pages, it passes: %s", c.got);
         ok(strstr(c.detail, "10948 of its own 10948 pages") && strstr(c.detail, "not judged: 9842 pages"),
            "the detail counts its own pages and the shared ones apart: %s", c.detail);
@@ -285,7 +290,7 @@ static void side_by_side(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, shared_model, shared_maps, &replicas[1].nodes);
         page_tally_split(&t, mapped_by2, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "71.0%"), "a data file another replica maps counts: it fails (%s)", c.got);
         ok(strstr(c.detail, "/srv/m.gguf has 3166 of its 3166 pages on node 0, and replica llama-0 (llama@0.service, node 0) "
                             "maps it too") &&
@@ -304,11 +309,37 @@ static void side_by_side(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, unpinned, maps, &replicas[1].nodes);
         page_tally_split(&t, mapped_by3, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "0.0%") && strstr(c.detail, "numaplan migrate llama@1.service moves what is off"),
            "an unpinned replica still fails, on its own anonymous memory");
         check_done(&c);
         page_tally_done(&t);
+
+        /* model-copies = per-node: it must read its node's copy. */
+        static char *models[] = {(char *) "/srv/m", NULL};
+        static struct replica_conf conf_copies = {.name = (char *) "llama-1", .models = models};
+        struct placement copying = replicas[1];
+        copying.conf = &conf_copies;
+        copying.copies = (char *) "node1";
+        static const char *const mapped[] = {
+                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/run/numaplan/models/node1/srv/m mapped=50 N1=50 kernelpagesize_kB=4\n",
+                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/srv/m mapped=50 N1=50 kernelpagesize_kB=4\n",
+                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/run/numaplan/models/node0/srv/m mapped=50 N1=50 kernelpagesize_kB=4\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(mapped); i++) {
+                page_tally_init(&t, 4);
+                page_tally_add(&t, mapped[i], NULL, &copying.nodes);
+                check_memory_locality(&t, &copying, &plan, "/run/numaplan/models", &tf, &c);
+                if (i == 0)
+                        ok(c.ok, "it maps its node's copy: passes");
+                else
+                        ok(!c.ok && strstr(c.detail, i == 1 ? "it maps /srv/m, not its node's copy" : "it maps /run/numaplan/models/node0/srv/m") &&
+                                   strstr(c.detail, "${NUMAPLAN_MODEL}") && !strstr(c.detail, "migrate"),
+                           "%s: fails, even with every page local, naming what to start it with",
+                           i == 1 ? "it maps the original" : "it maps another node's copy");
+                check_done(&c);
+                page_tally_done(&t);
+        }
 
         /* Only shared code resident: nothing of its own to judge. */
         static const char only_code[] = "1000 bind:1 file=/opt/engine/node mapped=9842 N0=9842 kernelpagesize_kB=4\n";
@@ -318,7 +349,7 @@ static void side_by_side(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, only_code, maps, &replicas[1].nodes);
         page_tally_split(&t, mapped_by4, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, 9900, &tf, &c);
+        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "no pages") && strstr(c.detail, "only program code"),
            "with only shared code resident it cannot pass");
         check_done(&c);
