@@ -1,0 +1,68 @@
+#!/bin/bash
+# verify's page judgement for replicas side by side, against `numastat -p` of the same processes,
+# in one hyperfine run, for 2 and for 8 replicas on a host with 1,000 more processes (goal: ratio
+# at most 1.0). Each replica is the stand-in server with a model file of its own, 64 MiB of KV
+# cache and a worker; all share the stand-in binary and libc, as replicas of one engine do. The
+# judgement is what verify does after the warm-up: every replica process's numa_maps and maps,
+# one scan of every process's maps on the host for who else maps their files, and the split into
+# own and shared pages (tests/bench/pagescan --split); the D-Bus and warm-up parts need systemd
+# and are the guest's. Also the scan's cost with and without the 1,000 processes.
+# Needs: hyperfine numactl (apt-get install -y hyperfine numactl).
+# Usage: tests/bench/replicas.sh [BUILD]
+set -eu
+build=${1:-build}
+dir=$(mktemp -d)
+pids=()
+cleanup() {
+	[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+start_replicas() { # start_replicas N: sets GROUPS (one comma list a replica) and ALL (every PID)
+	GROUPS_=()
+	ALL=()
+	for i in $(seq "$1"); do
+		head -c $((32 << 20)) /dev/urandom >"$dir/model-$i"
+		"$build/tests/standin/numaplan-standin" --listen 127.0.0.1:0 --model "$dir/model-$i" --kv-mib 64 \
+			--workers 1 --worker-mib 8 --threads 2 --pidfile "$dir/pid-$i" 2>"$dir/log-$i" &
+		pids+=($!)
+	done
+	for i in $(seq "$1"); do
+		for _ in $(seq 100); do [ -s "$dir/pid-$i" ] && break; sleep 0.1; done
+		main=$(cat "$dir/pid-$i")
+		kids=$(pgrep -P "$main" | tr '\n' ',')
+		GROUPS_+=("$main${kids:+,${kids%,}}")
+		ALL+=("$main" $(pgrep -P "$main"))
+	done
+}
+
+bench() { # bench LABEL: hyperfine of numastat -p against pagescan --split for GROUPS_
+	hyperfine -N --warmup 5 --runs "${RUNS:-50}" --export-json "$dir/$1.json" \
+		"numastat -p ${ALL[*]}" "$build/tests/bench/pagescan --split ${GROUPS_[*]}" >/dev/null
+	python3 - "$dir/$1.json" "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = r[0]["mean"]
+print("%s: numastat -p %.2f ms, verify's page judgement %.2f ms, ratio %.2f" % (sys.argv[2], base * 1e3, r[1]["mean"] * 1e3, r[1]["mean"] / base))
+PY
+}
+
+start_replicas 8
+all8=("${ALL[@]}")
+groups8=("${GROUPS_[@]}")
+ALL=("${all8[@]:0:$((${#all8[@]} / 4))}")
+GROUPS_=("${groups8[@]:0:2}")
+echo "host: $(ls -d /proc/[0-9]* | wc -l) processes"
+bench "2 replicas"
+ALL=("${all8[@]}")
+GROUPS_=("${groups8[@]}")
+bench "8 replicas"
+for _ in $(seq 1000); do sleep 600 & pids+=($!); done
+echo "host: $(ls -d /proc/[0-9]* | wc -l) processes"
+bench "8 replicas, 1,000 more processes"
+GROUPS_=("${groups8[@]:0:2}")
+ALL=("${all8[@]:0:$((${#all8[@]} / 4))}")
+bench "2 replicas, 1,000 more processes"
+"$build/tests/bench/pagescan" --split "${groups8[@]}" | tail -3
