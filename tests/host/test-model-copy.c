@@ -29,7 +29,8 @@ int main(void) {
         write_file(d, "one.gguf", "gguf");
         _cleanup_free_ char *snap = in(repo, "snapshots/r1"), *l1 = in(snap, "model.safetensors"), *l2 = in(snap, "config.json"),
                             *l3 = in(snap, "passwd");
-        mkdir(in(repo, "snapshots"), 0755);
+        _cleanup_free_ char *snaps = in(repo, "snapshots");
+        mkdir(snaps, 0755);
         mkdir(snap, 0755);
         ok(symlink("../../blobs/aaa", l1) == 0 && symlink("../../blobs/bbb", l2) == 0 && symlink("/etc/passwd", l3) == 0,
            "a Hugging Face cache: snapshots linking into blobs, and one link out of it");
@@ -65,7 +66,8 @@ int main(void) {
         ok(st.files == 0 && st.fresh == 4, "finds every copy fresh, copies nothing");
 
         write_file(d, "hf/models--org--m/blobs/aaa", "new weights");
-        unlink(in(repo, "blobs/bbb"));
+        _cleanup_free_ char *bbb = in(repo, "blobs/bbb");
+        unlink(bbb);
         st = (struct copy_stats){0};
         is_int(model_copy_files(dest, paths, false, &st), 0, "after the model changed");
         _cleanup_free_ char *t2 = read_whole(cblob), *gone = in(copied, "blobs/bbb");

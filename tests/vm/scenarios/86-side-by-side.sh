@@ -157,7 +157,16 @@ vm_check_match "one model, no copies: plan warns model-shared, naming both and t
 	"model-shared.*llama-0 \(node 0\) and llama-1 \(node 1\).*model-copies = per-node"
 vm_check "one model, no copies: apply" "$NUMAPLAN" apply
 drop_caches
+# llama@0 reads it first; llama@1's prepare, at its start, must leave llama@0's pages in place.
+systemctl start $L0 && wait_ready 8180 150 2>/dev/null
+# shellcheck disable=SC2046 # one PID a word
+before=$(numa_share 0 "$SHARED" $(unit_pids $L0))
 start_both || { stop_both; vm_done; }
+# shellcheck disable=SC2046
+after=$(numa_share 0 "$SHARED" $(unit_pids $L0))
+if at_least "$after" "$(awk -v b="$before" 'BEGIN { print b - 0.5 }')"; then
+	vm_ok "llama@1's start (its prepare) leaves llama@0's model where it is ($before% -> $after% on node 0)"
+else vm_not_ok "llama@1's start (its prepare) leaves llama@0's model where it is ($before% -> $after% on node 0)"; fi
 verify_json $L0 $L1
 one=$FLAT
 detail=$(check_of "$one" 1 memory-locality detail)
