@@ -314,6 +314,18 @@ headroom = 10"
 bad "bad policy" "bad.conf:3: bad policy 'strict'" "[replica a]
 unit = a.service
 policy = strict"
+bad "bad model-copies" "bad.conf:3: bad model-copies 'each': expected none or per-node" "[replica a]
+unit = a.service
+model-copies = each"
+bad "model-copies without a model" "bad.conf:3: model-copies = per-node copies the model, and [replica a] names none" "[replica a]
+unit = a.service
+model-copies = per-node"
+bad "%i in a replica's warmup-url" "bad.conf:3: warmup-url 'http://127.0.0.1:818%i/': %i belongs to a [replicas] template" "[replica a]
+unit = a.service
+warmup-url = http://127.0.0.1:818%i/"
+bad "bad openmp" "bad.conf:3: bad openmp 'maybe': expected yes or no" "[replica a]
+unit = a.service
+openmp = maybe"
 bad "count larger than the host has" "bad.conf:3: replica a: count:9 asks for 9" "[replica a]
 unit = a.service
 accelerators = count:9"

@@ -168,6 +168,18 @@ else fail "prepare of a missing file" "exit $rc" "$err"; fi
 run prepare --nodes 0 --dry-run -- "$scratch/shards"
 if [ $rc -eq 0 ] && grep -q "model page cache: .* cached, .* (dry run) would have moved" <<<"$err"; then ok "prepare --dry-run says where the cached pages are"; else
 	fail "prepare --dry-run" "exit $rc" "$err"; fi
+for args in "--copy-to $scratch/copies" "--copy-size 1G" "--copy-to copies --copy-size 1G" "--copy-to $scratch/copies --copy-size lots"; do
+	# shellcheck disable=SC2086 # the words of args
+	run prepare --nodes 0 $args -- "$scratch/one.gguf"
+	if [ $rc -eq 2 ] && grep -q "numaplan prepare: .*--copy" <<<"$err" && [ ! -e "$scratch/copies" ]; then
+		ok "prepare $args: exit 2, naming the option, nothing made"
+	else fail "prepare $args" "exit $rc" "$err"; fi
+done
+run prepare --nodes 0 --dry-run --copy-to "$scratch/copies" --copy-size 1G -- "$scratch/one.gguf"
+if [ $rc -eq 0 ] && grep -q "(dry run) would mount a tmpfs on $scratch/copies (mode=0755,size=1.*,mpol=bind:0)" <<<"$err" &&
+	grep -q "model copy in $scratch/copies: (dry run) would have 1 file" <<<"$err" && [ ! -e "$scratch/copies" ]; then
+	ok "prepare --copy-to --dry-run says what it would mount and copy, and makes nothing"
+else fail "prepare --copy-to --dry-run" "exit $rc" "$err"; fi
 run migrate --sysfs-root "$host" -c "$scratch/c.conf"
 if [ $rc -eq 2 ] && grep -q "numaplan migrate: it moves this host's pages: not with --sysfs-root" <<<"$err"; then
 	ok "migrate refuses a replayed host"
