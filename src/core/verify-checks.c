@@ -32,11 +32,9 @@ void container_facts_done(struct container_facts *cf) {
 }
 
 const char *check_name(unsigned i) {
-        static const char *const names[N_CHECKS] = {
-                "unit-active",   "numa-policy",    "numa-mask", "cpu-affinity", "effective-cpus",
-                "effective-memory-nodes", "dropin-in-effect", "container", "task-affinity", "warmup", "memory-locality",
-                "hugepages",
-        };
+#define CHECK_NAME(id, name) [CHECK_##id] = name,
+        static const char *const names[N_CHECKS] = {VERIFY_CHECKS(CHECK_NAME)};
+#undef CHECK_NAME
         return i < N_CHECKS ? names[i] : "?";
 }
 

@@ -1,9 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The twelve checks of `numaplan verify`, as pure functions of what was observed: systemd's view,
- * the tasks, the warm-up, the pages. The verify verb gathers the observations; tests feed
- * their own. The check names are stable (numaplan(8), VERIFY). */
+/* The checks of `numaplan verify`, as pure functions of what was observed: systemd's view, the
+ * tasks, the warm-up, the pages. The verify verb gathers the observations; tests feed their own.
+ *
+ * One table, in the order they run and print: X(ID, name). The names are stable (numaplan(8),
+ * verify; the metrics' check label; the example alerting rules): a test keeps the table, the man
+ * page and the rules in step. */
+#define VERIFY_CHECKS(X)                                   \
+        X(UNIT_ACTIVE, "unit-active")                       \
+        X(NUMA_POLICY, "numa-policy")                       \
+        X(NUMA_MASK, "numa-mask")                           \
+        X(CPU_AFFINITY, "cpu-affinity")                     \
+        X(EFFECTIVE_CPUS, "effective-cpus")                 \
+        X(EFFECTIVE_MEMORY_NODES, "effective-memory-nodes") \
+        X(DROPIN_IN_EFFECT, "dropin-in-effect")             \
+        X(CONTAINER, "container")                           \
+        X(TASK_AFFINITY, "task-affinity")                   \
+        X(WARMUP, "warmup")                                 \
+        X(MEMORY_LOCALITY, "memory-locality")               \
+        X(HUGEPAGES, "hugepages")
 
 #include <stdbool.h>
 
@@ -11,21 +27,9 @@
 #include "core/observed.h"
 #include "core/planner.h"
 
-enum {
-        CHECK_UNIT_ACTIVE,
-        CHECK_NUMA_POLICY,
-        CHECK_NUMA_MASK,
-        CHECK_CPU_AFFINITY,
-        CHECK_EFFECTIVE_CPUS,
-        CHECK_EFFECTIVE_MEMORY_NODES,
-        CHECK_DROPIN_IN_EFFECT,
-        CHECK_CONTAINER,
-        CHECK_TASK_AFFINITY,
-        CHECK_WARMUP,
-        CHECK_MEMORY_LOCALITY,
-        CHECK_HUGEPAGES,
-        N_CHECKS,
-};
+#define CHECK_ENUM(id, name) CHECK_##id,
+enum { VERIFY_CHECKS(CHECK_ENUM) N_CHECKS };
+#undef CHECK_ENUM
 
 struct check {
         bool ok;

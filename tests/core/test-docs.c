@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The man pages and the tables agree: every configuration key of core/config.h is documented in
  * numaplan.conf(5) under its section, and every key documented there is in the table; every
- * warning code of core/warnings.h is in numaplan(8)'s WARNINGS, and nothing else is.
+ * warning code of core/warnings.h is in numaplan(8)'s WARNINGS, and nothing else is; every check
+ * of core/verify-checks.h is in numaplan(8)'s list under verify, and nothing else is, and the
+ * example alerting rules name only checks that exist.
  * Usage: test-docs FIXTURES_DIR SOURCE_ROOT */
 
 #include <ctype.h>
 
 #include "basic/util.h"
 #include "core/config.h"
+#include "core/verify-checks.h"
 #include "core/warnings.h"
 #include "tap.h"
 #include "tmproot.h"
@@ -113,6 +116,49 @@ static void warning_codes_documented(const char *page) {
         }
 }
 
+/* The tags of the .TP paragraphs of the indented list (.RS ... .RE) that follows the line
+ * starting with `item` (".B verify"). */
+static char **tags_of_list(const char *page, const char *item) {
+        const char *at = strstr(page, item), *rs = at ? strstr(at, "\n.RS\n") : NULL,
+                   *re = rs ? strstr(rs, "\n.RE\n") : NULL;
+        if (!re)
+                return xmalloc0(sizeof(char *));
+        _cleanup_free_ char *list = xasprintf(".SH LIST\n%.*s", (int) (re - rs), rs);
+        return tags_under(list, "LIST");
+}
+
+static void checks_documented(const char *page, const char *rules) {
+        _cleanup_strv_free_ char **tags = tags_of_list(page, "\n.B verify ");
+
+        for (unsigned i = 0; i < N_CHECKS; i++)
+                ok(has(tags, check_name(i)), "check %s is documented in numaplan(8) under verify", check_name(i));
+        for (char **t = tags; *t; t++) {
+                bool known = false;
+                for (unsigned i = 0; i < N_CHECKS && !known; i++)
+                        known = streq(check_name(i), *t);
+                ok(known, "numaplan(8) documents check %s, which verify has", *t);
+        }
+        /* check="name" and check=~"a|b|c" */
+        unsigned named = 0;
+        for (const char *p = rules; (p = strstr(p, "check="));) {
+                p += strlen("check=");
+                p += *p == '~';
+                if (*p++ != '"')
+                        continue;
+                size_t len = strcspn(p, "\"");
+                _cleanup_free_ char *names = xstrndup(p, len);
+                for (char *w = strtok(names, "|"); w; w = strtok(NULL, "|")) {
+                        bool known = false;
+                        for (unsigned i = 0; i < N_CHECKS && !known; i++)
+                                known = streq(check_name(i), w);
+                        ok(known, "the alerting rules name check %s, which verify has", w);
+                        named++;
+                }
+                p += len;
+        }
+        ok(named > 0, "the alerting rules name checks (%u)", named);
+}
+
 int main(int argc, char **argv) {
         if (argc < 3) {
                 printf("Bail out! usage: test-docs FIXTURES_DIR SOURCE_ROOT\n");
@@ -120,12 +166,14 @@ int main(int argc, char **argv) {
         }
         _cleanup_free_ char *conf_path = xasprintf("%s/man/numaplan.conf.5", argv[2]),
                             *man_path = xasprintf("%s/man/numaplan.8", argv[2]);
-        _cleanup_free_ char *conf = read_whole(conf_path), *man = read_whole(man_path);
-        if (!conf || !man) {
-                printf("Bail out! cannot read %s or %s\n", conf_path, man_path);
+        _cleanup_free_ char *rules_path = xasprintf("%s/prometheus/numaplan.rules.yml", argv[2]);
+        _cleanup_free_ char *conf = read_whole(conf_path), *man = read_whole(man_path), *rules = read_whole(rules_path);
+        if (!conf || !man || !rules) {
+                printf("Bail out! cannot read %s, %s or %s\n", conf_path, man_path, rules_path);
                 return 1;
         }
         config_keys_documented(conf);
         warning_codes_documented(man);
+        checks_documented(man, rules);
         return done_testing();
 }
