@@ -12,6 +12,7 @@
 #include "basic/util.h"
 #include "cli/inputs.h"
 #include "core/dropin.h"
+#include "systemd/dropin-seen.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
@@ -44,7 +45,7 @@ static const struct verb_option options[] = {
 struct row {
         const struct placement *pl;
         struct unit_status s;
-        const char *dropin; /* "in effect", "not loaded", "stale", "missing" */
+        const char *dropin; /* "in effect", "not loaded", "masked", "stale", "missing" */
         bool started_before; /* active since before the drop-in was written */
         bool ok;
 };
@@ -57,15 +58,16 @@ static void judge(const struct inputs *in, struct row *row) {
         _cleanup_free_ char *path = dropin_path(in->unit_dir, row->pl->unit), *content = NULL,
                             *want = dropin_render(in->topology, in->config, in->plan, row->pl, &in->env);
         struct stat st;
-        bool loaded = false;
+        struct dropin_seen seen;
 
-        for (char **p = row->s.dropin_paths; *p && !loaded; p++)
-                loaded = streq(*p, path);
+        dropin_seen(row->s.dropin_paths, path, &seen);
         if (read_file(path, &content) < 0)
                 row->dropin = "missing";
         else if (!streq(content, want))
                 row->dropin = "stale";
-        else if (!loaded)
+        else if (seen.index < 0 && seen.instead)
+                row->dropin = "masked";
+        else if (seen.index < 0)
                 row->dropin = "not loaded";
         else
                 row->dropin = "in effect";
@@ -81,6 +83,8 @@ static const char *advice(const struct row *r) {
                 return "run numaplan apply";
         if (streq(r->dropin, "not loaded"))
                 return "systemctl daemon-reload";
+        if (streq(r->dropin, "masked"))
+                return "a drop-in of the same name in a directory systemd prefers masks it";
         if (r->started_before)
                 return "restart it: it runs with its old placement";
         if (!streq_ptr(r->s.load_state, "loaded"))

@@ -28,6 +28,7 @@
 #include "host/warmup.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
+#include "systemd/dropin-seen.h"
 #include "systemd/unit-state.h"
 
 static void help(void) {
@@ -62,32 +63,24 @@ struct unit_report {
 
 static void gather_dropin(const struct inputs *in, const struct placement *pl, const struct unit_state *s,
                           const char *journal, struct dropin_facts *d, char **path_buf) {
-        _cleanup_free_ char *suffix = xasprintf("/%s.d/" DROPIN_NAME, pl->unit), *content = NULL,
+        _cleanup_free_ char *content = NULL,
                             *want = dropin_render(in->topology, in->config, in->plan, pl, &in->env);
         struct strbuf over = {0};
+        struct dropin_seen seen;
         struct stat st;
-        ssize_t ours = -1;
 
         *path_buf = dropin_path(in->unit_dir, pl->unit);
         *d = (struct dropin_facts){.path = *path_buf, .journal = journal};
-        for (size_t i = 0; s->dropin_paths[i]; i++) {
+        dropin_seen(s->dropin_paths, d->path, &seen);
+        /* systemd applies drop-ins in this order: a later one that sets our keys wins. */
+        for (size_t i = (size_t) (seen.index + 1); seen.index >= 0 && s->dropin_paths[i]; i++) {
                 const char *p = s->dropin_paths[i];
-                size_t lp = strlen(p), ls = strlen(suffix);
-                if (ours < 0 && lp >= ls && streq(p + lp - ls, suffix)) {
-                        ours = (ssize_t) i;
-                        free(*path_buf);
-                        *path_buf = xstrdup(p);
-                        d->path = *path_buf;
-                        continue;
-                }
-                if (ours < 0)
-                        continue;
-                /* systemd applies drop-ins in this order: a later one that sets our keys wins. */
                 _cleanup_free_ char *text = NULL, *keys = NULL;
                 if (read_file(p, &text) >= 0 && (keys = dropin_settings(text)))
                         strbuf_printf(&over, "%s%s sets %s", over.len ? "; " : "", p, keys);
         }
-        d->loaded = ours >= 0;
+        d->loaded = seen.index >= 0;
+        d->instead = seen.instead;
         d->overridden_by = over.len ? strbuf_steal(&over) : NULL;
         d->matches_plan = read_file(d->path, &content) >= 0 && streq(content, want);
         if (stat(d->path, &st) >= 0)

@@ -146,6 +146,11 @@ void check_dropin(const struct dropin_facts *d, struct check *c) {
                 detail = xasprintf("an apply was interrupted midway (%s records it): the drop-ins may mix two plans; "
                                    "run numaplan apply to finish it",
                                    d->journal);
+        } else if (!d->loaded && d->instead) {
+                got = xstrdup("masked");
+                detail = xasprintf("systemd loads %s instead of %s, whose name it has (a directory of higher priority "
+                                   "masks ours): remove it, or apply to its directory",
+                                   d->instead, d->path);
         } else if (!d->loaded) {
                 got = xstrdup("not loaded");
                 detail = xasprintf("%s is not among the unit's drop-ins: run numaplan apply (it reloads systemd)",

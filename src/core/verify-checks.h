@@ -43,6 +43,7 @@ void check_done(struct check *c);
 struct dropin_facts {
         const char *path;       /* where numaplan's drop-in should be */
         bool loaded;            /* systemd lists it in DropInPaths */
+        const char *instead;    /* not loaded: the file of the same name systemd loaded instead, or NULL */
         bool matches_plan;      /* its content is what the plan renders now */
         char *overridden_by;    /* "PATH sets KEY=, KEY=" for later drop-ins; NULL if none */
         const char *journal;    /* the journal of an interrupted apply, NULL when none waits */

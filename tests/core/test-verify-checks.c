@@ -131,6 +131,13 @@ static void dropins(void) {
         check_dropin(&d, &c);
         ok(!c.ok && strstr(c.detail, "numaplan apply"), "a drop-in systemd has not loaded says to apply");
         check_done(&c);
+        d.instead = "/etc/systemd/system/x.service.d/50-numaplan.conf";
+        d.path = "/run/systemd/system/x.service.d/50-numaplan.conf";
+        check_dropin(&d, &c);
+        ok(!c.ok && streq(c.got, "masked") && strstr(c.detail, "systemd loads /etc/systemd/system/x.service.d/50-numaplan.conf instead"),
+           "one of the same name that systemd loads instead masks it, named");
+        check_done(&c);
+        d.instead = NULL;
         d.loaded = true;
         d.matches_plan = false;
         check_dropin(&d, &c);
