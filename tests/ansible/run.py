@@ -22,6 +22,8 @@ import sys
 import tempfile
 import traceback
 
+from tap import Tap
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULES = {
     'apply': ['binary', 'config', 'sysfs_root', 'unit_dir', 'state', 'units', 'reload', 'restart'],
@@ -47,30 +49,6 @@ exit 1
 """ % SUMMARY
 DROPIN = '50-numaplan.conf'
 SYSTEMCTL_STUB = '#!/bin/sh\nprintf "%s\\n" "$*" >>"$SYSTEMCTL_LOG"\n'
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, cond, what, diag=None):
-        self.n += 1
-        print('%s %d - %s' % ('ok' if cond else 'not ok', self.n, what))
-        if not cond:
-            self.failed += 1
-            for line in str(diag or '').splitlines()[-40:]:
-                print('#   ' + line)
-        sys.stdout.flush()
-        return cond
-
-    def skip(self, what, why):
-        self.n += 1
-        print('ok %d - %s # SKIP %s' % (self.n, what, why))
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 1 if self.failed else 0
 
 
 def write(path, text):

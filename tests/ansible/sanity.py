@@ -19,6 +19,8 @@ import sys
 import tarfile
 import tempfile
 
+from tap import Tap
+
 NAMESPACE, NAME = 'numaplan', 'host'
 # ansible-test's own path for the venv of a sanity test (ansible_test._internal.commands.sanity).
 VENV_PATH = r'''
@@ -32,29 +34,6 @@ commands = collect_requirements(python=python, controller=True, virtualenv=False
                                 cryptography=False, coverage=False, minimize=False, sanity='validate-modules')
 print('%s %s' % (version, hash_pip_commands(commands)))
 '''
-
-
-class Tap:
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def check(self, cond, what, diag=None):
-        self.n += 1
-        print('%s %d - %s' % ('ok' if cond else 'not ok', self.n, what))
-        if not cond:
-            self.failed += 1
-            for line in str(diag or '').splitlines()[-40:]:
-                print('#   ' + line)
-        sys.stdout.flush()
-        return cond
-
-    def skip(self, what, why):
-        self.n += 1
-        print('ok %d - %s # SKIP %s' % (self.n, what, why))
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 1 if self.failed else 0
 
 
 def check_contents(tap, tarball):
