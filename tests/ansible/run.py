@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: MIT
 """The Ansible collection numaplan.host against fixture hosts, as TAP.
 
-One ansible-playbook run (site.yml) over an inventory of fixture hosts records every task's
-result (callback_plugins/numaplan_record.py); this script then judges the results, the unit
-directories' listings taken between tasks (tree_state.py) and numaplan's own plan --json.
-Usage: run.py NUMAPLAN_BINARY FIXTURES_DIR. Set NUMAPLAN_KEEP_TMP=1 to keep the scratch directory.
+The collection is the tarball ansible-galaxy built (tests/ansible/build-collection.sh), installed
+with ansible-galaxy into the scratch directory, as an admin installs it. One ansible-playbook run
+(site.yml) over an inventory of fixture hosts records every task's result
+(callback_plugins/numaplan_record.py); this script then judges the results, the unit directories'
+listings taken between tasks (tree_state.py) and numaplan's own plan --json.
+Usage: run.py NUMAPLAN_BINARY FIXTURES_DIR COLLECTION_TARBALL. Set NUMAPLAN_KEEP_TMP=1 to keep the
+scratch directory.
 """
 
 import grp
@@ -19,8 +22,9 @@ import sys
 import tempfile
 import traceback
 
+from tap import Tap
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-COLLECTIONS = os.path.normpath(os.path.join(HERE, '..', '..', 'ansible'))
 MODULES = {
     'apply': ['binary', 'config', 'sysfs_root', 'unit_dir', 'state', 'units', 'reload', 'restart'],
     'verify': ['binary', 'config', 'sysfs_root', 'unit_dir', 'units', 'warmup', 'fail_on_mismatch'],
@@ -47,30 +51,6 @@ DROPIN = '50-numaplan.conf'
 SYSTEMCTL_STUB = '#!/bin/sh\nprintf "%s\\n" "$*" >>"$SYSTEMCTL_LOG"\n'
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, cond, what, diag=None):
-        self.n += 1
-        print('%s %d - %s' % ('ok' if cond else 'not ok', self.n, what))
-        if not cond:
-            self.failed += 1
-            for line in str(diag or '').splitlines()[-40:]:
-                print('#   ' + line)
-        sys.stdout.flush()
-        return cond
-
-    def skip(self, what, why):
-        self.n += 1
-        print('ok %d - %s # SKIP %s' % (self.n, what, why))
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 1 if self.failed else 0
-
-
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'w') as f:
@@ -92,7 +72,7 @@ def plan_dropins(plan, unit_dir):
             for r in plan['replicas']}
 
 
-def setup(tmp, binary, fixtures):
+def setup(tmp, binary, fixtures, collections):
     paths = dict(config=tmp + '/conf/numaplan.conf', config2=tmp + '/conf/numaplan-16g.conf',
                  config_bad=tmp + '/conf/broken.conf')
     write(paths['config'], CONFIG)
@@ -123,7 +103,7 @@ def setup(tmp, binary, fixtures):
                 'nocolor = true\ninterpreter_python = auto_silent\n[connection]\npipelining = true\n'
                 % (HERE + '/callback_plugins', len(HOSTS), tmp, tmp))
     env = dict(os.environ, ANSIBLE_CONFIG=tmp + '/ansible.cfg', ANSIBLE_HOME=tmp + '/ansible-home',
-               ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, NUMAPLAN_RECORD=tmp + '/record.jsonl',
+               ANSIBLE_COLLECTIONS_PATH=collections, NUMAPLAN_RECORD=tmp + '/record.jsonl',
                ANSIBLE_NOCOLOR='1', PYTHONDONTWRITEBYTECODE='1')
     return paths, hosts, env
 
@@ -310,9 +290,10 @@ def check_role(tap, rec, binary, h, host):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit('usage: run.sh NUMAPLAN_BINARY FIXTURES_DIR')
+    if len(sys.argv) != 4:
+        sys.exit('usage: run.sh NUMAPLAN_BINARY FIXTURES_DIR COLLECTION_TARBALL')
     binary, fixtures = os.path.abspath(sys.argv[1]), os.path.join(os.path.abspath(sys.argv[2]), 'hosts')
+    tarball = os.path.abspath(sys.argv[3])
     tap = Tap()
     if not (shutil.which('ansible-playbook') and shutil.which('ansible-doc')):
         print('1..0 # SKIP ansible-core is not installed (Debian: apt-get install ansible-core)')
@@ -320,7 +301,15 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix='numaplan-ansible.')
     try:
-        paths, hosts, env = setup(tmp, binary, fixtures)
+        collections = tmp + '/collections'
+        paths, hosts, env = setup(tmp, binary, fixtures, collections)
+        install = subprocess.run(['ansible-galaxy', 'collection', 'install', '--offline', '-p', collections, tarball],
+                                 env=env, capture_output=True, text=True)
+        installed = os.path.join(collections, 'ansible_collections', 'numaplan', 'host', 'MANIFEST.json')
+        if not tap.check(install.returncode == 0 and os.path.exists(installed),
+                         'ansible-galaxy collection install --offline installs the built collection',
+                         install.stdout + install.stderr):
+            return tap.done()
         # ansible-doc beside the playbook: both spend most of their time starting Python.
         docs = {m: subprocess.Popen(['ansible-doc', 'numaplan.host.' + m], env=env, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True) for m in MODULES}

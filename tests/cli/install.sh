@@ -22,6 +22,13 @@ done
 units=$(find "$scratch/root" -name numaplan.service -printf '%h\n' | sed "s|^$scratch/root||")
 check "installs numaplan.service, numaplan-verify.service and .timer together ($units)" \
 	test -e "$scratch/root$units/numaplan-verify.timer" -a -e "$scratch/root$units/numaplan-verify.service"
+generator=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "generator"][0])')
+links=$(find "$scratch/root" -name numaplan-generator | sed "s|^$scratch/root||")
+if [ "$generator" = True ]; then
+	check "-Dgenerator=true: installs the numaplan-generator link ($links)" test -n "$links"
+else
+	is "without -Dgenerator=true, no numaplan-generator: an install leaves the boot path alone" "$links" ""
+fi
 check "installs the sample configuration as /etc/numaplan/numaplan.conf" test -f "$scratch/root/etc/numaplan/numaplan.conf"
 grep -qF "/etc/numaplan/numaplan.conf" "$src/README.md" && ok "the README names it" || fail "the README names the sample"
 echo "[numaplan]" >"$scratch/root/etc/numaplan/numaplan.conf"

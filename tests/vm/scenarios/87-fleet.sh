@@ -3,18 +3,26 @@
 # reloading, numaplan.host.verify) against a running replica, and the Prometheus metrics of a real
 # verify: numaplan-verify.service writes them into node_exporter's textfile directory when it
 # exists, and only then. The metrics files go to $SHARE/results/*.prom, where the host checks
-# them with promtool. Extras: numaplan-ansible.tar (the collection), numaplan-verify.service.in.
+# them with promtool. Extras: numaplan-host-*.tar.gz (the collection as ansible-galaxy built it;
+# empty when the host had no ansible-galaxy), numaplan-verify.service.in.
 . "$VM_LIB"
 . "$SCENARIO_DIR/numaplan.lib"
 
 unit=$LLAMA
 textfile=/var/lib/prometheus/node-exporter
-if ! command -v ansible >/dev/null || [ ! -f "$EXTRA/numaplan-ansible.tar" ]; then
+collection=$(ls "$EXTRA"/numaplan-host-*.tar.gz 2>/dev/null | head -n 1)
+if ! command -v ansible >/dev/null || [ ! -f "$collection" ]; then
 	vm_not_ok "ansible-core in the guest and the collection among the extras" "$(ls "$EXTRA")"
 	vm_done
 fi
-mkdir -p collections
-tar -xf "$EXTRA/numaplan-ansible.tar" -C collections
+if [ ! -s "$collection" ]; then
+	vm_skip "the fleet scenario" "the host could not build the collection (its fleet tier says why)"
+	vm_done
+fi
+# Where ansible-galaxy collection install puts it (the fleet tier on the host runs that; here it
+# would cost seconds of emulated Python for the same files).
+mkdir -p collections/ansible_collections/numaplan/host
+tar -xzf "$collection" -C collections/ansible_collections/numaplan/host
 export ANSIBLE_COLLECTIONS_PATH=$PWD/collections ANSIBLE_HOME=$PWD/ansible-home ANSIBLE_LOCAL_TEMP=$PWD/ansible-tmp
 export ANSIBLE_NOCOLOR=1 ANSIBLE_DEPRECATION_WARNINGS=0
 

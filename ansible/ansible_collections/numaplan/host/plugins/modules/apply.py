@@ -63,7 +63,8 @@ seealso:
   - module: numaplan.host.verify
   - module: numaplan.host.facts
 author:
-  - numaplan maintainers
+  # An author without a GitHub account, as validate-modules spells it.
+  - numaplan maintainers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''

@@ -30,7 +30,8 @@ notes:
 seealso:
   - module: numaplan.host.apply
 author:
-  - numaplan maintainers
+  # An author without a GitHub account, as validate-modules spells it.
+  - numaplan maintainers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''

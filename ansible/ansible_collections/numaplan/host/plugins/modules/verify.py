@@ -50,7 +50,8 @@ attributes:
 seealso:
   - module: numaplan.host.apply
 author:
-  - numaplan maintainers
+  # An author without a GitHub account, as validate-modules spells it.
+  - numaplan maintainers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''

@@ -1,0 +1,71 @@
+#!/bin/bash
+# numaplan's Debian package, built by tests/pkg/build-deb.sh: lintian has no error or warning (an
+# override must say why, in a comment above it), it holds what the README says (binary, units,
+# man pages, profiles, completion), the sample configuration is a conffile, no generator is
+# installed, and every library numaplan loads with dlopen() is a Depends or a Recommends.
+# Usage: deb.sh DEB SOURCE_DIR   (DEB: where the package goes)
+set -u
+deb=$1
+src=$2
+. "$src/tests/cli/tap.sh"
+
+"$src/tests/pkg/build-deb.sh" "$deb" "$src"
+read -r state why <"$deb.status" 2>/dev/null || { state=fail why="no $deb.status: build-deb.sh did not run"; }
+case $state in
+ok) ok "dpkg-buildpackage -us -uc -b built ${deb##*/} in $why s" ;;
+skip) skip_all "$why" ;;
+*) fail "dpkg-buildpackage -us -uc -b" "$why" "$(tail -n 30 "$deb.log" 2>/dev/null)"; done_testing; exit ;;
+esac
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+if command -v lintian >/dev/null; then
+	# lintian only warns that it runs as root, which CI does.
+	lintian --display-info --pedantic "$deb" >"$scratch/lintian" 2>"$scratch/lintian.err"
+	rc=$?
+	bad=$(grep -E '^(E|W): ' "$scratch/lintian")
+	if [ $rc -eq 0 ] && [ -z "$bad" ]; then
+		ok "lintian --pedantic: no error, no warning ($(grep -c '^[IPX]: ' "$scratch/lintian") info or pedantic tags)"
+	else
+		fail "lintian --pedantic: no error, no warning" "exit $rc" "$bad" "$(cat "$scratch/lintian.err")"
+	fi
+else
+	echo "ok $((tap_n += 1)) - lintian # SKIP lintian is not installed (Debian: apt-get install lintian)"
+fi
+unexplained=
+for f in "$src"/debian/*lintian-overrides; do
+	[ -f "$f" ] || continue
+	unexplained+=$(awk -v f="${f#"$src"/}" '!/^#/ && NF && prev !~ /^#/ { print f ":" NR ": " $0 } { prev = $0 }' "$f")
+done
+is "every lintian override has its reason in a comment above it" "$unexplained" ""
+
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$scratch/files"
+dpkg-deb -x "$deb" "$scratch/root"
+has() { grep -qxF "$1" "$scratch/files"; }
+want=(/usr/sbin/numaplan /usr/share/man/man8/numaplan.8.gz /usr/share/man/man5/numaplan.conf.5.gz
+	/usr/share/bash-completion/completions/numaplan /lib/systemd/system/numaplan.service
+	/lib/systemd/system/numaplan-verify.service /lib/systemd/system/numaplan-verify.timer)
+for p in "$src"/profiles/*.conf; do want+=("/usr/share/numaplan/profiles/${p##*/}"); done
+missing=
+for f in "${want[@]}"; do has "$f" || missing+="$f "; done
+is "it holds the binary, the units, the man pages, the profiles and the completion (${#want[@]} files)" "$missing" ""
+grep -q "^ExecStart=/usr/sbin/numaplan apply$" "$scratch/root/lib/systemd/system/numaplan.service" &&
+	ok "numaplan.service runs /usr/sbin/numaplan" || fail "numaplan.service runs /usr/sbin/numaplan"
+is "no numaplan-generator: installing changes no boot" "$(grep generator "$scratch/files")" ""
+
+dpkg-deb --ctrl-tarfile "$deb" | tar -C "$scratch" -xf - ./conffiles ./control
+is "the sample configuration is its one conffile" "$(cat "$scratch/conffiles")" /etc/numaplan/numaplan.conf
+check "it is profiles/numaplan.conf.sample" cmp "$scratch/root/etc/numaplan/numaplan.conf" "$src/profiles/numaplan.conf.sample"
+
+# The packages numaplan's dlopen() calls name in their "install PACKAGE" message.
+field() { sed -n "s/^$1: //p" "$scratch/control" | tr ',' '\n' | sed 's/^ *//; s/ .*//'; }
+declared=$( (field Depends; field Recommends) | sort -u)
+dl=$(grep -ho 'dlopen_many_sym(&dl, "[^"]*", "[^"]*"' "$src"/src/*/*-dl.c | awk -F'"' '{ print $4 }' | sort -u)
+undeclared=$(comm -23 <(echo "$dl") <(echo "$declared"))
+if [ -n "$dl" ] && [ -z "$undeclared" ]; then
+	ok "every dlopen()ed library's package is a Depends or a Recommends: $(echo $dl)"
+else
+	fail "every dlopen()ed library's package is a Depends or a Recommends" "undeclared: $undeclared" "found: $dl"
+fi
+done_testing
