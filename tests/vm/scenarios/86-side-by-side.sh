@@ -135,7 +135,7 @@ out=$("$NUMAPLAN" migrate $M 2>&1)
 # shellcheck disable=SC2046
 after=$(numa_share $o - $(unit_pids $O))
 vm_check_match "migrate of $M leaves what $O maps where it is, and says so" "$out" "left where they are, for the other units"
-if at_least "$after" "$(awk -v b="$before" 'BEGIN { print b - 0.5 }')"; then
+if at_least "$after" "$(awk -v b="$before" 'BEGIN { print b - 2 }')"; then
 	vm_ok "migrate of $M leaves $O's locality as it was ($before% -> $after% on node $o)"
 else
 	vm_not_ok "migrate of $M leaves $O's locality as it was ($before% -> $after% on node $o)" "$out"
@@ -143,7 +143,7 @@ fi
 systemctl restart $M && wait_ready 818$m 150 2>/dev/null
 # shellcheck disable=SC2046
 restart=$(numa_share $o - $(unit_pids $O))
-if at_least "$restart" "$(awk -v b="$before" 'BEGIN { print b - 0.5 }')"; then
+if at_least "$restart" "$(awk -v b="$before" 'BEGIN { print b - 2 }')"; then
 	vm_ok "a restart of $M leaves $O's locality as it was ($before% -> $restart%)"
 else vm_not_ok "a restart of $M leaves $O's locality as it was ($before% -> $restart%)"; fi
 lap migrate
@@ -164,7 +164,7 @@ before=$(numa_share 0 "$SHARED" $(unit_pids $L0))
 start_both || { stop_both; vm_done; }
 # shellcheck disable=SC2046
 after=$(numa_share 0 "$SHARED" $(unit_pids $L0))
-if at_least "$after" "$(awk -v b="$before" 'BEGIN { print b - 0.5 }')"; then
+if at_least "$after" "$(awk -v b="$before" 'BEGIN { print b - 2 }')"; then
 	vm_ok "llama@1's start (its prepare) leaves llama@0's model where it is ($before% -> $after% on node 0)"
 else vm_not_ok "llama@1's start (its prepare) leaves llama@0's model where it is ($before% -> $after% on node 0)"; fi
 verify_json $L0 $L1
