@@ -1,8 +1,11 @@
 #!/bin/bash
 # The README's quick start stays true: its package list is tests/packages' BUILD_PACKAGES, its
-# test command is what .ci/run runs, and the binary it names exists.
+# test command is what .ci/run runs, and the binary it names exists; its global options are
+# those of numaplan --help, and it names every library numaplan loads with dlopen().
+# Usage: readme.sh SOURCE_DIR NUMAPLAN
 set -u
 src=$1
+numaplan=$2
 . "$(dirname "$0")/tap.sh"
 . "$src/tests/packages"
 
@@ -16,4 +19,19 @@ grep -q 'exec tests/run-all$' "$src/.ci/run" && ok ".ci/run runs the README's te
 	fail ".ci/run runs the README's test command"
 grep -q 'ninja -C build && ./build/src/numaplan show && ./build/src/numaplan plan$' "$src/README.md" && ok "the quick start runs show and plan" ||
 	fail "the quick start runs show and plan"
+
+global=$(sed -n '/^Global options, before or after the command:/,/^$/p' "$src/README.md")
+missing=
+# Each option by its first name in --help: -q for "-q, --quiet".
+for o in $("$numaplan" --help | sed -n '/^Global options/,/^$/p' | grep -oE -- '^ +--?[a-z][a-z-]*' | tr -d ' '); do
+	grep -q -- "\`$o" <<<"$global" || missing+=" $o"
+done
+is "the README's global options are those of numaplan --help" "$missing" ""
+loads=$(tr '\n' ' ' <"$src/README.md" | grep -oE 'and loads [^.]* with `dlopen\(\)`')
+missing=
+for lib in $(cat "$src"/src/*/*.c | grep -oE 'dlopen_many_sym\(&[a-z_]+, "lib[a-z]+' | sed 's/.*"//'); do
+	grep -qw "$lib" <<<"$loads" || missing+=" $lib"
+done
+[ -n "$loads" ] && is "the README names every library loaded with dlopen()" "$missing" "" ||
+	fail "the README says which libraries numaplan loads with dlopen()"
 done_testing
