@@ -15,6 +15,7 @@ chmod 0644 "$scratch/c.conf"
 run() { # run ARGS...: sets rc, out, err
 	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }
