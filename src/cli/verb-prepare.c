@@ -10,6 +10,7 @@
 #include "cli/moved.h"
 #include "cli/verbs.h"
 #include "host/migrate.h"
+#include "systemd/journal.h"
 
 static void help(void) {
         printf("Usage: numaplan prepare --nodes LIST [--dry-run] [--] PATH...\n\n"
@@ -48,18 +49,40 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 free(st);
                 return verb_usage_error("prepare", "name the model's files or directories");
         }
+        /* Run by systemd before a replica starts, its report is that unit's journal entry. */
+        _cleanup_free_ char *unit = a->dry_run ? NULL : journal_stream_unit();
         double t0 = moved_now();
         int r = migrate_files(argv, &nodes, a->dry_run, st, &failed);
         double t = moved_now() - t0;
-        if (r < 0)
+        if (r < 0) {
                 log_warning("the page cache of the model is left where it is: %s", strerror(-r));
-        else {
+                if (unit)
+                        journal_event(JOURNAL_PREPARE, LOG_WARNING, unit, "failed", NULL,
+                                      "%s: the page cache of the model is left where it is: %s", unit, strerror(-r));
+        } else {
                 char cached[FORMAT_BYTES_MAX];
                 _cleanup_free_ char *what = moved_summary(st, t);
                 format_bytes(cached, sizeof(cached), st->resident * st->page_size);
-                log_notice("model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s",
-                         cached, st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
-                         a->dry_run ? "(dry run) would have " : "", what);
+                _cleanup_free_ char *line = xasprintf(
+                        "model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s", cached,
+                        st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
+                        a->dry_run ? "(dry run) would have " : "", what);
+                bool partial = failed || migrate_failed(st), sent = false;
+                if (unit) {
+                        char *fields[] = {
+                                xasprintf("NUMAPLAN_NODES=%s", a->nodes),
+                                xasprintf("NUMAPLAN_PAGES=%" PRIu64, st->resident),
+                                xasprintf("NUMAPLAN_PAGES_MOVED=%" PRIu64, migrate_moved(st)),
+                                xasprintf("NUMAPLAN_PAGES_NOT_MOVED=%" PRIu64, migrate_failed(st)),
+                                NULL,
+                        };
+                        sent = journal_event(JOURNAL_PREPARE, partial ? LOG_WARNING : LOG_INFO, unit,
+                                             partial ? "partial" : "ok", fields, "%s: %s", unit, line);
+                        for (size_t k = 0; k < ELEMENTSOF(fields); k++)
+                                free(fields[k]);
+                }
+                if (!sent)
+                        log_notice("%s", line);
                 if (st->failed[EACCES])
                         log_warning("%" PRIu64 " of the cached pages are mapped by other running processes (another "
                                     "replica on another node?) and stay where they are",

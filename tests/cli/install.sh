@@ -25,6 +25,8 @@ for f in "$src"/schemas/*.schema.json; do
 	[ -e "$scratch/root$prefix/share/numaplan/schemas/${f##*/}" ] || missing+=" ${f##*/}"
 done
 is "installs every schema of schemas/" "$missing" ""
+catalog=$(find "$scratch/root" -name numaplan.catalog | sed "s|^$scratch/root||")
+is "installs numaplan.catalog where journalctl reads catalogs, under the prefix" "$catalog" "$prefix/lib/systemd/catalog/numaplan.catalog"
 units=$(find "$scratch/root" -name numaplan.service -printf '%h\n' | sed "s|^$scratch/root||")
 check "installs numaplan.service, numaplan-verify.service and .timer together ($units)" \
 	test -e "$scratch/root$units/numaplan-verify.timer" -a -e "$scratch/root$units/numaplan-verify.service"
