@@ -21,27 +21,24 @@ if [ -z "${NUMAPLAN_PRIVATE_RUN:-}" ]; then
 fi
 
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+trap ': >"$scratch/journal.stop"; wait; rm -rf "$scratch"' EXIT
 
 # A journal: every datagram sent to its socket, kept in $scratch/journal with a "--" line after
-# each; on SIGTERM it reads what is queued, then leaves.
+# each; once $scratch/journal.stop exists, it reads what is queued, then leaves.
 mkdir -p /run/systemd/journal
 python3 - /run/systemd/journal/socket "$scratch/journal" <<'PY' &
-import signal, socket, sys
+import os, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
+s.settimeout(0.2)
 out = open(sys.argv[2], "wb", buffering=0)
-def stop(*_):
-    s.setblocking(False)
-    try:
-        while True:
-            out.write(s.recv(1 << 20) + b"\n--\n")
-    except BlockingIOError:
-        sys.exit(0)
-signal.signal(signal.SIGTERM, stop)
 open(sys.argv[2] + ".ready", "w").close()
 while True:
-    out.write(s.recv(1 << 20) + b"\n--\n")
+    try:
+        out.write(s.recv(1 << 20) + b"\n--\n")
+    except socket.timeout:
+        if os.path.exists(sys.argv[2] + ".stop"):
+            break
 PY
 listener=$!
 for _ in $(seq 100); do [ -e "$scratch/journal.ready" ] && break; sleep 0.1; done
@@ -74,7 +71,7 @@ chmod 0644 "$scratch/cpu.conf"
 is "apply --runtime --no-reload of this host exits 0" "$?" 0
 "$numaplan" remove --no-reload --runtime >/dev/null 2>>"$scratch/err"
 is "and remove" "$?" 0
-kill -TERM "$listener"
+: >"$scratch/journal.stop"
 wait "$listener"
 entry() { # entry N: the Nth datagram's lines, sorted
 	awk -v n="$1" '/^--$/ { k++; next } k == n - 1 && NF' "$scratch/journal" | sort | tr '\n' '|'
