@@ -22,7 +22,7 @@ void changes_print_diff(const struct changeset *cs, FILE *f) {
         strbuf_done(&b);
 }
 
-void changes_journal(const struct changeset *cs, int kind, bool failed) {
+void changes_journal(const struct changeset *cs, enum journal_kind kind, bool failed) {
         for (size_t i = 0; journal_enabled() && i < cs->n; i++) {
                 const struct change *c = &cs->v[i];
                 /* A removal's unchanged unit had nothing of numaplan's; a failure left it as it was. */
@@ -30,13 +30,14 @@ void changes_journal(const struct changeset *cs, int kind, bool failed) {
                         continue;
                 _cleanup_free_ char *dropin = xasprintf("NUMAPLAN_DROPIN=%s", c->path);
                 char *fields[] = {dropin, NULL};
+                const char *action = action_to_string(c->action);
                 if (failed)
-                        journal_event((enum journal_kind) kind, LOG_ERR, c->unit, "failed", fields, "%s: %s not %s: %s", c->unit, c->path,
+                        journal_event(kind, LOG_ERR, c->unit, "failed", fields, "%s: %s not %s: %s", c->unit, c->path,
                                       c->action == ACTION_REMOVED ? "removed" : "written",
                                       log_first_error() ? log_first_error() : "see the messages before");
                 else
-                        journal_event((enum journal_kind) kind, LOG_INFO, c->unit, action_to_string(c->action), fields, "%s: drop-in %s: %s",
-                                      c->unit, action_to_string(c->action), c->path);
+                        journal_event(kind, LOG_INFO, c->unit, action, fields, "%s: drop-in %s: %s", c->unit, action,
+                                      c->path);
         }
 }
 
