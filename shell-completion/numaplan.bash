@@ -81,6 +81,8 @@ _numaplan_pci() {
 
 _numaplan() {
 	local cur prev words cword split
+	# Sourced without bash-completion (which loads this file on its own), nothing to build on.
+	declare -F _init_completion >/dev/null || return
 	# -n : keeps PCI addresses whole; -s splits --config=FILE into the option and its value.
 	_init_completion -s -n : || return
 
