@@ -1,33 +1,90 @@
 # bash completion for numaplan: commands, their options, unit names and PCI addresses.
-# Installed into bash-completion's completionsdir; loaded on demand for `numaplan`.
+# Installed into bash-completion's completionsdir, which loads it on demand for `numaplan`; it
+# uses bash-completion's helpers (_init_completion, _filedir), so paths with spaces, `~` and
+# `--config=FILE` complete as for any command.
 
-_numaplan_units() {
-	# Units with a drop-in numaplan wrote, in systemd's two unit directories numaplan writes.
-	local d f
-	for d in /etc/systemd/system /run/systemd/system; do
-		for f in "$d"/*.service.d/50-numaplan.conf; do
-			[ -f "$f" ] || continue
-			f=${f%/50-numaplan.conf}
-			f=${f##*/}
-			printf '%s\n' "${f%.d}"
-		done
+# $1 with the shell's quoting taken off, as the command will see it, without expanding anything
+# (the line is the user's, but completing must not run it).
+_numaplan_dequote() {
+	local s=$1 out= c q=
+	[[ $s == "~/"* ]] && s=$HOME/${s#"~/"}
+	while [ -n "$s" ]; do
+		c=${s:0:1} s=${s:1}
+		if [ "$q" = "'" ]; then
+			if [ "$c" = "'" ]; then q=; else out+=$c; fi
+		elif [ "$c" = '\' ] && { [ -z "$q" ] || [[ ${s:0:1} == [\"\\\$\`] ]]; }; then
+			out+=${s:0:1} s=${s:1}
+		elif [ "$c" = '"' ]; then
+			if [ -n "$q" ]; then q=; else q=\"; fi
+		elif [ "$c" = "'" ] && [ -z "$q" ]; then
+			q=\'
+		else
+			out+=$c
+		fi
+	done
+	printf '%s' "$out"
+}
+
+# The value of the last `OPTION VALUE` or `OPTION=VALUE` before the word completed, dequoted.
+_numaplan_value() { # _numaplan_value OPTION
+	local i v=
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		"$1") ((i + 1 < cword)) && v=${words[i + 1]} ;;
+		"$1"=*) v=${words[i]#*=} ;;
+		esac
+	done
+	[ -n "$v" ] && _numaplan_dequote "$v"
+}
+
+# Those of $@ that start with the word completed (dequoted), quoted for the line.
+_numaplan_offer() {
+	local want w q
+	want=$(_numaplan_dequote "$cur")
+	for w in "$@"; do
+		if [[ $w == "$want"* ]]; then
+			printf -v q %q "$w"
+			COMPREPLY+=("$q")
+		fi
 	done
 }
 
+# Units with a drop-in numaplan wrote: in the unit directory of the line (--unit-dir), else
+# systemd's two that apply writes, and in the generator's (--generator-dir, else systemd's), so a
+# replica that only numaplan-generator placed is offered too. Templates are left out: the
+# commands take instances.
+_numaplan_units() {
+	local dirs=() d f u
+	d=$(_numaplan_value --unit-dir)
+	if [ -n "$d" ]; then dirs+=("$d"); else dirs+=(/etc/systemd/system /run/systemd/system); fi
+	d=$(_numaplan_value --generator-dir)
+	dirs+=("${d:-/run/systemd/generator}")
+	for d in "${dirs[@]}"; do
+		for f in "$d"/*.d/50-numaplan.conf; do
+			[ -f "$f" ] || continue
+			u=${f%/50-numaplan.conf}
+			u=${u##*/}
+			u=${u%.d}
+			[[ $u == *@.* ]] || printf '%s\n' "$u"
+		done
+	done | sort -u
+}
+
+# PCI addresses of the host numaplan looks at: under --sysfs-root when the line gives one.
 _numaplan_pci() {
-	local e
-	for e in /sys/bus/pci/devices/*; do
+	local root e
+	root=$(_numaplan_value --sysfs-root)
+	for e in "${root%/}"/sys/bus/pci/devices/*; do
 		[ -e "$e" ] && printf '%s\n' "${e##*/}"
 	done
 }
 
 _numaplan() {
-	local cur prev words cword
-	if declare -F _init_completion >/dev/null; then
-		_init_completion || return
-	else
-		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
-	fi
+	local cur prev words cword split
+	# Sourced without bash-completion (which loads this file on its own), nothing to build on.
+	declare -F _init_completion >/dev/null || return
+	# -n : keeps PCI addresses whole; -s splits --config=FILE into the option and its value.
+	_init_completion -s -n : || return
 
 	local commands="show plan apply verify status migrate prepare remove snapshot"
 	local global="--sysfs-root --unit-dir --runtime-dir --generator-dir -q --quiet -v --verbose -h --help --version"
@@ -45,11 +102,14 @@ _numaplan() {
 
 	case $prev in
 	-c | --config | -o | --output | --metrics)
-		COMPREPLY=($(compgen -f -- "$cur"))
+		_filedir
 		return
 		;;
 	--sysfs-root | --unit-dir | --runtime-dir | --generator-dir)
-		COMPREPLY=($(compgen -d -- "$cur"))
+		_filedir -d
+		return
+		;;
+	--nodes)
 		return
 		;;
 	esac
@@ -57,7 +117,7 @@ _numaplan() {
 	local verb= i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		-c | --config | -o | --output | --metrics | --sysfs-root | --unit-dir | --runtime-dir | --generator-dir) ((i++)) ;;
+		-c | --config | -o | --output | --metrics | --nodes | --sysfs-root | --unit-dir | --runtime-dir | --generator-dir) ((i++)) ;;
 		-*) ;;
 		*)
 			verb=${words[i]}
@@ -66,22 +126,28 @@ _numaplan() {
 		esac
 	done
 
-	if [ -z "$verb" ]; then
-		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$global" -- "$cur"))
-		else
-			COMPREPLY=($(compgen -W "$commands" -- "$cur"))
-		fi
-		return
-	fi
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "${opts[$verb]} $global" -- "$cur"))
+		local o
+		o="$global${verb:+ ${opts[$verb]-}}"
+		mapfile -t COMPREPLY < <(compgen -W "$o" -- "$cur")
 		return
 	fi
+	if [ -z "$verb" ]; then
+		mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")
+		return
+	fi
+	local list
 	case $verb in
-	verify | status | migrate | remove) COMPREPLY=($(compgen -W "$(_numaplan_units)" -- "$cur")) ;;
-	prepare) [ "$prev" = --nodes ] || COMPREPLY=($(compgen -f -- "$cur")) ;;
-	show) COMPREPLY=($(compgen -W "$(_numaplan_pci)" -- "$cur")) ;;
+	verify | status | migrate | remove)
+		mapfile -t list < <(_numaplan_units)
+		_numaplan_offer "${list[@]}"
+		;;
+	prepare) _filedir ;;
+	show)
+		mapfile -t list < <(_numaplan_pci)
+		_numaplan_offer "${list[@]}"
+		__ltrim_colon_completions "$cur"
+		;;
 	esac
 }
 complete -F _numaplan numaplan

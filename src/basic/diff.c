@@ -53,6 +53,23 @@ void diff_unified(struct strbuf *out, const char *old_name, const char *old, con
                         ops[n_ops++] = (struct op){'-', i++, j};
         }
 
+        /* Within a change, the old lines first and then the new ones, as diff -u prints them:
+         * patch(1) takes lines in another order only with fuzz. A change's old lines are
+         * consecutive in the old text and its new lines in the new one, so this is the same edit. */
+        for (size_t k = 0; k < n_ops;) {
+                if (ops[k].kind == ' ') {
+                        k++;
+                        continue;
+                }
+                size_t end = k, n_old = 0, i0 = ops[k].a, j0 = ops[k].b;
+                for (; end < n_ops && ops[end].kind != ' '; end++)
+                        n_old += ops[end].kind == '-';
+                for (size_t t = k; t < end; t++)
+                        ops[t] = t - k < n_old ? (struct op){'-', i0 + (t - k), j0}
+                                               : (struct op){'+', i0 + n_old, j0 + (t - k - n_old)};
+                k = end;
+        }
+
         bool header = false;
         for (size_t k = 0; k < n_ops;) {
                 if (ops[k].kind == ' ') {

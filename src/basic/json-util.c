@@ -10,9 +10,14 @@ bool json_printed(void) {
 }
 
 void json_print(json_object *o) {
+        _cleanup_json_ json_object *doc = json_object_new_object();
+
+        /* First, so that a reader sees it before anything it might misread. */
+        json_object_object_add(doc, "format_version", json_object_new_int(JSON_FORMAT_VERSION));
+        json_object_object_foreach(o, key, value) json_object_object_add(doc, key, json_object_get(value));
         printed = true;
-        fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                        JSON_C_TO_STRING_NOSLASHESCAPE),
+        fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                          JSON_C_TO_STRING_NOSLASHESCAPE),
               stdout);
         fputc('\n', stdout);
 }

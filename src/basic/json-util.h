@@ -14,7 +14,13 @@ static inline void json_object_putp(json_object **o) {
 }
 #define _cleanup_json_ __attribute__((cleanup(json_object_putp)))
 
-/* Prints one JSON document on stdout: pretty, "/" unescaped, newline-terminated. */
+/* The version of every --json document's format, its first key "format_version". Keys added
+ * keep it; a key removed or renamed, or a value whose type or meaning changes, raises it. The
+ * schemas in schemas/ describe each verb's document at this version. */
+#define JSON_FORMAT_VERSION 1
+
+/* Prints one JSON object on stdout as a document: "format_version" first, then its keys;
+ * pretty, "/" unescaped, newline-terminated. */
 void json_print(json_object *o);
 /* Whether json_print() printed one. */
 bool json_printed(void);

@@ -13,6 +13,7 @@
 #include "cli/verbs.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
+#include "systemd/journal.h"
 
 void changes_print_diff(const struct changeset *cs, FILE *f) {
         struct strbuf b = {0};
@@ -21,6 +22,25 @@ void changes_print_diff(const struct changeset *cs, FILE *f) {
         if (b.len)
                 fputs(b.s, f);
         strbuf_done(&b);
+}
+
+void changes_journal(const struct changeset *cs, enum journal_kind kind, bool failed) {
+        for (size_t i = 0; journal_enabled() && i < cs->n; i++) {
+                const struct change *c = &cs->v[i];
+                /* A removal's unchanged unit had nothing of numaplan's; a failure left it as it was. */
+                if (c->action == ACTION_UNCHANGED && (cs->removal || failed))
+                        continue;
+                _cleanup_free_ char *dropin = xasprintf("NUMAPLAN_DROPIN=%s", c->path);
+                char *fields[] = {dropin, NULL};
+                const char *action = action_to_string(c->action);
+                if (failed)
+                        journal_event(kind, LOG_ERR, c->unit, "failed", fields, "%s: %s not %s: %s", c->unit, c->path,
+                                      c->action == ACTION_REMOVED ? "removed" : "written",
+                                      log_first_error() ? log_first_error() : "see the messages before");
+                else
+                        journal_event(kind, LOG_INFO, c->unit, action, fields, "%s: drop-in %s: %s", c->unit, action,
+                                      c->path);
+        }
 }
 
 json_object *changes_pools_json(const struct pool_changes *pools) {
@@ -104,6 +124,8 @@ int deploy_and_report(const struct changeset *cs, const struct pool_changes *poo
         }
         int r = deploy(&d, cs, &o, &res);
         deployment_done(&d);
+        /* Once committed, the drop-ins are what they are, whatever a reload or restart did. */
+        changes_journal(cs, cs->removal ? JOURNAL_REMOVE : JOURNAL_APPLY, res.stage == DEPLOY_COMMIT);
         switch (res.stage) {
         case DEPLOY_CONNECT:
                 return EXIT_ENV; /* not reached: prepared above */

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "systemd/journal.h"
+
 struct changeset;
 struct pool_changes;
 
@@ -24,6 +26,9 @@ struct json_object *changes_pools_json(const struct pool_changes *pools);
 void changes_print_pools(const struct pool_changes *pools, bool check);
 /* The unified diff of each change, on `f`. */
 void changes_print_diff(const struct changeset *cs, FILE *f);
+/* Each change as a journal entry of `kind` (apply's or remove's), when the journal is enabled:
+ * done (its action), or, with `failed`, not done. */
+void changes_journal(const struct changeset *cs, enum journal_kind kind, bool failed);
 
 struct inputs;
 struct plan;

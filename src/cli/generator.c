@@ -31,6 +31,7 @@
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
+#include "systemd/journal.h"
 
 #define DROPIN_SIZE_MAX (64U << 10)
 #define CONFIG_SCAN_MAX (4U << 20)
@@ -573,6 +574,11 @@ int generator_apply(const struct inputs *in, const struct changeset *gen, const 
         } else if (changed)
                 log_notice("the generator writes this plan into %s at the next daemon-reload or boot", in->unit_dir);
         report(lines, n_lines, pools, false, changed, in->unit_dir, "nothing to do: the generator's drop-ins are up to date", json);
+        /* The generator's drop-ins are this plan once systemd reloaded; apply's own are gone. */
+        if (reload || !changed)
+                changes_journal(gen, JOURNAL_APPLY, false);
+        for (size_t k = 0; k < n_rm; k++)
+                changes_journal(&rm[k], JOURNAL_APPLY, false);
         r = EXIT_OK;
 out:
         bus_unrefp(&bus);
@@ -668,6 +674,10 @@ int generator_remove(const struct inputs *in, char *const *units, const struct p
         } else if (changed)
                 log_notice("the generator leaves them out from the next daemon-reload");
         report(lines, n_lines, pools, false, changed, in->unit_dir, "nothing removed", json);
+        if (reload)
+                changes_journal(&gen, JOURNAL_REMOVE, false);
+        for (size_t k = 0; k < n_rm; k++)
+                changes_journal(&rm[k], JOURNAL_REMOVE, false);
         r = EXIT_OK;
 out:
         bus_unrefp(&bus);

@@ -14,6 +14,7 @@
 #include "host/host-warnings.h"
 #include "host/root.h"
 #include "host/topology-read.h"
+#include "systemd/journal.h"
 
 static bool is_systemd_unit_dir(const char *dir) {
         static const char *const dirs[] = {UNIT_DIR_PERSISTENT, UNIT_DIR_RUNTIME};
@@ -59,6 +60,11 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         free(in->models);
         in->models = xasprintf("%s/models", in->runtime_dir);
         in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe, .models = in->models};
+}
+
+void inputs_journal(const struct inputs *in, bool live) {
+        if (live && in->system_dirs && (!in->generator || streq(in->unit_dir, GENERATOR_DIR)))
+                journal_enable();
 }
 
 int inputs_host(const struct globals *g, unsigned flags, const struct config *config, struct inputs *in) {

@@ -60,6 +60,11 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
  * host. */
 int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret);
 void inputs_done(struct inputs *in);
+/* What a run does to replica units goes to this host's journal (systemd/journal.h) only when it
+ * acts on this host's systemd: the `live` root, systemd's own unit directories (and the
+ * generator's own, in generator mode). A replayed host, a test's unit directory, a staging tree
+ * never write there. */
+void inputs_journal(const struct inputs *in, bool live);
 /* The replicas a verb acts on: all of the plan's, or those whose units are named (a name without
  * a suffix is the service, as systemctl takes it). Returns EXIT_OK, or EXIT_USAGE after saying
  * which name is no replica's unit. *ret has room for every replica. */

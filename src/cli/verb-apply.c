@@ -68,6 +68,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         r = inputs_check_replay(&in, g, !a->no_reload && !a->check, "apply");
         if (r != EXIT_OK)
                 goto out;
+        if (!a->check)
+                inputs_journal(&in, root_is_live(in.root));
 
         /* Names from templates are checked again as expanded, before any path is built. */
         for (size_t i = 0; i < in.plan->n_replicas; i++) {

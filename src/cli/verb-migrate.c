@@ -23,6 +23,7 @@
 #include "host/root.h"
 #include "host/tasks.h"
 #include "systemd/bus.h"
+#include "systemd/journal.h"
 #include "systemd/unit-state.h"
 
 static void help(void) {
@@ -209,6 +210,30 @@ static void print_text(const struct unit_moves *v, size_t n, bool dry) {
         }
 }
 
+/* Each move as the unit's journal entry: pages moved and not, and the share on plan after. */
+static void journal_moves(const struct unit_moves *v, size_t n) {
+        for (size_t i = 0; journal_enabled() && i < n; i++) {
+                const struct unit_moves *u = &v[i];
+                _cleanup_free_ char *what = moved_summary(&u->st, u->seconds), *nodes = cpuset_format(&u->pl->nodes),
+                                    *after = format_share(u->after_on, u->after_total);
+                char *fields[] = {
+                        xasprintf("NUMAPLAN_NODES=%s", nodes),
+                        xasprintf("NUMAPLAN_PAGES_MOVED=%" PRIu64, migrate_moved(&u->st)),
+                        xasprintf("NUMAPLAN_PAGES_NOT_MOVED=%" PRIu64, migrate_failed(&u->st)),
+                        xasprintf("NUMAPLAN_PAGES=%" PRIu64, u->after_total),
+                        xasprintf("NUMAPLAN_PAGES_ON_PLAN=%" PRIu64, u->after_on),
+                        NULL,
+                };
+                journal_event(JOURNAL_MIGRATE, u->ok ? LOG_INFO : LOG_WARNING, u->pl->unit, u->ok ? "ok" : "failed",
+                              fields, "%s: %s; %s of its pages on node%s %s after%s%s", u->pl->unit,
+                              u->error && u->n_processes == 0 ? "nothing to move" : what, after,
+                              cpuset_count(&u->pl->nodes) > 1 ? "s" : "", nodes, u->error ? ": " : "",
+                              strempty(u->error));
+                for (size_t k = 0; k < ELEMENTSOF(fields); k++)
+                        free(fields[k]);
+        }
+}
+
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct migrate_args *a = args;
         _cleanup_bus_ sd_bus *bus = NULL;
@@ -224,6 +249,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 inputs_done(&in);
                 return verb_usage_error("migrate", "it moves this host's pages: not with --sysfs-root");
         }
+        if (!a->dry_run)
+                inputs_journal(&in, true);
         r = inputs_select(&in, argc, argv, &sel, &n);
         _cleanup_free_ struct unit_moves *v = xmalloc0((n + 1) * sizeof(*v));
         for (size_t i = 0; i < n; i++)
@@ -261,6 +288,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                         printf("no replicas\n");
                 else
                         print_text(v, n, a->dry_run);
+                journal_moves(v, n);
                 r = all ? EXIT_OK : EXIT_FAILED;
         }
         for (size_t i = 0; i < n; i++) {

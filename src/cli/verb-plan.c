@@ -96,9 +96,12 @@ static void print_table(const struct inputs *in) {
         _cleanup_table_ struct table *nodes = table_new(node_headers, ELEMENTSOF(node_headers));
         _cleanup_free_ char *sources = config_sources(in->config);
 
-        printf("plan from %s%s\n\n", sources, in->config->builtin_default ? " (built-in default: one replica per "
-                                                                            "compute accelerator, or per node)"
-                                                                          : "");
+        /* With no file, `sources` already says "the built-in default". */
+        printf("plan from %s%s\n\n", sources,
+               !in->config->builtin_default ? ""
+               : in->config->files[0]     ? " (no replica section: the built-in default, one replica per compute "
+                                            "accelerator, or per node)"
+                                          : ": one replica per compute accelerator, or per node");
         for (size_t i = 0; i < p->n_replicas; i++) {
                 const struct placement *pl = &p->replicas[i];
                 struct strbuf acc = {0};

@@ -15,6 +15,7 @@
 #include "cli/verbs.h"
 #include "host/migrate.h"
 #include "host/model-copy.h"
+#include "systemd/journal.h"
 
 static void help(void) {
         printf("Usage: numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE] [--dry-run] [--] PATH...\n\n"
@@ -56,7 +57,7 @@ static void link_original(const char *dir, const char *path) {
 }
 
 /* --copy-to: model-copies = per-node. */
-static int copy(const struct prepare_args *a, const struct cpuset *nodes, char **paths) {
+static int copy(const struct prepare_args *a, const struct cpuset *nodes, char **paths, const char *unit) {
         struct copy_stats cs = {0};
         uint64_t size;
 
@@ -75,9 +76,21 @@ static int copy(const struct prepare_args *a, const struct cpuset *nodes, char *
         }
         char bytes[FORMAT_BYTES_MAX];
         format_bytes(bytes, sizeof(bytes), cs.bytes);
-        log_notice("model copy in %s: %s%u file%s (%s) copied, %u up to date, %u link%s kept, in %.3f s", a->copy_to,
-                   a->dry_run ? "(dry run) would have " : "", cs.files, cs.files == 1 ? "" : "s", bytes, cs.fresh, cs.links,
-                   cs.links == 1 ? "" : "s", moved_now() - t0);
+        _cleanup_free_ char *line = xasprintf("model copy in %s: %s%u file%s (%s) copied, %u up to date, %u link%s kept, in %.3f s",
+                                              a->copy_to, a->dry_run ? "(dry run) would have " : "", cs.files,
+                                              cs.files == 1 ? "" : "s", bytes, cs.fresh, cs.links, cs.links == 1 ? "" : "s",
+                                              moved_now() - t0);
+        bool sent = false;
+        if (unit) {
+                char *fields[] = {xasprintf("NUMAPLAN_NODES=%s", a->nodes), xasprintf("NUMAPLAN_COPY_DIR=%s", a->copy_to),
+                                  xasprintf("NUMAPLAN_COPIED_BYTES=%" PRIu64, cs.bytes), NULL};
+                sent = journal_event(JOURNAL_PREPARE, cs.skipped ? LOG_WARNING : LOG_INFO, unit,
+                                     cs.skipped ? "partial" : "ok", fields, "%s: %s", unit, line);
+                for (size_t k = 0; k < ELEMENTSOF(fields); k++)
+                        free(fields[k]);
+        }
+        if (!sent)
+                log_notice("%s", line);
         return EXIT_OK;
 }
 
@@ -96,22 +109,44 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 free(st);
                 return verb_usage_error("prepare", "name the model's files or directories");
         }
+        /* Run by systemd before a replica starts, its report is that unit's journal entry. */
+        _cleanup_free_ char *unit = a->dry_run ? NULL : journal_stream_unit();
         if (a->copy_to || a->copy_size) {
                 free(st);
-                return copy(a, &nodes, argv);
+                return copy(a, &nodes, argv, unit);
         }
         double t0 = moved_now();
         int r = migrate_files(argv, &nodes, a->dry_run, st, &failed);
         double t = moved_now() - t0;
-        if (r < 0)
+        if (r < 0) {
                 log_warning("the page cache of the model is left where it is: %s", strerror(-r));
-        else {
+                if (unit)
+                        journal_event(JOURNAL_PREPARE, LOG_WARNING, unit, "failed", NULL,
+                                      "%s: the page cache of the model is left where it is: %s", unit, strerror(-r));
+        } else {
                 char cached[FORMAT_BYTES_MAX];
                 _cleanup_free_ char *what = moved_summary(st, t);
                 format_bytes(cached, sizeof(cached), st->resident * st->page_size);
-                log_notice("model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s",
-                         cached, st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
-                         a->dry_run ? "(dry run) would have " : "", what);
+                _cleanup_free_ char *line = xasprintf(
+                        "model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s", cached,
+                        st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
+                        a->dry_run ? "(dry run) would have " : "", what);
+                bool partial = failed || migrate_failed(st), sent = false;
+                if (unit) {
+                        char *fields[] = {
+                                xasprintf("NUMAPLAN_NODES=%s", a->nodes),
+                                xasprintf("NUMAPLAN_PAGES=%" PRIu64, st->resident),
+                                xasprintf("NUMAPLAN_PAGES_MOVED=%" PRIu64, migrate_moved(st)),
+                                xasprintf("NUMAPLAN_PAGES_NOT_MOVED=%" PRIu64, migrate_failed(st)),
+                                NULL,
+                        };
+                        sent = journal_event(JOURNAL_PREPARE, partial ? LOG_WARNING : LOG_INFO, unit,
+                                             partial ? "partial" : "ok", fields, "%s: %s", unit, line);
+                        for (size_t k = 0; k < ELEMENTSOF(fields); k++)
+                                free(fields[k]);
+                }
+                if (!sent)
+                        log_notice("%s", line);
                 if (st->failed[EACCES])
                         log_warning("%" PRIu64 " of the cached pages are mapped by other running processes (another "
                                     "replica on another node?) and stay where they are",

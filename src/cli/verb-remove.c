@@ -63,6 +63,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         r = inputs_check_replay(&in, g, !a->no_reload, "remove");
         if (r != EXIT_OK)
                 goto out;
+        inputs_journal(&in, streq(g->sysfs_root, "/"));
         /* The same lock as apply: a remove must not interleave with an apply's commit. */
         /* Said before anything, the lock included, is written. */
         if (!a->no_reload && !booted_with_systemd()) {

@@ -29,6 +29,7 @@
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/dropin-seen.h"
+#include "systemd/journal.h"
 #include "systemd/unit-state.h"
 
 static void help(void) {
@@ -460,6 +461,31 @@ static void print_table(const struct unit_report *reports, size_t n) {
         }
 }
 
+/* Each verdict as the unit's journal entry: what failed, and where its pages are. */
+static void journal_verdicts(const struct unit_report *reports, size_t n) {
+        for (size_t i = 0; journal_enabled() && i < n; i++) {
+                const struct unit_report *u = &reports[i];
+                struct strbuf failed = {0};
+                for (unsigned c = 0; c < N_CHECKS; c++)
+                        if (!u->checks[c].ok)
+                                strbuf_printf(&failed, "%s%s", failed.len ? "," : "", check_name(c));
+                _cleanup_free_ char *nodes = cpuset_format(&u->pl->nodes), *cpus = cpuset_format(&u->pl->cpus);
+                char *fields[] = {
+                        xasprintf("NUMAPLAN_NODES=%s", nodes),
+                        xasprintf("NUMAPLAN_CPUS=%s", cpus),
+                        xasprintf("NUMAPLAN_PAGES=%" PRIu64, page_tally_sum(u->pages.total)),
+                        xasprintf("NUMAPLAN_PAGES_ON_PLAN=%" PRIu64, page_tally_on(u->pages.total, &u->pl->nodes)),
+                        failed.len ? xasprintf("NUMAPLAN_FAILED_CHECKS=%s", failed.s) : NULL,
+                        NULL,
+                };
+                journal_event(JOURNAL_VERIFY, u->ok ? LOG_INFO : LOG_WARNING, u->pl->unit, u->ok ? "ok" : "failed", fields,
+                              "%s: %s", u->pl->unit, u->summary);
+                for (size_t k = 0; k < ELEMENTSOF(fields); k++)
+                        free(fields[k]);
+                strbuf_done(&failed);
+        }
+}
+
 /* --metrics FILE: the verdict (exit 0 or 1), else the run alone. A file that cannot be written
  * is an environment problem (exit 3). */
 static int write_metrics(const char *path, const struct unit_report *reports, size_t n,
@@ -523,6 +549,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         r = inputs_load(g, a->config, false, &in);
         if (r != EXIT_OK)
                 return a->metrics ? write_metrics(a->metrics, NULL, 0, t0, m0, r) : r;
+        inputs_journal(&in, root_is_live(in.root));
 
         _cleanup_free_ const struct placement **sel = NULL;
         size_t n = 0;
@@ -558,6 +585,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                         printf("no replicas to verify\n");
                 else
                         print_table(reports, n);
+                journal_verdicts(reports, n);
                 r = all ? EXIT_OK : EXIT_FAILED;
         }
         if (a->metrics)

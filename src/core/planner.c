@@ -757,15 +757,21 @@ static int split_node(struct ctx *x, int node) {
                         cpuset_or(&mine, &cores[next++]);
                 cpuset_or(&pl->cpus, &mine);
                 _cleanup_free_ char *list = cpuset_format(&mine);
+                /* Cores are counted from 0, as CPUs and nodes are: "cores 0-3", never "cores 1-4". */
+                char range[64];
+                if (next - from == 1)
+                        snprintf(range, sizeof(range), "core %zu", from);
+                else
+                        snprintf(range, sizeof(range), "cores %zu-%zu", from, next - 1);
                 if (pl->conf->cores)
-                        explain(pl, "node %d is shared by %zu replicas: cores %zu-%zu of its %zu (CPUs %s), as cpus = "
-                                    "cores:%u asks (rule 5)",
-                                node, users, from + 1, next, n_cores, list, pl->conf->cores);
+                        explain(pl, "node %d is shared by %zu replicas: %s of its %zu, counted from 0 (CPUs %s), as "
+                                    "cpus = cores:%u asks (rule 5)",
+                                node, users, range, n_cores, list, pl->conf->cores);
                 else
                         explain(pl, "node %d is shared by %zu replicas: its %zu physical cores split evenly in the "
-                                    "order of its CPU list, SMT siblings together; this one takes cores %zu-%zu (CPUs "
-                                    "%s) (rule 5)",
-                                node, users, n_cores, from + 1, next, list);
+                                    "order of its CPU list, SMT siblings together; this one takes %s, counted from 0 "
+                                    "(CPUs %s) (rule 5)",
+                                node, users, n_cores, range, list);
         }
         free(cores);
         return 0;

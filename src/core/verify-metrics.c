@@ -11,7 +11,7 @@
 #define P "numaplan_verify_"
 
 const char *const metrics_names[] = {
-        P "success",       P "last_run_timestamp_seconds", P "duration_seconds", P "ok",
+        "numaplan_build_info", P "success",       P "last_run_timestamp_seconds", P "duration_seconds", P "ok",
         P "unit_ok",       P "unit_info",                  P "check_ok",         P "resident_pages",
         P "page_size_bytes", P "local_ratio",              P "min_local_ratio",  NULL,
 };
@@ -51,6 +51,11 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
         struct strbuf b = {0};
         bool all = true;
 
+        /* The version in a label, as node_exporter's own build_info: a query can join on it. */
+        family(&b, "numaplan_build_info", "The numaplan that wrote this file, in the label version; always 1.");
+        strbuf_append(&b, "numaplan_build_info{");
+        label(&b, "version", NUMAPLAN_VERSION, true);
+        strbuf_append(&b, "} 1\n");
         family(&b, P "success",
                "Whether the last numaplan verify reached a verdict on every replica unit (1), or could not "
                "(0: a bad configuration, no systemd to ask).");

@@ -6,7 +6,9 @@ The collection is the tarball ansible-galaxy built (tests/ansible/build-collecti
 with ansible-galaxy into the scratch directory, as an admin installs it. One ansible-playbook run
 (site.yml) over an inventory of fixture hosts records every task's result
 (callback_plugins/numaplan_record.py); this script then judges the results, the unit directories'
-listings taken between tasks (tree_state.py) and numaplan's own plan --json.
+listings taken between tasks (tree_state.py) and numaplan's own plan --json. Every --json
+document numaplan prints, to the modules or to this script, is checked against its schema
+(schemas/, with tests/lib/json-schema.py).
 Usage: run.py NUMAPLAN_BINARY FIXTURES_DIR COLLECTION_TARBALL. Set NUMAPLAN_KEEP_TMP=1 to keep the
 scratch directory.
 """
@@ -25,6 +27,24 @@ import traceback
 from tap import Tap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.normpath(os.path.join(HERE, '..', '..'))
+VERBS = ('show', 'plan', 'apply', 'remove', 'verify', 'status', 'migrate')
+# numaplan as the modules run it, keeping each --json document in DOCS as N.VERB.json.
+KEEPER = """#!/bin/sh
+doc=$(mktemp "%(docs)s/XXXXXX")
+"%(binary)s" "$@" >"$doc"
+rc=$?
+cat "$doc"
+verb=
+for a in "$@"; do
+    case $a in show|plan|apply|remove|verify|status|migrate) verb=$a; break ;; esac
+done
+case " $* " in
+*" --json "*) mv "$doc" "$doc.$verb.json" ;;
+*) rm -f "$doc" ;;
+esac
+exit $rc
+"""
 MODULES = {
     'apply': ['binary', 'config', 'sysfs_root', 'unit_dir', 'state', 'units', 'reload', 'restart'],
     'verify': ['binary', 'config', 'sysfs_root', 'unit_dir', 'units', 'warmup', 'fail_on_mismatch'],
@@ -60,7 +80,26 @@ def write(path, text):
 
 def numaplan_json(binary, *args):
     out = subprocess.run([binary] + list(args) + ['--json'], capture_output=True, text=True, check=True)
+    verb = next(a for a in args if a in VERBS)
+    fd, path = tempfile.mkstemp(suffix='.%s.json' % verb, dir=os.environ['NUMAPLAN_JSON_DOCS'])
+    with os.fdopen(fd, 'w') as f:
+        f.write(out.stdout)
     return json.loads(out.stdout)
+
+
+def check_schemas(tap, docs):
+    """One point: every document kept in `docs` matches its verb's schema."""
+    args = ['%s=%s' % (name.split('.')[-2], os.path.join(docs, name)) for name in sorted(os.listdir(docs))]
+    python = next((p for p in ('/usr/bin/python3', sys.executable)
+                   if subprocess.call([p, '-c', 'import jsonschema'], stderr=subprocess.DEVNULL) == 0), None)
+    what = "every --json document numaplan printed here matches its verb's schema"
+    if not python:
+        tap.skip(what, 'python3-jsonschema is not installed')
+        return
+    out = subprocess.run([python, os.path.join(SOURCE, 'tests', 'lib', 'json-schema.py'), os.path.join(SOURCE, 'schemas')]
+                         + args, capture_output=True, text=True)
+    last = (out.stdout.strip().splitlines() or [''])[-1]
+    tap.check(out.returncode == 0 and len(args) > 0, '%s: %s' % (what, last), out.stdout + out.stderr)
 
 
 def dropins_of(listing):
@@ -82,6 +121,11 @@ def setup(tmp, binary, fixtures, collections):
     write(paths['verify_stub'], VERIFY_STUB)
     os.chmod(paths['verify_stub'], 0o755)
     paths['stub_bin'] = tmp + '/bin'
+    docs = os.environ['NUMAPLAN_JSON_DOCS'] = tmp + '/json'
+    os.makedirs(docs)
+    keeper = tmp + '/keeper/numaplan'
+    write(keeper, KEEPER % dict(docs=docs, binary=binary))
+    os.chmod(keeper, 0o755)
     write(paths['stub_bin'] + '/systemctl', SYSTEMCTL_STUB)
     os.chmod(paths['stub_bin'] + '/systemctl', 0o755)
     hosts = {}
@@ -91,7 +135,7 @@ def setup(tmp, binary, fixtures, collections):
         os.makedirs(hosts[name]['unit_dir'])
     inventory = dict(all=dict(
         vars=dict(paths, ansible_connection='local', ansible_python_interpreter='{{ ansible_playbook_python }}',
-                  numaplan_bin=binary, tree_state=os.path.join(HERE, 'tree_state.py'),
+                  numaplan_bin=keeper, tree_state=os.path.join(HERE, 'tree_state.py'),
                   owner=pwd.getpwuid(os.getuid()).pw_name, group=grp.getgrgid(os.getgid()).gr_name),
         children=dict(fixtures=dict(hosts=hosts))))
     # JSON is YAML: the yaml inventory plugin reads it.
@@ -327,6 +371,7 @@ def main():
                     check(tap, rec, binary, h, hosts[h], *args)
                 except Exception:  # a crash in the checks is a failure to report, not to hide
                     tap.check(False, '%s: %s ran to the end' % (h, check.__name__), traceback.format_exc())
+        check_schemas(tap, tmp + '/json')
     finally:
         if os.environ.get('NUMAPLAN_KEEP_TMP'):
             print('# kept ' + tmp)

@@ -16,6 +16,7 @@ dgx="$fixtures/hosts/dgx-2s-8gpu"
 run() { # run ARGS...: sets rc, out, err
 	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }
@@ -130,8 +131,10 @@ unit = inference@%i.service
 memory = 16G")
 run plan --json --sysfs-root "$dgx" -c "$c1" --unit-dir "$units"
 cp "$scratch/out" "$scratch/plan.json"
-run apply --json --no-reload --sysfs-root "$dgx" -c "$c1" --unit-dir "$units"
+run apply --json --diff --no-reload --sysfs-root "$dgx" -c "$c1" --unit-dir "$units"
 is "apply exits 0" "$rc" 0
+grep -q "^+++ $units/inference@0.service.d/50-numaplan.conf$" "$scratch/err" && ok "apply --json --diff: the diff on stderr" ||
+	fail "apply --json --diff" "$(head -5 "$scratch/err")"
 check "apply --json is one JSON document saying changed" python3 -c \
 	'import json,sys; d=json.load(open(sys.argv[1])); assert d["changed"] and len(d["units"]) == 7 and all(u["action"] == "created" for u in d["units"])' "$scratch/out"
 if python3 - "$scratch/plan.json" <<'PY'; then ok "every drop-in on disk is plan --json's text at plan --json's path"; else fail "drop-ins agree with plan --json"; fi
@@ -180,7 +183,7 @@ if [ $rc -eq 1 ] && [ -z "$out" ] && [ -z "$err" ]; then ok "-q: the report's li
 # ---- crash consistency: every write step killed, and failed, in turn ----
 cp -a "$units" "$scratch/state-old"
 rm -f "$scratch/state-old/.numaplan/applied" # as after a reboot: the marker is written again
-run apply --json --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
+run apply --json --diff --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
 cp -a "$units" "$scratch/state-new"
 rm -rf "$units" && cp -a "$scratch/state-old" "$units"
 steps=0 partial=0 converged=0 dropin_steps=0 restored=0 marker_steps=0 marker_reported=0 journal_steps=0 journal_reported=0

@@ -15,6 +15,7 @@ chmod 0644 "$scratch/c.conf"
 run() { # run ARGS...: sets rc, out, err
 	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }
@@ -204,5 +205,19 @@ if [ ! -d /run/systemd/system ]; then
 import json, sys
 e = json.load(open(sys.argv[1]))["error"]
 assert e["code"] == 3 and "not been booted with systemd" in e["message"], e' "$scratch/out"
+fi
+
+# plan's first line names where the plan comes from, and the built-in default once.
+printf '[numaplan]\n' >"$scratch/empty.conf"
+chmod 0644 "$scratch/empty.conf"
+run plan --sysfs-root "$host" -c "$scratch/empty.conf"
+is "plan of a file without replicas: its header names the file and the built-in default once" "$(head -n 1 <<<"$out")" \
+	"plan from $scratch/empty.conf (no replica section: the built-in default, one replica per compute accelerator, or per node)"
+if [ ! -e /etc/numaplan/numaplan.conf ] && [ ! -d /etc/numaplan/conf.d ]; then
+	run plan --sysfs-root "$host"
+	is "plan with no configuration file: the built-in default, said once" "$(head -n 1 <<<"$out")" \
+		"plan from the built-in default: one replica per compute accelerator, or per node"
+else
+	ok "# SKIP this host has a numaplan configuration in /etc"
 fi
 done_testing

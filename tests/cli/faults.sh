@@ -29,6 +29,7 @@ units=$scratch/units
 run() { # run ARGS...: sets rc, out, err; rc 124 when it hung
 	timeout 20 "$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }

@@ -60,6 +60,7 @@ for host in "$fixtures"/hosts/*; do
 		[ $rc -eq 0 ] || fail "generator $name: exit 0" "exit $rc" "$(cat "$scratch/pair.err")"
 		if "$numaplan" plan --json --sysfs-root "$root" -c "$profile" --unit-dir "$scratch/pair/etc" \
 			--generator-dir "$g" >"$scratch/pair.json" 2>/dev/null; then
+			json_seen plan "$scratch/pair.json"
 			mkdir -p "$scratch/pair/want"
 			expected_tree "$scratch/pair.json" "$g" "$scratch/pair/want"
 			if [ "$(dropins_of "$g")" = "$(dropins_of "$scratch/pair/want")" ] && [ -f "$g/.numaplan/applied" ] &&
@@ -167,10 +168,13 @@ check "the generator then blocks each unit apply's drop-in would place" \
 grep -q "llama-server@0.service: $etc/llama-server@0.service.d/50-numaplan.conf, written by numaplan apply, outranks" \
 	"$scratch/co.err" && ok "and says so" || fail "says so" "$(cat "$scratch/co.err")"
 before=$(tree_state "$g")
-"$numaplan" apply "${A[@]}" --generator-dir "$g" --check >/dev/null 2>&1
-is "apply --check in generator mode: apply's drop-ins pending removal, exit 1" "$?" 1
+"$numaplan" apply "${A[@]}" --generator-dir "$g" --check --diff >"$scratch/out" 2>"$scratch/err"
+rc=$?
+is "apply --check in generator mode: apply's drop-ins pending removal, exit 1" "$rc" 1
+output_seen "$scratch/out" "$scratch/err" "$rc" apply "${A[@]}" --generator-dir "$g" --check --diff
 "$numaplan" apply "${A[@]}" --generator-dir "$g" --no-reload --json >"$scratch/co.json" 2>"$scratch/co.err"
 is "apply in generator mode: exit 0" "$?" 0
+json_seen apply "$scratch/co.json"
 check "it removes apply's drop-ins" test ! -e "$etc/llama-server@0.service.d"
 check "and apply's marker" test ! -e "$etc/.numaplan/applied"
 is "and never writes the generator's directory" "$(tree_state "$g")" "$before"
@@ -183,8 +187,10 @@ is "apply --check: the generator's drop-ins are the plan, exit 0" "$?" 0
 "$numaplan" plan "${A[@]}" --generator-dir "$g" | grep -q "^$g/llama-server@0.service.d/50-numaplan.conf$" &&
 	ok "plan in generator mode shows the generator's paths" || fail "plan's paths"
 changed=$(conf changed.conf "${llama/memory = 16G/memory = 24G}")
-"$numaplan" apply --sysfs-root "$dgx" -c "$changed" --unit-dir "$etc" --generator-dir "$g" --check >"$scratch/out" 2>&1
-is "apply --check with a changed configuration: exit 1" "$?" 1
+"$numaplan" apply --sysfs-root "$dgx" -c "$changed" --unit-dir "$etc" --generator-dir "$g" --check --diff >"$scratch/out" 2>&1
+rc=$?
+is "apply --check with a changed configuration: exit 1" "$rc" 1
+output_seen "$scratch/out" /dev/null "$rc" apply --generator-dir "$g" --check --diff
 grep -q "would be updated $g/llama-server@0.service.d/50-numaplan.conf (by numaplan-generator)" "$scratch/out" &&
 	ok "naming the generator's drop-in" || fail "names it" "$(cat "$scratch/out")"
 "$numaplan" apply --sysfs-root "$dgx" -c "$bad" --unit-dir "$etc" --generator-dir "$g" --no-reload >/dev/null 2>&1
@@ -202,7 +208,8 @@ rm -rf "$g" && mkdir "$g"
 "$gen_bin" "${A[@]}" "$g" 2>/dev/null
 check "the generator leaves that unit out" test ! -e "$g/llama-server@0.service.d"
 check "and places the others" test -f "$g/tp@0.service.d/50-numaplan.conf"
-"$numaplan" remove --unit-dir "$etc" --generator-dir "$g" --no-reload >/dev/null 2>&1
+"$numaplan" remove --unit-dir "$etc" --generator-dir "$g" --no-reload --json >"$scratch/rm.json" 2>/dev/null
+json_seen remove "$scratch/rm.json"
 is "remove of all records all" "$(grep -v '^#' "$etc/.numaplan/generator-removed")" "*"
 rm -rf "$g" && mkdir "$g"
 "$gen_bin" "${A[@]}" "$g" 2>/dev/null

@@ -19,6 +19,7 @@ for host in "$fixtures"/hosts/*; do
 		[ "$mode" = matrix ] && args+=(--matrix)
 		"$numaplan" "${args[@]}" >"$scratch/out" 2>"$scratch/err"
 		rc=$?
+		output_seen "$scratch/out" "$scratch/err" "$rc" "${args[@]}"
 		if [ -n "${NUMAPLAN_UPDATE_GOLDEN:-}" ]; then
 			cp "$scratch/out" "$golden"
 			ok "$name: $mode golden rewritten"

@@ -15,10 +15,18 @@ if ! meson install -C "$build" --destdir "$scratch/root" --no-rebuild >"$scratch
 fi
 prefix=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
 for f in sbin/numaplan share/man/man8/numaplan.8 share/man/man5/numaplan.conf.5 \
-	share/numaplan/profiles/per-accelerator.conf share/bash-completion/completions/numaplan; do
+	share/numaplan/profiles/per-accelerator.conf share/numaplan/schemas/show.schema.json \
+	share/bash-completion/completions/numaplan; do
 	check "installs PREFIX/$f" test -e "$scratch/root$prefix/$f"
 	grep -qF "$f" "$src/README.md" && ok "the README names $f" || fail "the README names $f"
 done
+missing=
+for f in "$src"/schemas/*.schema.json; do
+	[ -e "$scratch/root$prefix/share/numaplan/schemas/${f##*/}" ] || missing+=" ${f##*/}"
+done
+is "installs every schema of schemas/" "$missing" ""
+catalog=$(find "$scratch/root" -name numaplan.catalog | sed "s|^$scratch/root||")
+is "installs numaplan.catalog where journalctl reads catalogs, under the prefix" "$catalog" "$prefix/lib/systemd/catalog/numaplan.catalog"
 units=$(find "$scratch/root" -name numaplan.service -printf '%h\n' | sed "s|^$scratch/root||")
 check "installs numaplan.service, numaplan-verify.service and .timer together ($units)" \
 	test -e "$scratch/root$units/numaplan-verify.timer" -a -e "$scratch/root$units/numaplan-verify.service"

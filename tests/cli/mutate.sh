@@ -35,6 +35,7 @@ for host in "$fixtures"/hosts/*; do
 		rc=$?
 		if [ $rc -eq 0 ] && python3 -c 'import json,sys; json.load(sys.stdin)' <"$scratch/out" 2>/dev/null; then
 			shows=$((shows + 1))
+			json_seen show "$scratch/out"
 		else
 			bad+=("show, $f: exit $rc $(head -c 200 "$scratch/err")")
 		fi

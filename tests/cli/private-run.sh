@@ -1,6 +1,9 @@
 #!/bin/bash
 # Tests never touch the machine that runs them: under a private, empty /run (a mount namespace
-# of its own), the unit and CLI tests and an apply of a replayed host leave /run empty.
+# of its own), the unit and CLI tests and an apply of a replayed host leave /run empty, and send
+# nothing to a journal listening on its socket there, as systemd's does on most hosts. Then what
+# numaplan sends that journal when it does act on this host's systemd: an apply and a remove
+# with systemd's runtime unit directory, the private /run's.
 # Usage: private-run.sh NUMAPLAN FIXTURES BUILD_DIR
 set -u
 numaplan=$(readlink -f "$1")
@@ -18,7 +21,28 @@ if [ -z "${NUMAPLAN_PRIVATE_RUN:-}" ]; then
 fi
 
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+trap ': >"$scratch/journal.stop"; wait; rm -rf "$scratch"' EXIT
+
+# A journal: every datagram sent to its socket, kept in $scratch/journal with a "--" line after
+# each; once $scratch/journal.stop exists, it reads what is queued, then leaves.
+mkdir -p /run/systemd/journal
+python3 - /run/systemd/journal/socket "$scratch/journal" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(0.2)
+out = open(sys.argv[2], "wb", buffering=0)
+open(sys.argv[2] + ".ready", "w").close()
+while True:
+    try:
+        out.write(s.recv(1 << 20) + b"\n--\n")
+    except socket.timeout:
+        if os.path.exists(sys.argv[2] + ".stop"):
+            break
+PY
+listener=$!
+for _ in $(seq 100); do [ -e "$scratch/journal.ready" ] && break; sleep 0.1; done
+journal_entries() { grep -c '^--$' "$scratch/journal"; }
 
 for t in "$build"/tests/basic-test-* "$build"/tests/core-test-* "$build"/tests/host-test-*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
@@ -35,5 +59,28 @@ chmod 0644 "$scratch/c.conf"
 	>/dev/null 2>&1
 is "apply --no-reload of a replayed host exits 0" "$?" 0
 check "its marker follows the unit directory" test -e "$scratch/units/.numaplan/applied"
-is "and /run is as it was: empty" "$(ls -A /run)" ""
+is "and /run is as it was: empty but for the journal's socket" "$(cd /run && find . -mindepth 1 | sort | tr '\n' ' ')" \
+	"./systemd ./systemd/journal ./systemd/journal/socket "
+is "none of them sent the journal an entry" "$(journal_entries)" 0
+
+# This host itself, and systemd's runtime unit directory (the private /run's): the journal hears
+# of each unit's drop-in, created and then removed.
+printf '[replica a]\nunit = a.service\nmemory = 1M\n' >"$scratch/cpu.conf"
+chmod 0644 "$scratch/cpu.conf"
+"$numaplan" apply --no-reload --runtime -c "$scratch/cpu.conf" >/dev/null 2>"$scratch/err"
+is "apply --runtime --no-reload of this host exits 0" "$?" 0
+"$numaplan" remove --no-reload --runtime >/dev/null 2>>"$scratch/err"
+is "and remove" "$?" 0
+: >"$scratch/journal.stop"
+wait "$listener"
+entry() { # entry N: the Nth datagram's lines, sorted
+	awk -v n="$1" '/^--$/ { k++; next } k == n - 1 && NF' "$scratch/journal" | sort | tr '\n' '|'
+}
+is "the journal got two entries" "$(journal_entries)" 2
+is "apply's: the unit, the outcome, apply's MESSAGE_ID, the drop-in" "$(entry 1)" \
+	"MESSAGE=a.service: drop-in created: /run/systemd/system/a.service.d/50-numaplan.conf|MESSAGE_ID=ec2fc912cc4f4a4f9f5293ad0b8ede1b|NUMAPLAN_DROPIN=/run/systemd/system/a.service.d/50-numaplan.conf|NUMAPLAN_OUTCOME=created|NUMAPLAN_UNIT=a.service|PRIORITY=6|SYSLOG_IDENTIFIER=numaplan|"
+is "remove's, with remove's MESSAGE_ID" "$(entry 2)" \
+	"MESSAGE=a.service: drop-in removed: /run/systemd/system/a.service.d/50-numaplan.conf|MESSAGE_ID=02e9e0ec3d98423e8bf5b48f55b1362f|NUMAPLAN_DROPIN=/run/systemd/system/a.service.d/50-numaplan.conf|NUMAPLAN_OUTCOME=removed|NUMAPLAN_UNIT=a.service|PRIORITY=6|SYSLOG_IDENTIFIER=numaplan|"
+rm -rf /run/systemd /run/numaplan /run/numaplan.lock
+is "and /run is empty again" "$(ls -A /run)" ""
 done_testing

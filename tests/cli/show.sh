@@ -12,6 +12,7 @@ trap 'rm -rf "$scratch"' EXIT
 run() { # run ARGS...: sets rc, out, err
 	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }
@@ -143,6 +144,7 @@ done
 "$numaplan" show --json --sysfs-root "$fixtures/hosts/nps4-2s-8gpu" >"$scratch/a"
 "$numaplan" show --json --sysfs-root "$scratch/x" >"$scratch/b"
 check "a static host round-trips byte for byte" cmp -s "$scratch/a" "$scratch/b"
+json_seen show "$scratch/b"
 n_files=$(tar -tf "$scratch/s.tar" | grep -vc '/$')
 n_read=$(cd "$scratch/x" && find . -type f | wc -l)
 is "the tar holds files only once" "$n_files" "$n_read"

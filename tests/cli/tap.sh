@@ -31,8 +31,77 @@ skip_all() {
 }
 
 done_testing() {
+	[ -z "$tap_json_dir" ] || json_check_seen
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
+}
+
+# Two contracts of numaplan's output hold wherever a test produces it: every --json document
+# matches its verb's schema (schemas/), and every --diff is one that patch(1) applies with no
+# fuzz and no offset. A test's run helper passes each run to output_seen.
+tap_src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tap_json_dir=
+tap_json_n=0
+
+output_seen() { # output_seen STDOUT_FILE STDERR_FILE EXIT_STATUS NUMAPLAN_ARGS...
+	local out=$1 err=$2 rc=$3 verb= a json diff= check= gen=
+	shift 3
+	for a in "$@"; do
+		case $a in
+		--json) json=${json-1} ;;
+		--tap) json= ;; # --tap's document wins: a usage error is a TAP Bail out!
+		--diff) diff=1 ;;
+		--check) check=1 ;;
+		--generator-dir | --generator-dir=*) gen=1 ;;
+		show | plan | apply | remove | verify | status | migrate) [ -n "$verb" ] || verb=$a ;;
+		esac
+	done
+	[ -n "${json-}" ] && [ -n "$verb" ] && json_seen "$verb" "$out"
+	[ -n "$diff" ] && [ "$rc" -le 1 ] || return 0
+	[ -n "${json-}" ] && out=$err # the diff goes to stderr with --json
+	grep -q '^@@ ' "$out" || return 0 # nothing changed, nothing to show
+	if [ -n "$check" ]; then
+		diff_applies "apply --check --diff ($rc): patch takes the diff, no fuzz" "$out"
+	elif [ "$rc" = 0 ] && [ -z "$gen" ]; then
+		# Applied already: the diff reversed must undo it exactly.
+		diff_applies "apply --diff: patch takes the diff (reversed, on the drop-ins written), no fuzz" "$out" -R
+	fi
+}
+
+json_seen() { # json_seen VERB FILE: FILE holds the document `numaplan VERB --json` printed
+	[ -s "$2" ] || return 0
+	[ -n "$tap_json_dir" ] || tap_json_dir=$(mktemp -d "${TMPDIR:-/tmp}/numaplan-json.XXXXXX")
+	tap_json_n=$((tap_json_n + 1))
+	cp "$2" "$tap_json_dir/$tap_json_n.$1.json"
+}
+
+json_check_seen() { # one point for every document json_seen kept, checked with Debian's python3-jsonschema
+	local py= p out args=() f
+	for p in /usr/bin/python3 python3; do
+		if "$p" -c 'import jsonschema' 2>/dev/null; then py=$p && break; fi
+	done
+	for f in "$tap_json_dir"/*.json; do
+		f=${f##*/}
+		args+=("$(cut -d. -f2 <<<"$f")=$tap_json_dir/$f")
+	done
+	if [ -z "$py" ]; then
+		ok "# SKIP python3-jsonschema is not installed: $tap_json_n --json documents unchecked"
+	elif out=$("$py" "$tap_src/tests/lib/json-schema.py" "$tap_src/schemas" "${args[@]}" 2>&1); then
+		ok "every --json document of these tests matches its verb's schema: $(tail -n 1 <<<"$out")"
+	else
+		fail "every --json document of these tests matches its verb's schema" "$out"
+	fi
+	rm -rf "$tap_json_dir"
+	tap_json_dir=
+}
+
+diff_applies() { # diff_applies DESC FILE [-R]: FILE's unified diff of drop-ins (absolute paths) applies now
+	local out
+	if out=$(patch --dry-run --batch --fuzz=0 -d / -p1 ${3:-} <"$2" 2>&1) && ! grep -q "^Hunk" <<<"$out"; then
+		ok "$1"
+	else
+		fail "$1" "$out" "$(head -n 40 "$2")"
+	fi
 }
 
 # A root for a fixture host: the directory itself, or a tar (from numaplan snapshot) extracted.

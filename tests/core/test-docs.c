@@ -127,6 +127,19 @@ static char **tags_of_list(const char *page, const char *item) {
         return tags_under(list, "LIST");
 }
 
+/* verify's schema names every check, in the table's order, and holds as many. */
+static void checks_in_schema(const char *schema) {
+        _cleanup_free_ char *want = NULL;
+        struct strbuf b = {0};
+        for (unsigned i = 0; i < N_CHECKS; i++)
+                strbuf_printf(&b, "%s\"%s\"", i ? ", " : "", check_name(i));
+        want = xasprintf("\"name\": {\"enum\": [%s]}", b.s);
+        strbuf_done(&b);
+        ok(strstr(schema, want) != NULL, "schemas/verify.schema.json names every check, in order");
+        _cleanup_free_ char *count = xasprintf("\"minItems\": %u, \"maxItems\": %u", N_CHECKS, N_CHECKS);
+        ok(strstr(schema, count) != NULL, "and wants every one of them for each unit");
+}
+
 static void checks_documented(const char *page, const char *rules) {
         _cleanup_strv_free_ char **tags = tags_of_list(page, "\n.B verify ");
 
@@ -166,12 +179,15 @@ int main(int argc, char **argv) {
         }
         _cleanup_free_ char *conf_path = xasprintf("%s/man/numaplan.conf.5", argv[2]),
                             *man_path = xasprintf("%s/man/numaplan.8", argv[2]);
-        _cleanup_free_ char *rules_path = xasprintf("%s/prometheus/numaplan.rules.yml", argv[2]);
-        _cleanup_free_ char *conf = read_whole(conf_path), *man = read_whole(man_path), *rules = read_whole(rules_path);
-        if (!conf || !man || !rules) {
-                printf("Bail out! cannot read %s, %s or %s\n", conf_path, man_path, rules_path);
+        _cleanup_free_ char *rules_path = xasprintf("%s/prometheus/numaplan.rules.yml", argv[2]),
+                            *schema_path = xasprintf("%s/schemas/verify.schema.json", argv[2]);
+        _cleanup_free_ char *conf = read_whole(conf_path), *man = read_whole(man_path), *rules = read_whole(rules_path),
+                            *schema = read_whole(schema_path);
+        if (!conf || !man || !rules || !schema) {
+                printf("Bail out! cannot read %s, %s, %s or %s\n", conf_path, man_path, rules_path, schema_path);
                 return 1;
         }
+        checks_in_schema(schema);
         config_keys_documented(conf);
         warning_codes_documented(man);
         checks_documented(man, rules);

@@ -79,6 +79,7 @@ static void sample_verdict(void) {
         _cleanup_free_ char *text = metrics_format(&run, s.units, 3), *err = structure_error(text);
         if (!ok(!err, "the text keeps the exposition format's structure"))
                 printf("#   %s\n", err);
+        ok(has_line(text, "numaplan_build_info{version=\"" NUMAPLAN_VERSION "\"} 1"), "build_info: the version as a label");
         ok(has_line(text, "numaplan_verify_success 1"), "success 1 with a verdict");
         ok(has_line(text, "numaplan_verify_last_run_timestamp_seconds 1700000000.250"), "the run's time");
         ok(has_line(text, "numaplan_verify_duration_seconds 1.500000"), "its duration");
@@ -130,9 +131,9 @@ static void escaping_and_empty(void) {
 
         run.success = false;
         _cleanup_free_ char *failed = metrics_format(&run, s.units, 3);
-        ok(has_line(failed, "numaplan_verify_success 0") && count_prefix(failed, "# HELP ") == 3 &&
-                   !strstr(failed, "unit="),
-           "without a verdict, the run's own three metrics and nothing about units");
+        ok(has_line(failed, "numaplan_verify_success 0") && count_prefix(failed, "# HELP ") == 4 &&
+                   has_line(failed, "numaplan_build_info{version=\"" NUMAPLAN_VERSION "\"} 1") && !strstr(failed, "unit="),
+           "without a verdict, build_info and the run's own three metrics, and nothing about units");
 }
 
 static void documented(const char *source_root) {

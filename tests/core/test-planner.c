@@ -114,6 +114,10 @@ static void examples_dgx(void) {
                 ok(r->policy == POLICY_BIND, "fits its node: bind");
                 is_set(&r->cpus, "20-23,52-55", "4 GPUs share node 1: the second quarter of its cores, siblings kept");
                 ok(!r->cpu_affinity_numa, "shared node: explicit CPUAffinity");
+                bool said = false;
+                for (size_t j = 0; j < r->n_why; j++)
+                        said = said || strstr(r->why[j], "takes cores 4-7, counted from 0 (CPUs 20-23,52-55)");
+                ok(said, "its why counts cores from 0, as CPUs are: the second quarter of node 1's 16 is 4-7");
                 is_str(r->environment, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=5", "CUDA index in PCI order");
         }
         plan_free(p);

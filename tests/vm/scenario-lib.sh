@@ -11,7 +11,9 @@
 #   vm_done                           exit 1 if a point failed, else 0
 #   json_flat < JSON                  one line per scalar: PATH<TAB>VALUE, PATH like
 #                                     accelerators.0.class (strings unquoted, null as null;
-#                                     \n and \t stay escaped: printf %b expands them)
+#                                     \n and \t stay escaped: printf %b expands them); keeps
+#                                     each document in $SHARE/results/*.json, which the host
+#                                     checks against numaplan's JSON Schemas
 #   json_get PATH < FLAT              the value at PATH of json_flat's output
 #   json_count PREFIX < FLAT          how many array elements PREFIX.N.* has
 
@@ -69,7 +71,9 @@ vm_done() {
 }
 
 json_flat() {
-	awk '
+	local keep=
+	[ -d "${SHARE:-}/results" ] && keep=$SHARE/results/${SCENARIO:-scenario}.$BASHPID.$RANDOM.json
+	awk -v keep="$keep" '
 	function path(   j, p) {
 		p = ""
 		for (j = 1; j <= d; j++) p = p (j > 1 ? "." : "") (type[j] == "a" ? idx[j] : key[j])
@@ -77,6 +81,7 @@ json_flat() {
 	}
 	{ s = s $0 "\n" }
 	END {
+		if (keep != "" && s ~ /^[ \t\r\n]*\{/) printf "%s", s > keep
 		n = length(s); i = 1; d = 0; expkey = 0
 		while (i <= n) {
 			c = substr(s, i, 1)

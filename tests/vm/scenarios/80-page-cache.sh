@@ -2,7 +2,9 @@
 # The model's page cache filled on node 0 before the pinned replica maps it. With model = in the
 # configuration, the drop-in's ExecStartPre= moves it onto node 1 before the server starts, and
 # verify passes with min-local 99%. Without it, the cache stays on node 0, verify names the file
-# and numaplan migrate, and numaplan migrate moves it with the replica running.
+# and numaplan migrate, and numaplan migrate moves it with the replica running. Each of those
+# steps is an entry of the replica's history in the journal (journalctl NUMAPLAN_UNIT=UNIT), with
+# its kind's MESSAGE_ID, explained by numaplan.catalog.
 . "$VM_LIB"
 . "$SCENARIO_DIR/numaplan.lib"
 
@@ -58,7 +60,7 @@ systemd-run --unit=other.service -p NUMAPolicy=bind -p NUMAMask=0 -p CPUAffinity
 	"$STANDIN" --listen 127.0.0.1:8096 --model "$MODEL" >/dev/null 2>&1
 wait_ready 8096 120 || vm_not_ok "the other server serves"
 systemctl start $LLAMA
-said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep -A1 "model page cache:" | tail -2)
+said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep -E "model page cache:|mapped by other running" | tail -2)
 vm_check_match "a start leaves the pages another running server maps, and says so" "$said" \
 	"8192 of the cached pages are mapped by other running processes"
 other=$(numa_share 0 "$MODEL" "$(systemctl show -P MainPID other.service)")
@@ -95,4 +97,26 @@ vm_diag "without model =: $before% of the replica's pages on node 1 at start; af
 systemctl stop $LLAMA
 llama_conf
 "$NUMAPLAN" apply >/dev/null 2>&1
+
+# The replica's history: KIND OUTCOME per entry, oldest first (MESSAGE_IDs of numaplan.catalog).
+history=$(journalctl -b "NUMAPLAN_UNIT=$LLAMA" -o export --output-fields=MESSAGE_ID,NUMAPLAN_OUTCOME,SYSLOG_IDENTIFIER \
+	2>/dev/null | awk -F= '
+	BEGIN { k["ec2fc912cc4f4a4f9f5293ad0b8ede1b"] = "apply"; k["c5cf8806459a439889c8eafbc8541403"] = "prepare"
+		k["a19230ef74904c308de8abb910f9613f"] = "verify"; k["d9ce25374ef4497c9f4c4c90d3b40096"] = "migrate" }
+	$1 == "MESSAGE_ID" { id = $2 } $1 == "NUMAPLAN_OUTCOME" { out = $2 } $1 == "SYSLOG_IDENTIFIER" { who = $2 }
+	/^$/ { if (id != "") print (id in k ? k[id] : id) "/" out "/" who; id = out = who = "" }' | tr '\n' ' ')
+vm_diag "journalctl NUMAPLAN_UNIT=$LLAMA: $history"
+vm_check_match "the journal has the replica's history: apply, prepare at each start, verify passing and failing, migrate" \
+	"$history" "apply/(created|updated|unchanged)/numaplan .*prepare/ok/numaplan verify/ok/numaplan prepare/ok/numaplan prepare/partial/numaplan apply/updated/numaplan verify/failed/numaplan migrate/ok/numaplan verify/ok/numaplan apply/updated/numaplan $"
+entry=$(journalctl -b "NUMAPLAN_UNIT=$LLAMA" MESSAGE_ID=c5cf8806459a439889c8eafbc8541403 -n 1 -o export 2>/dev/null)
+vm_check_match "prepare's entry comes from the unit itself, with its numbers" "$(grep -E '^(_SYSTEMD_UNIT|NUMAPLAN_NODES|NUMAPLAN_PAGES)=' <<<"$entry" | sort | tr '\n' ' ')" \
+	"^NUMAPLAN_NODES=1 NUMAPLAN_PAGES=8192 _SYSTEMD_UNIT=$LLAMA $"
+if [ -f "$EXTRA/numaplan.catalog" ]; then
+	mkdir -p /usr/lib/systemd/catalog && cp "$EXTRA/numaplan.catalog" /usr/lib/systemd/catalog/ && journalctl --update-catalog
+	vm_check_match "journalctl -x explains verify's entry from numaplan.catalog" \
+		"$(journalctl -b -x "NUMAPLAN_UNIT=$LLAMA" MESSAGE_ID=a19230ef74904c308de8abb910f9613f -n 1 2>&1)" \
+		"Subject: numaplan verify: $LLAMA ok.*numaplan verify $LLAMA says what is wrong"
+else
+	vm_skip "journalctl -x explains verify's entry" "numaplan.catalog is not among the extra files"
+fi
 vm_done
