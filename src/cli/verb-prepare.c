@@ -50,19 +50,19 @@ static char *nodes_problem(const char *s, struct cpuset *ret) {
         /* The parser says only "malformed": find the part that is. */
         for (const char *p = s; r < 0 && *p;) {
                 size_t len = strcspn(p, ",");
-                _cleanup_free_ char *part = xstrndup(p, len);
+                _cleanup_free_ char *part = xstrndup(p, len), *shown = name_escape(part);
                 unsigned long lo, hi;
                 char *end;
                 if (!isdigit((unsigned char) part[0]))
-                        return xasprintf("'%s' is not a node number", part);
+                        return xasprintf("'%s' is not a node number", shown);
                 lo = strtoul(part, &end, 10);
                 if (*end == '-' && isdigit((unsigned char) end[1])) {
                         hi = strtoul(end + 1, &end, 10);
                         if (!*end && hi < lo)
-                                return xasprintf("the range %s goes down", part);
+                                return xasprintf("the range %s goes down", shown);
                 }
                 if (*end)
-                        return xasprintf("'%s' is not a node number or range", part);
+                        return xasprintf("'%s' is not a node number or range", shown);
                 p += len + (p[len] == ',');
         }
         if (r < 0)

@@ -129,7 +129,7 @@ static bool own_mapping(const void *addr, const struct cpuset *planned, struct m
 
 /* Where a worker is while it touches a file's pages: a page past the end of a file truncated
  * since mincore(2) looked raises SIGBUS, which jumps back here instead of killing it. */
-static sigjmp_buf *touching;
+static sigjmp_buf *volatile touching;
 
 static void on_sigbus(int sig, siginfo_t *si, void *ctx) {
         (void) si;
