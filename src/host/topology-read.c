@@ -268,7 +268,7 @@ static void read_meminfo(struct reader *x, const char *path, struct node *n) {
         n->memory_known = false;
         int r = root_read_file(x->root, path, &s, NULL);
         if (r == -ENOENT) {
-                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL, "/%s: absent: node %d's memory is unknown (shown as 0)",
+                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL, "/%s: absent: node %d's memory is unknown",
                              path, n->id);
                 return;
         }
@@ -354,6 +354,8 @@ static void read_node(struct reader *x, struct node *n, const struct cpuset *onl
 static void finish_node(struct topology *t, struct node *n) {
         if (cpuset_is_empty(&n->cpus))
                 n->kind = NODE_MEMORY_ONLY;
+        else if (!n->memory_known)
+                n->kind = NODE_KIND_UNKNOWN;
         else if (n->mem_total == 0)
                 n->kind = NODE_CPU_ONLY;
         else
