@@ -18,6 +18,7 @@ done
 
 "$NUMAPLAN" remove >/dev/null 2>&1
 rm -f /run/numaplan/applied
+make_model
 make_replica_unit $LLAMA 8080 "$MODEL" --huge-mib 4
 llama_conf
 printf 'hugepages = 4M\n' >>"$CONF"
