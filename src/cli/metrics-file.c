@@ -43,10 +43,7 @@ int metrics_write_file(const char *path, const struct metrics_run *run, const st
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
                 _cleanup_free_ char *shown = name_escape(path);
                 return log_error_errno(-EEXIST, "--metrics %s is %s, not a file: refused, nothing written", shown,
-                                       S_ISDIR(st.st_mode)    ? "a directory"
-                                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                                              : "a device");
+                                       file_type_name(st.st_mode));
         }
         text = metrics_format(run, units, n);
         remove_stale_temporaries_at(dfd, name);

@@ -37,13 +37,7 @@ static int check_owner(const char *path, const struct stat *st) {
 static const char *unreadable_type(const struct stat *st) {
         if (S_ISREG(st->st_mode) || (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3)))
                 return NULL;
-        if (S_ISDIR(st->st_mode))
-                return "a directory";
-        if (S_ISFIFO(st->st_mode))
-                return "a FIFO";
-        if (S_ISSOCK(st->st_mode))
-                return "a socket";
-        return "a device";
+        return file_type_name(st->st_mode);
 }
 
 static int parse_file(struct config *c, const char *path, bool missing_ok) {

@@ -61,16 +61,8 @@ static const char *not_model(const struct walk *w, int fd, const struct stat *st
         };
         struct statfs fs;
 
-        if (S_ISFIFO(st->st_mode))
-                return "a FIFO";
-        if (S_ISSOCK(st->st_mode))
-                return "a socket";
-        if (S_ISCHR(st->st_mode))
-                return "a character device";
-        if (S_ISBLK(st->st_mode))
-                return "a block device";
         if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
-                return "not a regular file or directory";
+                return file_type_name(st->st_mode);
         if (w->have_dev_fs && st->st_dev == w->dev_fs)
                 return "under /dev";
         if (fstatfs(fd, &fs) == 0)

@@ -254,7 +254,7 @@ else fail "FIFO in PCI tree" "exit $rc" "$err"; fi
 mkfifo "$scratch/fifo.conf"
 for c in "$scratch/fifo.conf" /dev/zero "$scratch"; do
 	run plan --sysfs-root "$dgx" -c "$c"
-	if [ $rc -eq 2 ] && grep -q "is a \(FIFO\|device\|directory\), not a configuration file: refused" <<<"$err"; then
+	if [ $rc -eq 2 ] && grep -q "is a \(FIFO\|character device\|directory\), not a configuration file: refused" <<<"$err"; then
 		ok "-c $(basename "$c"): exit 2 at once, saying what it is"
 	else fail "-c $c" "exit $rc" "$err"; fi
 done
