@@ -168,7 +168,10 @@ static void add_unit(char ***v, size_t *n, const char *value) {
                 char *t = unit_template_instance(u, "");
                 free(u);
                 u = t;
-        }
+                if (!strstr(u, "@."))
+                        return; /* %i outside a template's instance ("tp.%i.service"): no unit */
+        } else if (!unit_name_is_valid_service(u, NULL))
+                return;
         if (strv_contains(*v, u))
                 return;
         *v = xrealloc(*v, (*n + 2) * sizeof(char *));
