@@ -7,7 +7,6 @@
 
 #include <inttypes.h>
 
-#include "basic/escape.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/moved.h"
@@ -64,10 +63,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 log_warning("the page cache of the model is left where it is: %s", strerror(-r));
         else {
                 char cached[FORMAT_BYTES_MAX];
-                _cleanup_free_ char *what = moved_summary(st, t), *shown = name_escape(a->nodes);
+                _cleanup_free_ char *what = moved_summary(st, t);
                 format_bytes(cached, sizeof(cached), st->resident * st->page_size);
                 log_notice("model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s",
-                         cached, st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", shown,
+                         cached, st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
                          a->dry_run ? "(dry run) would have " : "", what);
                 if (st->failed[EACCES])
                         log_warning("%" PRIu64 " of the cached pages are mapped by other running processes (another "

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <ctype.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 
@@ -7,6 +6,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "core/maps-range.h"
 #include "core/numa-maps.h"
 #include "host/migrate.h"
 #include "host/model-files.h"
@@ -75,50 +75,6 @@ static char *move_bulk(pid_t pid, const struct cpuset *planned, const char *befo
         return after;
 }
 
-/* "start-end perms offset dev inode [path]", both addresses hex digits alone. */
-static bool parse_range(const char *line, size_t len, struct maps_range *ret) {
-        const char *p = line, *stop = line + len;
-        uint64_t v[2];
-
-        for (int k = 0; k < 2; k++) {
-                v[k] = 0;
-                const char *from = p;
-                for (; p < stop && isxdigit((unsigned char) *p); p++) {
-                        if (v[k] >> 60)
-                                return false; /* past 64 bits */
-                        v[k] = v[k] << 4 | (uint64_t) (isdigit((unsigned char) *p) ? *p - '0' : (tolower((unsigned char) *p) - 'a' + 10));
-                }
-                if (p == from || p >= stop || *p != (k == 0 ? '-' : ' '))
-                        return false;
-                p++;
-        }
-        if (v[1] <= v[0] || p >= stop || *p == '-')
-                return false; /* empty, or a guard gap (no permission at all) */
-        /* The kernel's own pages (vdso, vvar, vsyscall) are not the process's. */
-        for (const char *q = p; q + 2 < stop; q++)
-                if (q[0] == ' ' && q[1] == '[' && q[2] == 'v')
-                        return false;
-        *ret = (struct maps_range){v[0], v[1]};
-        return true;
-}
-
-size_t maps_parse(const char *text, struct maps_range **ret) {
-        struct maps_range *v = NULL;
-        size_t n = 0;
-
-        for (const char *line = text; *line;) {
-                size_t len = strcspn(line, "\n");
-                struct maps_range r;
-                if (parse_range(line, len, &r)) {
-                        v = xrealloc(v, (n + 1) * sizeof(*v));
-                        v[n++] = r;
-                }
-                line += len + (line[len] == '\n');
-        }
-        *ret = v;
-        return n;
-}
-
 int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct migrate_stats *st) {
         _cleanup_free_ char *maps_path = xasprintf("/proc/%d/maps", (int) pid),
                             *numa_path = xasprintf("/proc/%d/numa_maps", (int) pid), *maps = NULL, *numa = NULL;
@@ -156,10 +112,10 @@ int migrate_process(pid_t pid, const struct cpuset *planned, bool dry, struct mi
                                 return 0;
                 }
         }
-        _cleanup_free_ struct maps_range *ranges = NULL;
-        size_t n_ranges = maps_parse(maps, &ranges);
-        for (size_t i = 0; i < n_ranges; i++) {
-                uint64_t start = ranges[i].start, end = ranges[i].end;
+        for (char *save = NULL, *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                uint64_t start, end;
+                if (!maps_line_range(line, strlen(line), &start, &end))
+                        continue;
                 const struct mapping_pages *p = find_mapping(mp, n_mp, &cursor, start);
                 uint64_t page = p && p->page_kb ? p->page_kb * 1024 : base;
                 /* All in place (or nothing resident, as in the address space a GPU runtime reserves):

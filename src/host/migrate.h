@@ -8,19 +8,9 @@
  * Root only. */
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/migrate.h"
-
-/* A mapping of /proc/PID/maps that is the process's own: not the kernel's (vdso, vvar,
- * vsyscall), not a guard gap. */
-struct maps_range {
-        uint64_t start, end;
-};
-/* Those of a maps text, in its order (malloc'd; lines that do not parse are left out). */
-size_t maps_parse(const char *text, struct maps_range **ret);
 
 /* With `dry`, only counts (where the pages are, what would move). -errno: the process is gone
  * (-ESRCH), libnuma is missing (-EOPNOTSUPP, said). */

@@ -7,6 +7,7 @@
 
 #include "basic/util.h"
 #include "core/hugepages.h"
+#include "core/maps-range.h"
 #include "core/migrate.h"
 #include "core/numa-maps.h"
 #include "core/planner.h"
@@ -140,9 +141,35 @@ static void pools(void) {
         pools_done(&p);
 }
 
+/* The ranges of /proc/PID/maps that migrate scans. */
+static void maps_ranges(void) {
+        static const struct {
+                const char *line;
+                bool taken;
+                uint64_t start, end;
+        } cases[] = {
+                {"7f6f24190000-7f6f24290000 r--s 00000000 fe:01 2883591   /srv/models/q.gguf", true, 0x7f6f24190000, 0x7f6f24290000},
+                {"55d9f7400000-55d9f7460000 r-xp 0000f000 fe:01 1835067   /usr/local/bin/numaplan", true, 0x55d9f7400000, 0x55d9f7460000},
+                {"7f6f24561000-7f6f24562000 ---p 00000000 00:00 0", false, 0, 0},
+                {"7ffd5a3f8000-7ffd5a3fa000 r-xp 00000000 00:00 0          [vdso]", false, 0, 0},
+                {"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0  [vsyscall]", false, 0, 0},
+                {"2000-1000 r--p 0 0 0", false, 0, 0},
+                {"-1-5 r--p 0 0 0", false, 0, 0},
+                {"10000000000000000-20000000000000000 r--p 0 0 0", false, 0, 0},
+                {"1000-2000", false, 0, 0},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                uint64_t start = 0, end = 0;
+                bool r = maps_line_range(cases[i].line, strlen(cases[i].line), &start, &end);
+                ok(r == cases[i].taken && (!r || (start == cases[i].start && end == cases[i].end)), "maps: '%.40s' %s",
+                   cases[i].line, cases[i].taken ? "is scanned" : "is not");
+        }
+}
+
 int main(void) {
         mappings();
         selection();
         pools();
+        maps_ranges();
         return done_testing();
 }
