@@ -13,9 +13,15 @@
 
 int write_step(const char *what, const char *name) {
         static unsigned step;
-        const char *kill_at = getenv("NUMAPLAN_TEST_KILL_AT_STEP"), *fail_at = getenv("NUMAPLAN_TEST_FAIL_AT_STEP");
+        const char *kill_at = getenv("NUMAPLAN_TEST_KILL_AT_STEP"), *fail_at = getenv("NUMAPLAN_TEST_FAIL_AT_STEP"),
+                   *stall_at = getenv("NUMAPLAN_TEST_STALL_AT_STEP");
 
         step++;
+        if (stall_at && (unsigned) atoi(stall_at) == step) {
+                fprintf(stderr, "numaplan: test hook: stalled at write step %u (%s: %s)\n", step, name, what);
+                for (;;)
+                        pause(); /* a disk that stopped answering: until killed */
+        }
         if (kill_at && (unsigned) atoi(kill_at) == step) {
                 fprintf(stderr, "numaplan: test hook: killed at write step %u (%s: %s)\n", step, name, what);
                 _exit(137);

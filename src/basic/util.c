@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+
 #include "basic/util.h"
 
 static void oom(void) {
@@ -159,4 +161,24 @@ int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) {
 void error_at_done(struct error_at *e) {
         free(e->message);
         *e = (struct error_at){0};
+}
+
+const char *file_type_name(mode_t mode) {
+        switch (mode & S_IFMT) {
+        case S_IFIFO:
+                return "a FIFO";
+        case S_IFSOCK:
+                return "a socket";
+        case S_IFCHR:
+                return "a character device";
+        case S_IFBLK:
+                return "a block device";
+        case S_IFDIR:
+                return "a directory";
+        case S_IFLNK:
+                return "a symbolic link";
+        case S_IFREG:
+                return "a regular file";
+        }
+        return "not a file of any known kind";
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -141,6 +142,9 @@ char *strip_trailing(char *s);
 
 /* "48.0 GiB" style: one decimal, binary units. */
 void format_bytes(char *buf, size_t n, uint64_t bytes);
+/* What a file of st_mode `mode` is, in words: "a FIFO", "a socket", "a character device", "a block
+ * device", "a directory", "a symbolic link", "a regular file". */
+const char *file_type_name(mode_t mode);
 #define FORMAT_BYTES_MAX 32
 
 /* Where something was written, for "file:line: message". A line of 0 means the file as a whole;

@@ -161,18 +161,26 @@ int changes_pools(const struct inputs *in, bool live, const struct plan *plan, b
         pools_done(&want);
         if (r < 0)
                 return EXIT_ENV;
-        for (size_t i = 0; !dry && i < ret->n; i++) {
+        for (size_t i = 0; i < ret->n; i++) {
                 const struct pool_change *p = &ret->v[i];
                 char size[FORMAT_BYTES_MAX];
                 format_bytes(size, sizeof(size), p->page_kb * 1024);
-                if (p->ours < p->wanted)
+                if (p->no_pool && p->wanted) {
+                        _cleanup_free_ char *sizes = hugepages_sizes(SYS_NODE_DIR, p->node);
+                        log_error("node %d has no pool of %s huge pages: the plan's %" PRIu64 " cannot be reserved there "
+                                  "(its pools: %s)",
+                                  p->node, size, p->wanted, sizes);
+                } else if (!dry && p->ours < p->wanted)
                         log_error("node %d: the plan needs %" PRIu64 " huge pages of %s there and the kernel granted %" PRIu64
                                   " (its memory is in use or fragmented): free memory on node %d and run numaplan apply "
                                   "again; at boot numaplan.service reserves them before the replicas start, when memory "
                                   "is least fragmented",
                                   p->node, p->wanted, size, p->ours, p->node);
         }
-        return pool_changes_short(ret) && !dry ? EXIT_ENV : EXIT_OK;
+        bool missing = false;
+        for (size_t i = 0; i < ret->n; i++)
+                missing = missing || (ret->v[i].no_pool && ret->v[i].wanted);
+        return (pool_changes_short(ret) && !dry) || missing ? EXIT_ENV : EXIT_OK;
 }
 
 void changes_copies(const struct inputs *in, bool live, const struct plan *plan) {

@@ -9,12 +9,17 @@
  * When it cannot place the replicas it still writes their drop-ins, asserting the marker it then
  * does not write: the replicas fail to start with "Assertion failed" rather than start unpinned. */
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
 
+#include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
@@ -154,9 +159,8 @@ static char **read_removed(const char *runtime_dir, bool *ret_all, bool *ret_exi
 
 /* --- The generator ----------------------------------------------------------------------------- */
 
-/* The units to keep from starting when there is no plan: those the configuration names. It is
- * parsed when it can be (quietly: what is wrong was said), else read for its `unit =` lines. A
- * template's unit is its template ("llama@.service"), whose drop-ins every instance takes. */
+/* Adds a unit to keep from starting when there is no plan, once: a template's unit is its
+ * template ("llama@.service"), whose drop-ins every instance takes. */
 static void add_unit(char ***v, size_t *n, const char *value) {
         _cleanup_free_ char *u = unit_name_mangle(value), *probe = unit_template_instance(u, "0");
         if (!unit_name_is_valid_service(probe, NULL))
@@ -165,7 +169,10 @@ static void add_unit(char ***v, size_t *n, const char *value) {
                 char *t = unit_template_instance(u, "");
                 free(u);
                 u = t;
-        }
+                if (!strstr(u, "@."))
+                        return; /* %i outside a template's instance ("tp.%i.service"): no unit */
+        } else if (!unit_name_is_valid_service(u, NULL))
+                return;
         if (strv_contains(*v, u))
                 return;
         *v = xrealloc(*v, (*n + 2) * sizeof(char *));
@@ -173,10 +180,7 @@ static void add_unit(char ***v, size_t *n, const char *value) {
         (*v)[*n] = NULL;
 }
 
-static void scan_units(const char *path, char ***v, size_t *n) {
-        _cleanup_free_ char *text = NULL;
-        if (read_file_max(path, CONFIG_SCAN_MAX, &text) < 0)
-                return;
+static void scan_text(char *text, char ***v, size_t *n) {
         for (char *line = text, *next; line && *line; line = next) {
                 next = strchr(line, '\n');
                 if (next)
@@ -198,12 +202,121 @@ static void scan_units(const char *path, char ***v, size_t *n) {
         }
 }
 
-static char **blocked_units(const char *config_path) {
+/* The units of one file's text: from the parsed configuration when it parses alone, else from
+ * its `unit =` lines. */
+static void units_of_text(const char *text, size_t len, const char *name, char ***v, size_t *n) {
+        _cleanup_config_ struct config *c = config_new();
+        struct error_at err = {0};
+
+        if (config_parse_text(c, text, len, name, &err) >= 0 && config_finish(c, &err) >= 0) {
+                for (size_t i = 0; i < c->n_replicas; i++)
+                        if (c->replicas[i].unit)
+                                add_unit(v, n, c->replicas[i].unit);
+                return;
+        }
+        error_at_done(&err);
+        _cleanup_free_ char *copy = xstrndup(text, len);
+        scan_text(copy, v, n);
+}
+
+char **generator_units_of_text(const char *text, size_t len, const char *name) {
+        char **v = xmalloc0(sizeof(char *));
+        size_t n = 0;
+        units_of_text(text, len, name, &v, &n);
+        return v;
+}
+
+static void scan_units(const char *path, char ***v, size_t *n) {
+        _cleanup_free_ char *text = NULL;
+        if (read_file_max(path, CONFIG_SCAN_MAX, &text) >= 0)
+                units_of_text(text, strlen(text), path, v, n);
+}
+
+/* The record of the last plan's units, which apply in generator mode writes beside apply's
+ * drop-ins, where it lasts across boots: whatever the generator cannot read of the
+ * configuration, the units it last placed are kept from starting unplaced. */
+static void add_recorded_units(const struct inputs *in, char ***v, size_t *n) {
+        for (size_t k = 0; k < ELEMENTSOF(in->apply_dirs) && in->apply_dirs[k]; k++) {
+                _cleanup_free_ char *path = xasprintf("%s/" GENERATOR_UNITS_RECORD, in->apply_dirs[k]), *text = NULL;
+                if (read_file_max(path, CONFIG_SCAN_MAX, &text) < 0)
+                        continue;
+                for (char *line = text, *next; line && *line; line = next) {
+                        next = strchr(line, '\n');
+                        if (next)
+                                *next++ = '\0';
+                        if (*line && *line != '#')
+                                add_unit(v, n, line);
+                }
+        }
+}
+
+static char *units_record_text(const struct plan *plan) {
+        char **v = xmalloc0(sizeof(char *));
+        size_t n = 0;
+        struct strbuf b = {0};
+
+        /* As the configuration names them: a template's as "tp@%i.service". */
+        for (size_t i = 0; i < plan->n_replicas; i++) {
+                const struct placement *pl = &plan->replicas[i];
+                const char *u = pl->conf && pl->conf->unit ? pl->conf->unit : pl->unit;
+                if (!strv_contains(v, u)) {
+                        v = xrealloc(v, (n + 2) * sizeof(char *));
+                        v[n++] = xstrdup(u);
+                        v[n] = NULL;
+                }
+        }
+        strbuf_append(&b, "# the units of numaplan's last plan, which " GENERATOR_NAME " keeps from starting when it "
+                          "cannot place them\n");
+        for (size_t i = 0; i < n; i++)
+                strbuf_printf(&b, "%s\n", v[i]);
+        strv_free(v);
+        return strbuf_steal(&b);
+}
+
+static int write_units_record(const struct inputs *in) {
+        _cleanup_free_ char *text = units_record_text(in->plan), *old = NULL;
+        _cleanup_close_ int dfd = -1;
+        int r = mkdir_parents(in->apply_dirs[0], 0755);
+        if (r >= 0)
+                r = dfd = open_dir_at(AT_FDCWD, in->apply_dirs[0], false, NULL);
+        if (r >= 0 && read_regular_at(dfd, GENERATOR_UNITS_RECORD, CONFIG_SCAN_MAX, &old) >= 0 && streq(old, text))
+                return 0;
+        if (r >= 0)
+                r = write_file_atomic_at(dfd, GENERATOR_UNITS_RECORD, text);
+        if (r < 0)
+                return log_error_errno(r, "cannot record the plan's units in %s/" GENERATOR_UNITS_RECORD ": %m",
+                                       in->apply_dirs[0]);
+        return 0;
+}
+
+/* The write end of the pipe to the parent, which keeps the time, or -1: the worker names each
+ * unit it knows of, so that a parent whose worker did not finish keeps those from starting. */
+static int report_fd = -1;
+
+static void report_units(char *const *units) {
+        for (size_t i = 0; report_fd >= 0 && units && units[i]; i++) {
+                _cleanup_free_ char *line = xasprintf("%s\n", units[i]);
+                (void) !write(report_fd, line, strlen(line));
+        }
+}
+
+char *generator_block_text(const char *why, const char *marker) {
+        _cleanup_free_ char *shown = name_escape(why);
+        return xasprintf(DROPIN_HEADER "-generator: no placement at this boot. Do not edit: fix the cause, then run "
+                                       "numaplan apply.\n# %s\n[Unit]\nAfter=numaplan.service\nAssertPathExists=%s\n",
+                         shown, marker);
+}
+
+/* The units to keep from starting when there is no plan: those of the last plan (the record),
+ * and those the configuration names, parsed when it can be (quietly: what is wrong was said),
+ * else read for its `unit =` lines. */
+static char **blocked_units(const struct inputs *in, const char *config_path) {
         char **v = xmalloc0(sizeof(char *));
         size_t n = 0;
         _cleanup_config_ struct config *c = NULL;
         int level = log_get_max_level();
 
+        add_recorded_units(in, &v, &n);
         log_set_max_level(0);
         int r = config_load(config_path, &c);
         log_set_max_level(level);
@@ -229,20 +342,14 @@ static char **blocked_units(const char *config_path) {
 /* No plan at this boot: every unit the configuration names gets a drop-in that asserts the
  * marker, which is not written, so none starts with a placement this boot does not have. */
 static void block_all(const struct globals *g, const char *config_path) {
-        _cleanup_free_ char *why = xstrdup(log_first_error() ? log_first_error() : "no plan");
-        _cleanup_strv_free_ char **units = blocked_units(config_path);
         struct inputs in = {0};
         size_t n = 0;
         struct strbuf names = {0};
 
         inputs_dirs(g, false, &in);
-        for (char *p = why; *p; p++)
-                if (*p == '\n')
-                        *p = ' ';
-        _cleanup_free_ char *text = xasprintf(DROPIN_HEADER "-generator: no placement at this boot. Do not edit: fix the "
-                                                            "cause, then run numaplan apply.\n"
-                                                            "# %s\n[Unit]\nAfter=numaplan.service\nAssertPathExists=%s\n",
-                                              why, in.marker);
+        _cleanup_strv_free_ char **units = blocked_units(&in, config_path);
+        _cleanup_free_ char *text = generator_block_text(log_first_error() ? log_first_error() : "no plan", in.marker);
+        report_units(units);
         for (size_t i = 0; units[i]; i++)
                 if (write_unit_file(in.unit_dir, units[i], DROPIN_NAME, text) >= 0) {
                         strbuf_printf(&names, "%s%s", n ? ", " : "", units[i]);
@@ -305,6 +412,13 @@ static void generate(const struct globals *g, const char *config_path) {
         log_warnings(&in.warnings);
 
         _cleanup_strv_free_ char **removed = read_removed(in.runtime_dir, &all_removed, &record);
+        if (report_fd >= 0) {
+                char **units = xmalloc0((in.plan->n_replicas + 1) * sizeof(char *));
+                for (size_t i = 0; i < in.plan->n_replicas; i++)
+                        units[i] = in.plan->replicas[i].unit;
+                report_units(units);
+                free(units);
+        }
         if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0) {
                 inputs_done(&in);
                 return;
@@ -368,13 +482,158 @@ static void generator_help(void) {
                "  -v, --verbose          say more\n");
 }
 
-static int timeout_fd = STDERR_FILENO;
-static char timeout_msg[256];
+/* --- The time limit --------------------------------------------------------------------------- */
 
-static void on_timeout(int sig) {
+static volatile sig_atomic_t timed_out;
+
+static void on_alarm(int sig) {
         (void) sig;
-        (void) !write(timeout_fd, timeout_msg, strlen(timeout_msg));
-        _exit(EXIT_OK);
+        timed_out = 1;
+}
+
+/* What a worker that did not finish left in the generator's directory: its temporaries and its
+ * commit's journal go (nothing will finish that commit: the next daemon-reload starts afresh);
+ * the drop-ins it put in place stay, asserting the marker it never wrote. */
+static void clean_up_after(const char *dir) {
+        _cleanup_close_ int dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
+        DIR *d = dfd < 0 ? NULL : fdopendir(dup(dfd));
+
+        for (struct dirent *de; d && (de = readdir(d));) {
+                size_t len = strlen(de->d_name);
+                if (is_temporary_name(de->d_name) || streq(de->d_name, CHANGESET_JOURNAL))
+                        (void) unlinkat(dfd, de->d_name, 0);
+                else if ((len > 2 && streq(de->d_name + len - 2, ".d")) || streq(de->d_name, ".numaplan")) {
+                        _cleanup_close_ int sub = open_dir_at(dfd, de->d_name, false, NULL);
+                        DIR *sd = sub < 0 ? NULL : fdopendir(dup(sub));
+                        for (struct dirent *e; sd && (e = readdir(sd));)
+                                if (is_temporary_name(e->d_name))
+                                        (void) unlinkat(sub, e->d_name, 0);
+                        if (sd)
+                                closedir(sd);
+                        (void) unlinkat(dfd, de->d_name, AT_REMOVEDIR); /* only when it is empty now */
+                }
+        }
+        if (d)
+                closedir(d);
+}
+
+/* The worker did not finish: say what is in place, and keep every unit it named from starting. */
+static void after_worker(const struct globals *g, char **units, const char *how) {
+        struct inputs in = {0};
+        struct strbuf placed = {0}, blocked = {0};
+        size_t n_placed = 0, n_blocked = 0;
+
+        inputs_dirs(g, false, &in);
+        clean_up_after(in.unit_dir);
+        _cleanup_free_ char *why = xasprintf(GENERATOR_NAME " %s", how),
+                            *text = generator_block_text(why, in.marker);
+        for (size_t i = 0; units && units[i]; i++) {
+                _cleanup_free_ char *old = NULL;
+                struct strbuf *b = &placed;
+                if (read_unit_file(in.unit_dir, units[i], DROPIN_NAME, &old) < 0 || !old) {
+                        if (write_unit_file(in.unit_dir, units[i], DROPIN_NAME, text) < 0)
+                                continue;
+                        b = &blocked;
+                }
+                strbuf_printf(b, "%s%s", b->len ? ", " : "", units[i]);
+                *(b == &placed ? &n_placed : &n_blocked) += 1;
+        }
+        if (n_placed + n_blocked == 0)
+                log_error("%s, with no drop-in written and no replica unit known yet: the replicas start without "
+                          "numaplan's placement",
+                          how);
+        else
+                log_error("%s, without its marker %s: %s%s%s%s%s kept from starting", how, in.marker,
+                          n_placed ? "the drop-ins in place keep " : "", n_placed ? placed.s : "",
+                          n_placed && n_blocked ? "; " : "", n_blocked ? "drop-ins written now keep " : "",
+                          n_blocked ? blocked.s : "");
+        strbuf_done(&placed);
+        strbuf_done(&blocked);
+        inputs_done(&in);
+}
+
+/* The work happens in a child, so that the time limit can be kept however it is stuck (a disk
+ * that stopped answering): the parent waits, reading the units the child names, and after
+ * GENERATOR_TIMEOUT_S stops it and finishes what it left. */
+static void run_bounded(struct globals *g, const char *config) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0) {
+                generate(g, config); /* unbounded, then, rather than not at all */
+                return;
+        }
+        fflush(NULL);
+        pid_t child = fork();
+        if (child == 0) {
+                close(p[0]);
+                report_fd = p[1];
+                signal(SIGALRM, SIG_DFL);
+                generate(g, config);
+                _exit(EXIT_OK);
+        }
+        close(p[1]);
+        if (child < 0) {
+                close(p[0]);
+                generate(g, config);
+                return;
+        }
+        struct sigaction sa = {.sa_handler = on_alarm};
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL); /* no SA_RESTART: the read below returns */
+        alarm(GENERATOR_TIMEOUT_S);
+
+        struct strbuf got = {0};
+        char buf[4096];
+        for (;;) {
+                ssize_t n = read(p[0], buf, sizeof(buf) - 1);
+                if (n > 0) {
+                        buf[n] = 0;
+                        strbuf_append(&got, buf);
+                        continue;
+                }
+                if (n < 0 && errno == EINTR && !timed_out)
+                        continue;
+                break;
+        }
+        alarm(0);
+        close(p[0]);
+        int status = 0;
+        _cleanup_free_ char *how = NULL;
+        if (timed_out) {
+                kill(child, SIGKILL);
+                how = xasprintf("was not done after %d s: stopped", GENERATOR_TIMEOUT_S);
+        }
+        /* A child stuck where even SIGKILL waits (a dead disk) is not waited for long. */
+        for (unsigned ms = 0; waitpid(child, &status, WNOHANG) == 0 && ms < 2000; ms += 10)
+                (void) nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+        if (!how && WIFSIGNALED(status))
+                how = xasprintf("stopped by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        if (how) {
+                char **units = xmalloc0(sizeof(char *));
+                size_t n = 0;
+                for (char *line = got.s, *next; line && *line; line = next) {
+                        next = strchr(line, '\n');
+                        if (next)
+                                *next++ = '\0';
+                        if (*line && !strv_contains(units, line)) {
+                                units = xrealloc(units, (n + 2) * sizeof(char *));
+                                units[n++] = xstrdup(line);
+                                units[n] = NULL;
+                        }
+                }
+                after_worker(g, units, how);
+                strv_free(units);
+        }
+        strbuf_done(&got);
+}
+
+/* As systemd tells it (in_initrd()): $SYSTEMD_IN_INITRD when set, else /etc/initrd-release, here
+ * below the root. */
+static bool in_initrd(const char *root) {
+        const char *e = getenv("SYSTEMD_IN_INITRD");
+        if (e && *e)
+                return streq(e, "1") || streq(e, "yes") || streq(e, "true") || streq(e, "on");
+        _cleanup_free_ char *path = xasprintf("%s/etc/initrd-release", root);
+        return access(path, F_OK) == 0;
 }
 
 int generator_main(int argc, char **argv) {
@@ -423,26 +682,16 @@ int generator_main(int argc, char **argv) {
 
         /* systemd (251 and later) sets $SYSTEMD_SCOPE for the generators it runs: their stderr
          * reaches no journal there, the kernel log does. Run by hand or by a test: stderr. */
-        if (getenv("SYSTEMD_SCOPE") && log_open_kmsg(GENERATOR_NAME) >= 0)
-                timeout_fd = open("/dev/kmsg", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (getenv("SYSTEMD_SCOPE"))
+                (void) log_open_kmsg(GENERATOR_NAME);
         log_set_max_level(verbosity == 0 ? LOG_NOTICE : verbosity == 1 ? LOG_INFO : LOG_DEBUG);
-        const char *initrd = getenv("SYSTEMD_IN_INITRD");
-        if (initrd && streq(initrd, "1")) {
+        if (in_initrd(g.sysfs_root)) {
                 log_debug("in the initrd: no replica to place");
                 return EXIT_OK;
         }
-
         /* Bounded: the boot waits for every generator. */
-        snprintf(timeout_msg, sizeof(timeout_msg),
-                 "%s" GENERATOR_NAME "[%d]: error: not done after %d s: stopped; the replicas it wrote drop-ins for will "
-                 "not start (no marker)\n",
-                 timeout_fd == STDERR_FILENO ? "" : "<27>", (int) getpid(), GENERATOR_TIMEOUT_S);
-        signal(SIGALRM, on_timeout);
-        alarm(GENERATOR_TIMEOUT_S);
-
         g.generator_dir = dirs[0];
-        generate(&g, config);
-        alarm(0);
+        run_bounded(&g, config);
         return EXIT_OK;
 }
 
@@ -573,6 +822,8 @@ int generator_apply(const struct inputs *in, const struct changeset *gen, const 
                         goto out;
         } else if (changed)
                 log_notice("the generator writes this plan into %s at the next daemon-reload or boot", in->unit_dir);
+        if (write_units_record(in) < 0)
+                goto out;
         report(lines, n_lines, pools, false, changed, in->unit_dir, "nothing to do: the generator's drop-ins are up to date", json);
         /* The generator's drop-ins are this plan once systemd reloaded; apply's own are gone. */
         if (reload || !changed)

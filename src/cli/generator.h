@@ -33,6 +33,18 @@ struct pool_changes;
 /* A generator that has not finished after this long stops, leaving what it wrote unmarked, so
  * that those replicas do not start: a generator must never hold up the boot. */
 #define GENERATOR_TIMEOUT_S 20
+/* Beside apply's drop-ins (in /etc/systemd/system, so across boots): the units of the last plan
+ * apply handed to the generator, one a line, which the generator keeps from starting when it
+ * cannot read the configuration. */
+#define GENERATOR_UNITS_RECORD ".numaplan-units"
+
+/* The units a configuration's text names (NULL-terminated), as the generator keeps them from
+ * starting when it has no plan: from the configuration when the text parses alone, else from its
+ * `unit =` lines; a template's unit as its template ("tp@.service"). */
+char **generator_units_of_text(const char *text, size_t len, const char *name);
+/* The drop-in that keeps a unit from starting: it asserts `marker`, with `why`, escaped, on its
+ * second line. */
+char *generator_block_text(const char *why, const char *marker);
 
 /* Whether argv[0] names the generator. */
 bool is_generator_name(const char *argv0);

@@ -29,10 +29,16 @@ json_object *json_warnings(const struct warnings *w) {
 }
 
 void print_warnings(const struct warnings *w, const char *heading, const char *indent) {
-        if (w->n && heading)
-                fputs(heading, stdout);
-        for (size_t i = 0; i < w->n; i++)
+        bool quiet = log_get_max_level() < LOG_NOTICE; /* -q: errors only */
+        bool any = false;
+        for (size_t i = 0; i < w->n; i++) {
+                if (quiet && warning_kinds[w->v[i].code].severity != SEVERITY_ERROR)
+                        continue;
+                if (!any && heading)
+                        fputs(heading, stdout);
+                any = true;
                 printf("%s%s: %s\n", strempty(indent), warning_code(&w->v[i]), w->v[i].message);
+        }
 }
 
 void log_warnings(const struct warnings *w) {

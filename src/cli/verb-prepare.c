@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* numaplan prepare: a model's page cache onto the replica's nodes, before its server starts. The
  * drop-in runs it as ExecStartPre=, so it never fails a start: whatever does not move is said,
- * and the server starts all the same. */
+ * and the server starts all the same. It runs as root (ExecStartPre=+), on files the server's
+ * user may own: for a unit with User= or DynamicUser= it becomes that user before it opens any,
+ * and below a named directory it follows no link out of the model's tree (host/model-files.h). */
 
 #include <inttypes.h>
 
@@ -12,18 +14,21 @@
 #include "basic/parse-util.h"
 #include "basic/util.h"
 #include "cli/moved.h"
+#include "cli/prepare-checks.h"
 #include "cli/verbs.h"
 #include "host/migrate.h"
 #include "host/model-copy.h"
+#include "host/unit-user.h"
 #include "systemd/journal.h"
 
 static void help(void) {
         printf("Usage: numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE] [--dry-run] [--] PATH...\n\n"
                "Move the page cache of the files (and of every file under the directories) that sits\n"
                "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
-               "server's own reads. The drop-in of a replica with model = runs this before the server\n"
-               "starts. Says what moved; exits 0 even when pages could not move (as root only: it\n"
-               "moves pages that other processes share).\n\n"
+               "server's own reads. The drop-in of a replica with model = runs this as root before the\n"
+               "server starts; for a unit with User= or DynamicUser= ($USER) it opens the files as that\n"
+               "user. Below a directory it follows only links that stay inside the model's tree. Says\n"
+               "what moved; exits 0 even when pages could not move, 2 for bad usage.\n\n"
                "      --nodes LIST    the replica's nodes, as in NUMAMask= (\"1\", \"0-1\")\n"
                "      --copy-to DIR   instead, copy them to DIR<PATH> (model-copies = per-node), on a tmpfs\n"
                "                      bound to LIST mounted there, when the copy is missing or stale\n"
@@ -66,7 +71,15 @@ static int copy(const struct prepare_args *a, const struct cpuset *nodes, char *
         if (parse_size(a->copy_size, &size) < 0)
                 return verb_usage_error("prepare", "bad --copy-size '%s': expected a size such as 40G", a->copy_size);
         double t0 = moved_now();
-        int r = model_copy_mount(a->copy_to, nodes, size, a->dry_run);
+        /* Mounted as root, for the unit's user, who then copies what it may read. */
+        struct unit_user u = {0};
+        int r = prepare_unit_user(&u);
+        bool as_user = r > 0;
+        if (r >= 0)
+                r = model_copy_mount(a->copy_to, nodes, size, as_user ? u.uid : 0, as_user ? u.gid : 0, a->dry_run);
+        if (r >= 0 && as_user && !a->dry_run)
+                r = prepare_become(&u);
+        unit_user_done(&u);
         if (r >= 0)
                 r = model_copy_files(a->copy_to, paths, a->dry_run, &cs);
         if (r < 0) {
@@ -100,10 +113,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         struct migrate_stats *st = xmalloc0(sizeof(*st));
         unsigned failed = 0;
 
-        (void) g;
-        if (!a->nodes || cpuset_parse_list(a->nodes, &nodes) < 0 || cpuset_is_empty(&nodes)) {
+        int q = prepare_nodes(g, a->nodes, &nodes);
+        if (q != EXIT_OK) {
                 free(st);
-                return verb_usage_error("prepare", "--nodes LIST is required: the nodes to move the pages to");
+                return q;
         }
         if (argc == 0) {
                 free(st);
@@ -116,6 +129,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return copy(a, &nodes, argv, unit);
         }
         double t0 = moved_now();
+        if (prepare_become_unit_user() < 0) {
+                free(st);
+                return EXIT_OK; /* said; the start goes on */
+        }
         int r = migrate_files(argv, &nodes, a->dry_run, st, &failed);
         double t = moved_now() - t0;
         if (r < 0) {

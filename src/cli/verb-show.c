@@ -32,8 +32,9 @@ static json_object *node_json(const struct topology *t, const struct node *n) {
 
         json_object_object_add(o, "id", json_object_new_int(n->id));
         json_object_object_add(o, "cpus", json_cpuset(&n->cpus));
-        json_object_object_add(o, "memory_total_bytes", json_uint64(n->mem_total));
-        json_object_object_add(o, "memory_free_bytes", json_uint64(n->mem_free));
+        /* Memory that could not be read is unknown, not 0. */
+        json_object_object_add(o, "memory_total_bytes", n->memory_known ? json_uint64(n->mem_total) : NULL);
+        json_object_object_add(o, "memory_free_bytes", n->memory_known ? json_uint64(n->mem_free) : NULL);
         if (n->distances)
                 for (size_t j = 0; j < t->n_nodes; j++) {
                         char key[16];
@@ -41,7 +42,7 @@ static json_object *node_json(const struct topology *t, const struct node *n) {
                         json_object_object_add(d, key, json_object_new_int(n->distances[j]));
                 }
         json_object_object_add(o, "distances", d);
-        json_object_object_add(o, "kind", json_object_new_string(node_kind_to_string(n->kind)));
+        json_object_object_add(o, "kind", n->kind == NODE_KIND_UNKNOWN ? NULL : json_object_new_string(node_kind_to_string(n->kind)));
         json_object_object_add(o, "cores", json_object_new_int((int) n->cores));
         json_object *hp = json_object_new_array();
         for (size_t j = 0; j < n->n_hugepages; j++) {
@@ -147,8 +148,8 @@ static void print_nodes(const struct topology *t) {
                 table_add(tab, *cpus ? cpus : "-");
                 table_addf(tab, "%u", n->cores);
                 table_add(tab, sockets);
-                table_add(tab, total);
-                table_add(tab, free_);
+                table_add(tab, n->memory_known ? total : "-");
+                table_add(tab, n->memory_known ? free_ : "-");
                 table_add(tab, hp.len ? hp.s : "-");
                 strbuf_done(&hp);
                 cores += n->cores;

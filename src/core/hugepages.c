@@ -34,6 +34,17 @@ void pools_add(struct pools *p, int node, uint64_t page_kb, uint64_t pages) {
         p->n++;
 }
 
+void pools_add_record(struct pools *p, int node, uint64_t page_kb, uint64_t pages, uint64_t others) {
+        pools_add(p, node, page_kb, pages);
+        struct pool *e = find(p, node, page_kb);
+        e->others = others;
+        e->others_known = true;
+}
+
+const struct pool *pools_find(const struct pools *p, int node, uint64_t page_kb) {
+        return find(p, node, page_kb);
+}
+
 uint64_t pools_get(const struct pools *p, int node, uint64_t page_kb) {
         const struct pool *e = find(p, node, page_kb);
         return e ? e->pages : 0;
@@ -57,21 +68,25 @@ int pools_parse(const char *text, struct pools *ret, unsigned *ret_line) {
                 _cleanup_free_ char *l = xstrndup(s, (size_t) (eol - s));
                 line++;
                 s = *eol ? eol + 1 : eol;
-                if (!*l)
+                if (!*l || *l == '#')
                         continue;
-                char *w[4] = {0}, *save = NULL;
+                char *w[5] = {0}, *save = NULL;
                 size_t n = 0;
                 for (char *t = strtok_r(l, " ", &save); t; t = strtok_r(NULL, " ", &save), n++)
                         if (n < ELEMENTSOF(w))
                                 w[n] = t;
-                uint64_t node, kb, pages;
-                if (n != 3 || parse_uint64(w[0], 10, &node) < 0 || node > INT32_MAX ||
-                    parse_uint64(w[1], 10, &kb) < 0 || kb == 0 || parse_uint64(w[2], 10, &pages) < 0) {
+                uint64_t node, kb, pages, others = 0;
+                if ((n != 3 && n != 4) || parse_uint64(w[0], 10, &node) < 0 || node > INT32_MAX ||
+                    parse_uint64(w[1], 10, &kb) < 0 || kb == 0 || parse_uint64(w[2], 10, &pages) < 0 ||
+                    (n == 4 && parse_uint64(w[3], 10, &others) < 0)) {
                         pools_done(&p);
                         *ret_line = line;
                         return -EINVAL;
                 }
-                pools_add(&p, (int) node, kb, pages);
+                if (n == 4)
+                        pools_add_record(&p, (int) node, kb, pages, others);
+                else
+                        pools_add(&p, (int) node, kb, pages);
         }
         *ret = p;
         return 0;
@@ -79,19 +94,29 @@ int pools_parse(const char *text, struct pools *ret, unsigned *ret_line) {
 
 char *pools_format(const struct pools *p) {
         struct strbuf b = {0};
+        strbuf_append(&b, "# numaplan's huge pages: NODE PAGE_KB PAGES OTHERS (others' pages beside them then)\n");
         for (size_t i = 0; i < p->n; i++)
                 if (p->v[i].pages)
-                        strbuf_printf(&b, "%d %" PRIu64 " %" PRIu64 "\n", p->v[i].node, p->v[i].page_kb, p->v[i].pages);
-        return b.len ? strbuf_steal(&b) : xstrdup("");
+                        strbuf_printf(&b, "%d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p->v[i].node, p->v[i].page_kb,
+                                      p->v[i].pages, p->v[i].others);
+        return strbuf_steal(&b);
 }
 
-uint64_t pools_target(uint64_t current, uint64_t recorded, uint64_t wanted) {
-        uint64_t others = current > recorded ? current - recorded : 0;
+struct pool_share pools_share(uint64_t current, const struct pool *recorded) {
+        if (!recorded || recorded->pages == 0)
+                return (struct pool_share){.others = current};
+        if (!recorded->others_known)
+                return (struct pool_share){.others = current, .disagrees = true};
+        uint64_t beyond = current > recorded->others ? current - recorded->others : 0;
+        uint64_t ours = recorded->pages < beyond ? recorded->pages : beyond;
+        bool disagrees = recorded->others > UINT64_MAX - recorded->pages || recorded->others + recorded->pages != current;
+        return (struct pool_share){.ours = ours, .others = current - ours, .disagrees = disagrees};
+}
+
+uint64_t pools_target(uint64_t others, uint64_t wanted) {
         return others > UINT64_MAX - wanted ? UINT64_MAX : others + wanted;
 }
 
-uint64_t pools_granted(uint64_t current_before, uint64_t recorded, uint64_t wanted, uint64_t after) {
-        uint64_t others = current_before > recorded ? current_before - recorded : 0;
-        uint64_t ours = after > others ? after - others : 0;
-        return ours < wanted ? ours : wanted;
+uint64_t pools_granted(uint64_t others, uint64_t after) {
+        return after > others ? after - others : 0;
 }

@@ -64,6 +64,8 @@ const char *node_kind_to_string(enum node_kind k) {
                 return "memory-only";
         case NODE_CPU_ONLY:
                 return "cpu-only";
+        case NODE_KIND_UNKNOWN:
+                return "unknown";
         }
         return "?";
 }

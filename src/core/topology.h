@@ -12,7 +12,8 @@
 
 struct config;
 
-enum node_kind { NODE_CPU_MEMORY, NODE_MEMORY_ONLY, NODE_CPU_ONLY };
+/* NODE_KIND_UNKNOWN: CPUs, and memory that could not be read: not guessed. */
+enum node_kind { NODE_CPU_MEMORY, NODE_MEMORY_ONLY, NODE_CPU_ONLY, NODE_KIND_UNKNOWN };
 
 struct hugepage_pool {
         uint64_t page_kb;

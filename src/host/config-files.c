@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
@@ -36,13 +37,7 @@ static int check_owner(const char *path, const struct stat *st) {
 static const char *unreadable_type(const struct stat *st) {
         if (S_ISREG(st->st_mode) || (S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3)))
                 return NULL;
-        if (S_ISDIR(st->st_mode))
-                return "a directory";
-        if (S_ISFIFO(st->st_mode))
-                return "a FIFO";
-        if (S_ISSOCK(st->st_mode))
-                return "a socket";
-        return "a device";
+        return file_type_name(st->st_mode);
 }
 
 static int parse_file(struct config *c, const char *path, bool missing_ok) {
@@ -86,18 +81,24 @@ static int parse_file(struct config *c, const char *path, bool missing_ok) {
 static int size_models(struct config *c) {
         for (size_t i = 0; i < c->n_replicas; i++) {
                 struct replica_conf *r = &c->replicas[i];
-                _cleanup_free_ char *bad = NULL;
+                _cleanup_free_ char *bad = NULL, *shown = NULL;
+                const char *what = NULL;
 
                 if (!r->models)
                         continue;
-                int k = model_files_size(r->models, &r->model_bytes, &bad);
+                int k = model_files_size(r->models, &r->model_bytes, &bad, &what);
+                shown = name_escape(bad);
+                if (k == -EBADFD)
+                        return log_error_at(replica_where(r, REPLICA_MODEL), "[%s %s]: model %s is %s, not a model's file "
+                                            "(a regular file, or a directory of them)",
+                                            r->is_template ? "replicas" : "replica", r->name, shown, what);
                 if (k < 0 && replica_has(r, REPLICA_MEMORY)) {
                         r->model_bytes = 0;
                         continue;
                 }
                 if (k < 0)
                         return log_error_at(replica_where(r, REPLICA_MODEL), "[%s %s]: cannot size model %s (%s): set memory =",
-                                            r->is_template ? "replicas" : "replica", r->name, bad, strerror(-k));
+                                            r->is_template ? "replicas" : "replica", r->name, shown, strerror(-k));
                 if (!replica_has(r, REPLICA_MEMORY))
                         r->memory = r->model_bytes;
         }

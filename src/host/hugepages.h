@@ -18,11 +18,14 @@ struct pool_change {
         uint64_t before, after; /* nr_hugepages before and after */
         uint64_t ours;          /* numaplan's pages after: less than wanted is a shortfall */
         int error;              /* -errno of the pool's write, 0 */
+        bool no_pool;           /* the node has no pool of that page size */
+        bool disagrees;         /* the pool is not what numaplan's record said (said) */
 };
 
 struct pool_changes {
         struct pool_change *v;
         size_t n;
+        bool record_gone; /* the record was removed since numaplan ran (said) */
 };
 
 void pool_changes_done(struct pool_changes *c);
@@ -35,3 +38,5 @@ bool pool_changes_short(const struct pool_changes *c);
  * 0, or -errno (said) when the record cannot be read or written. */
 int hugepages_reserve(const char *node_dir, const char *record, const struct pools *want, bool dry,
                       struct pool_changes *ret);
+/* The page sizes of a node's pools, as "2.0 MiB, 1.0 GiB" ("none" without any). */
+char *hugepages_sizes(const char *node_dir, int node);

@@ -2,9 +2,11 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "core/maps-range.h"
 #include "core/numa-maps.h"
 #include "host/migrate.h"
 #include "host/model-files.h"
@@ -139,12 +141,8 @@ int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_i
                 }
         }
         for (char *save = NULL, *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                unsigned long long start, end;
-                char perms[8] = "";
-                if (sscanf(line, "%llx-%llx %7s", &start, &end, perms) != 3 || end <= start)
-                        continue;
-                /* The kernel's own pages (vdso, vvar, vsyscall) and guard gaps are not the process's. */
-                if (strstr(line, " [v") || perms[0] == '-')
+                uint64_t start, end;
+                if (!maps_line_range(line, strlen(line), &start, &end))
                         continue;
                 const struct mapping_pages *p = find_mapping(mp, n_mp, &cursor, start);
                 uint64_t page = p && p->page_kb ? p->page_kb * 1024 : base;
@@ -175,76 +173,127 @@ int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_i
         return r;
 }
 
+/* Links out of a model's tree named one by one; past that, counted. */
+#define LINKS_SAID_MAX 10
+
 struct files {
         struct stretches s;
-        int *fds;
-        unsigned char **masks;
-        char **paths;
+        int fds[STRETCH_FILES_MAX];
+        char *paths[STRETCH_FILES_MAX];
         size_t n;
-        unsigned failed;
+        const struct cpuset *planned;
+        bool dry;
+        struct migrate_stats *st;
+        unsigned failed, links_out;
+        int error; /* of a pass that could not move at all */
 };
 
-static int add_file(const char *path, const struct stat *st, void *userdata) {
-        struct files *f = userdata;
-        size_t page = (size_t) sysconf(_SC_PAGESIZE);
+/* The files gathered so far are moved, and their descriptors closed: a model of thousands of
+ * shards holds STRETCH_FILES_MAX descriptors at most. */
+static void flush(struct files *f) {
+        if (f->s.n && f->error >= 0) {
+                int r = pages_move(0, &f->s, f->planned, f->dry, f->st);
+                if (r < 0)
+                        f->error = r;
+        }
+        for (size_t i = 0; i < f->n; i++) {
+                close(f->fds[i]);
+                free(f->paths[i]);
+        }
+        f->n = 0;
+        stretches_done(&f->s);
+}
 
-        if (!st) {
-                log_warning("%s: %m: its page cache is left where it is", path);
+/* The file's data, as stretches: only what SEEK_DATA finds (a sparse file's holes hold no page
+ * cache), page-aligned, runs close together merged into one while they fit one batch. */
+static void add_data(struct files *f, int fd, uint64_t size, const char *path) {
+        uint64_t page = (uint64_t) sysconf(_SC_PAGESIZE), batch = (uint64_t) STRETCH_BATCH * page;
+        uint64_t run_start = 0, run_end = 0;
+        bool have_run = false;
+
+        for (uint64_t pos = 0; pos < size;) {
+                off_t data = lseek(fd, (off_t) pos, SEEK_DATA), hole;
+                if (data < 0 && errno == ENXIO)
+                        break; /* nothing but a hole from here */
+                if (data < 0) /* a file system without SEEK_DATA: all of it is data */
+                        data = (off_t) pos, hole = (off_t) size;
+                else if ((hole = lseek(fd, data, SEEK_HOLE)) < 0 || (uint64_t) hole > size)
+                        hole = (off_t) size;
+                uint64_t a = (uint64_t) data / page * page, b = ((uint64_t) hole + page - 1) / page * page;
+                if (b <= a)
+                        break;
+                if (have_run && b - run_start <= batch)
+                        run_end = b;
+                else {
+                        if (have_run)
+                                stretches_add(&f->s, (struct stretch){.start = run_start, .n = (size_t) ((run_end - run_start) / page),
+                                                                      .page = page, .fd = fd, .file = (unsigned) f->n, .path = path});
+                        run_start = a;
+                        run_end = b;
+                        have_run = true;
+                }
+                pos = (uint64_t) hole;
+        }
+        if (have_run)
+                stretches_add(&f->s, (struct stretch){.start = run_start, .n = (size_t) ((run_end - run_start) / page),
+                                                      .page = page, .fd = fd, .file = (unsigned) f->n, .path = path});
+}
+
+static int add_file(const struct model_entry *e, void *userdata) {
+        struct files *f = userdata;
+        _cleanup_free_ char *path = name_escape(e->path);
+
+        switch (e->event) {
+        case MODEL_UNREACHABLE:
+                log_warning("%s: %s: its page cache is left where it is", path, strerror(-e->error));
                 f->failed++;
                 return 0;
-        }
-        if (st->st_size == 0)
+        case MODEL_NOT_FILE:
+                log_warning("%s is %s, not a model's file: left alone", path, e->what);
+                f->failed += e->named;
                 return 0;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        case MODEL_LINK_OUT:
+                if (f->links_out++ < LINKS_SAID_MAX) {
+                        _cleanup_free_ char *target = name_escape(e->target);
+                        log_warning("%s: a link out of the model's tree (to %s%s%s): not followed", path,
+                                    e->target ? target : "somewhere unreadable", e->what ? ", " : "", strempty(e->what));
+                }
+                return 0;
+        case MODEL_FILE:
+                break;
+        }
+        if (e->st->st_size == 0)
+                return 0;
+        int fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0 && errno == EMFILE && f->n > 0) {
+                flush(f); /* a low LimitNOFILE=: fewer files at a time */
+                fd = fcntl(e->fd, F_DUPFD_CLOEXEC, 3);
+        }
         if (fd < 0) {
                 log_warning("%s: %m: its page cache is left where it is", path);
                 f->failed++;
                 return 0;
         }
-        size_t len = (size_t) st->st_size, pages = (len + page - 1) / page;
-        /* Mapped to ask mincore(2) which pages are cached, never touched here. */
-        void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-        unsigned char *mask = map == MAP_FAILED ? NULL : xmalloc0(pages);
-        if (!mask || mincore(map, len, mask) < 0) {
-                log_warning("%s: cannot map it (%m): its page cache is left where it is", path);
-                f->failed++;
-                free(mask);
-                if (map != MAP_FAILED)
-                        munmap(map, len);
-                close(fd);
-                return 0;
-        }
-        munmap(map, len);
-        f->fds = xrealloc(f->fds, (f->n + 1) * sizeof(int));
-        f->masks = xrealloc(f->masks, (f->n + 1) * sizeof(char *));
-        f->paths = xrealloc(f->paths, (f->n + 1) * sizeof(char *));
         f->fds[f->n] = fd;
-        f->masks[f->n] = mask;
-        f->paths[f->n] = xstrdup(path);
-        stretches_add(&f->s, (struct stretch){.start = 0, .n = pages, .page = page, .fd = fd, .mask = mask,
-                                              .path = f->paths[f->n]});
+        f->paths[f->n] = TAKE_PTR(path);
+        add_data(f, fd, (uint64_t) e->st->st_size, f->paths[f->n]);
         f->n++;
+        if (f->n == STRETCH_FILES_MAX)
+                flush(f);
         return 0;
 }
 
 int migrate_files(char *const *paths, const struct cpuset *planned, bool dry, struct migrate_stats *st,
                   unsigned *ret_failed) {
-        struct files f = {0};
+        struct files f = {.planned = planned, .dry = dry, .st = st};
         int r = dlopen_libnuma();
         if (r < 0)
                 return r;
+        st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);
         r = model_files_walk(paths, add_file, &f);
-        if (r >= 0)
-                r = pages_move(0, &f.s, planned, dry, st);
-        for (size_t i = 0; i < f.n; i++) {
-                close(f.fds[i]);
-                free(f.masks[i]);
-                free(f.paths[i]);
-        }
-        free(f.fds);
-        free(f.masks);
-        free(f.paths);
-        stretches_done(&f.s);
+        flush(&f);
+        if (f.links_out > LINKS_SAID_MAX)
+                log_warning("%u more links out of the model's tree not followed", f.links_out - LINKS_SAID_MAX);
         *ret_failed = f.failed;
-        return r;
+        return r < 0 ? r : f.error;
 }

@@ -28,7 +28,7 @@ static bool is_mount_point(const char *dir) {
         return stat(dir, &a) == 0 && stat(up, &b) == 0 && a.st_dev != b.st_dev;
 }
 
-int model_copy_mount(const char *dir, const struct cpuset *nodes, uint64_t size, bool dry) {
+int model_copy_mount(const char *dir, const struct cpuset *nodes, uint64_t size, uid_t uid, gid_t gid, bool dry) {
         _cleanup_free_ char *list = cpuset_format(nodes);
         struct statfs sf;
         /* What tmpfs itself needs beside the files (directories, partial pages): a little. */
@@ -37,8 +37,8 @@ int model_copy_mount(const char *dir, const struct cpuset *nodes, uint64_t size,
         bool mounted = is_mount_point(dir) && statfs(dir, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
         if (mounted && (uint64_t) sf.f_blocks * (uint64_t) sf.f_bsize >= want)
                 return 0;
-        _cleanup_free_ char *opts = xasprintf("mode=0755,size=%" PRIu64 ",mpol=%s:%s", want,
-                                              cpuset_count(nodes) > 1 ? "interleave" : "bind", list);
+        _cleanup_free_ char *opts = xasprintf("mode=0755,uid=%u,gid=%u,size=%" PRIu64 ",mpol=%s:%s", (unsigned) uid,
+                                              (unsigned) gid, want, cpuset_count(nodes) > 1 ? "interleave" : "bind", list);
         if (dry) {
                 log_notice("(dry run) would %s a tmpfs on %s (%s)", mounted ? "grow" : "mount", dir, opts);
                 return 0;
@@ -101,9 +101,9 @@ static int copy_file(int in, const struct stat *src, int dstdir, const char *nam
         if (out < 0)
                 return -errno;
         int r = copy_data(in, out, (uint64_t) src->st_size);
-        /* The original's owner and mode, so that its server reads the copy as it read the file;
-         * its times, which say the copy is fresh. */
-        if (r >= 0 && (fchown(out, src->st_uid, src->st_gid) < 0 || fchmod(out, src->st_mode & 0777) < 0 ||
+        /* The original's mode (and, made by root, its owner), so that its server reads the copy as
+         * it read the file; its times, which say the copy is fresh. */
+        if (r >= 0 && ((geteuid() == 0 && fchown(out, src->st_uid, src->st_gid) < 0) || fchmod(out, src->st_mode & 0777) < 0 ||
                        futimens(out, (struct timespec[]){src->st_atim, src->st_mtim}) < 0))
                 r = -errno;
         if (r >= 0 && renameat(dstdir, tmp, dstdir, name) < 0)
@@ -222,7 +222,8 @@ static int copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned 
                                 log_warning("%s: cannot copy this directory: %s", shown, strerror(sd < 0 ? errno : -dd));
                                 t->st->skipped++;
                         } else {
-                                if (dd >= 0 && (fchown(dd, s.st_uid, s.st_gid) < 0 || fchmod(dd, s.st_mode & 0777) < 0))
+                                if (dd >= 0 && ((geteuid() == 0 && fchown(dd, s.st_uid, s.st_gid) < 0) ||
+                                                fchmod(dd, s.st_mode & 0777) < 0))
                                         log_warning_errno(-errno, "%s: cannot give the copy its owner and mode: %m",
                                                           shown);
                                 (void) copy_dir(t, sd, dd, sub, depth + 1);

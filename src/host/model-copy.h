@@ -16,12 +16,16 @@ struct copy_stats {
         uint64_t bytes;                        /* copied */
 };
 
-/* Makes `dir` a tmpfs bound to `nodes` that holds at least `size` bytes: mounts one there, or
- * grows the one that is there. Root only; -errno, said. With `dry`, only says what it would do. */
-int model_copy_mount(const char *dir, const struct cpuset *nodes, uint64_t size, bool dry);
+/* Makes `dir` a tmpfs bound to `nodes` that holds at least `size` bytes: mounts one there,
+ * owned by `uid` and `gid` (the unit's user, who then makes the copies), or grows the one that
+ * is there. Root only; -errno, said. With `dry`, only says what it would do. */
+#include <sys/types.h>
+int model_copy_mount(const char *dir, const struct cpuset *nodes, uint64_t size, uid_t uid, gid_t gid, bool dry);
 
 /* Copies each of `paths` (absolute: files or directories) to <dir><path>, a file only when the
- * copy is missing or stale (another size or modification time than the original's), through a
+ * copy is missing or stale (another size or modification time than the original's), with the
+ * rights of whoever runs it (prepare: the unit's user), never following a link below a named
+ * directory (links are copied as links, not read through), through a
  * temporary name and a rename, so that a copy is whole or absent. In a directory, links that stay
  * inside it are kept as links (a Hugging Face cache's snapshots pointing into its blobs), others
  * are left out and said, and what the original no longer has is removed from the copy. One copy

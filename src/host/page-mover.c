@@ -2,8 +2,11 @@
 #include <fcntl.h>
 #include <numaif.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "basic/fileio.h"
@@ -15,7 +18,7 @@
 /* Pages per move_pages(2) call (256 MiB of 4 KiB pages; the arrays take 3 MiB a worker). Each
  * call begins by draining every CPU's page lists and waiting out an RCU grace period
  * (lru_cache_disable()): few large calls, not many small ones. */
-#define BATCH 65536
+#define BATCH STRETCH_BATCH
 #define WORKERS_MAX 8
 #define PROC_FILE_MAX (64U << 20)
 
@@ -24,7 +27,6 @@ void stretches_add(struct stretches *s, struct stretch run) {
                 struct stretch piece = run;
                 piece.start = run.start + done * run.page;
                 piece.n = run.n - done < BATCH ? run.n - done : BATCH;
-                piece.mask = run.mask ? run.mask + done : NULL;
                 s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
                 s->v[s->n++] = piece;
         }
@@ -35,6 +37,13 @@ void stretches_done(struct stretches *s) {
         *s = (struct stretches){0};
 }
 
+struct shared {
+        atomic_size_t next;
+        _Atomic uint64_t changed; /* files (by stretch.file) said to have changed */
+        int error[WORKERS_MAX];
+        struct migrate_stats st[WORKERS_MAX];
+};
+
 struct mover {
         pid_t pid;
         const struct cpuset *planned;
@@ -43,9 +52,11 @@ struct mover {
         bool dry;
         unsigned next_target;
         struct migrate_stats *st;
+        struct shared *sh;
         void *addrs[BATCH], *picked[BATCH];
         int status[BATCH], from[BATCH], to[BATCH], after[BATCH], targets[BATCH];
         size_t pick[BATCH];
+        unsigned char mask[BATCH];
 };
 
 /* A mapping whose resident pages all sit on one node off the plan, moving to one planned node:
@@ -116,18 +127,79 @@ static bool own_mapping(const void *addr, const struct cpuset *planned, struct m
         return false;
 }
 
+/* Where a worker is while it touches a file's pages: a page past the end of a file truncated
+ * since mincore(2) looked raises SIGBUS, which jumps back here instead of killing it. */
+static sigjmp_buf *volatile touching;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx) {
+        (void) si;
+        (void) ctx;
+        if (touching)
+                siglongjmp(*touching, 1);
+        signal(sig, SIG_DFL); /* not ours: the fault recurs and ends the process as it would have */
+}
+
+/* The file of `s` changed under the worker: said once per file, by whichever worker saw it. */
+static void file_changed(struct mover *m, const struct stretch *s) {
+        uint64_t bit = UINT64_C(1) << (s->file % STRETCH_FILES_MAX);
+        if (!(atomic_fetch_or(&m->sh->changed, bit) & bit))
+                log_warning("%s: changed (shrank) while prepared: the rest of its page cache is left where it is", s->path);
+}
+
+/* Maps each cached page of `map` here (a minor fault, no I/O) so that move_pages(2) can reach
+ * it; their addresses in m->addrs. *ret_faulted when the file ended under it. */
+static size_t touch_cached(struct mover *m, uint8_t *map, size_t n_pages, uint64_t page, bool *ret_faulted) {
+        sigjmp_buf jump;
+        volatile size_t n = 0;
+
+        if (sigsetjmp(jump, 1)) {
+                touching = NULL;
+                *ret_faulted = true;
+                return 0;
+        }
+        touching = &jump;
+        for (size_t i = 0; i < n_pages; i++)
+                if (m->mask[i] & 1) {
+                        (void) *(volatile uint8_t *) (map + i * page);
+                        m->addrs[n++] = map + i * page;
+                }
+        touching = NULL;
+        return n;
+}
+
 static int move_file_stretch(struct mover *m, const struct stretch *s) {
-        size_t len = s->n * s->page;
+        struct stat st;
+        size_t n_pages = s->n;
+
+        /* Only what the file still holds: a file truncated since it was listed is not mapped
+         * past its end. */
+        if (fstat(s->fd, &st) < 0)
+                return -errno;
+        if ((uint64_t) st.st_size <= s->start) {
+                file_changed(m, s);
+                return 0;
+        }
+        uint64_t left = ((uint64_t) st.st_size - s->start + s->page - 1) / s->page;
+        if (left < n_pages) {
+                n_pages = (size_t) left;
+                file_changed(m, s);
+        }
+        size_t len = n_pages * s->page;
         uint8_t *map = mmap(NULL, len, PROT_READ, MAP_SHARED, s->fd, (off_t) s->start);
         if (map == MAP_FAILED)
                 return -errno;
-        /* Map each cached page here (a minor fault, no I/O) so that move_pages(2) can reach it. */
-        size_t n = 0;
-        for (size_t i = 0; i < s->n; i++)
-                if (s->mask[i] & 1) {
-                        (void) *(volatile uint8_t *) (map + i * s->page);
-                        m->addrs[n++] = map + i * s->page;
-                }
+        if (mincore(map, len, m->mask) < 0) {
+                int r = -errno;
+                munmap(map, len);
+                return r;
+        }
+        bool faulted = false;
+        size_t n = touch_cached(m, map, n_pages, s->page, &faulted);
+        if (faulted) {
+                munmap(map, len);
+                file_changed(m, s);
+                return 0;
+        }
         struct mapping_pages mp;
         int r = move_batch(m, n, 1, own_mapping(map, m->planned, &mp) ? &mp : NULL);
         munmap(map, len);
@@ -142,11 +214,6 @@ static int move_stretch(struct mover *m, const struct stretch *s) {
         return move_batch(m, s->n, s->page / m->st->page_size ? s->page / m->st->page_size : 1, s->mp);
 }
 
-struct shared {
-        atomic_size_t next;
-        int error[WORKERS_MAX];
-        struct migrate_stats st[WORKERS_MAX];
-};
 
 static void work(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct shared *sh,
                  unsigned w) {
@@ -154,7 +221,7 @@ static void work(pid_t pid, const struct stretches *s, const struct cpuset *plan
         /* Another process's pages move wherever they are shared. A file's pages move only when
          * no other process maps them: a running replica on another node keeps the pages it
          * reads (they count as EACCES). */
-        *m = (struct mover){.pid = pid, .planned = planned, .dry = dry, .st = &sh->st[w], .target = -1,
+        *m = (struct mover){.pid = pid, .planned = planned, .dry = dry, .sh = sh, .st = &sh->st[w], .target = -1,
                             .move_flag = pid ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE};
         if (cpuset_count(planned) == 1)
                 m->target = cpuset_next(planned, 0);
@@ -202,6 +269,9 @@ int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planne
         if (sh == MAP_FAILED)
                 return -errno;
         memset(sh, 0, sizeof(*sh));
+        struct sigaction bus = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO}, old_bus;
+        sigemptyset(&bus.sa_mask);
+        (void) sigaction(SIGBUS, &bus, &old_bus);
 
         pid_t children[WORKERS_MAX];
         fflush(NULL);
@@ -224,6 +294,7 @@ int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planne
                         ;
         if (workers > 1 && pinned)
                 (void) sched_setaffinity(0, sizeof(affinity), &affinity);
+        (void) sigaction(SIGBUS, &old_bus, NULL);
 
         int r = 0;
         st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);

@@ -17,17 +17,22 @@
 #include "core/numa-maps.h"
 
 /* `n` pages of `page` bytes: of the process being moved from address `start`, or (fd >= 0) of
- * a file from byte `start`, mapped by the worker, only those whose byte in `mask` has bit 0 set
- * (mincore(2)'s answer: cached). `mp`: numa_maps' word on the process's mapping, NULL unknown. */
+ * a file from byte `start`, mapped by the worker, which asks mincore(2) which are cached and
+ * moves only those. `mp`: numa_maps' word on the process's mapping, NULL unknown. */
 struct stretch {
         uint64_t start;
         size_t n;
         uint64_t page;
         int fd;
-        const unsigned char *mask;
+        unsigned file; /* the file's number among those moved at once, below STRETCH_FILES_MAX */
         const struct mapping_pages *mp;
-        const char *path; /* the file, for messages */
+        const char *path; /* the file, for messages (escaped) */
 };
+
+/* Files moved in one call: as many descriptors as are held at once. */
+#define STRETCH_FILES_MAX 64
+/* Pages in one stretch (256 MiB of 4 KiB pages): what one move_pages(2) call takes. */
+#define STRETCH_BATCH 65536
 
 struct stretches {
         struct stretch *v;
@@ -40,5 +45,7 @@ void stretches_done(struct stretches *s);
 
 /* Moves the pages of `s` that sit off `planned` onto it (pid: the process whose address space the
  * stretches are in; 0 for files). With `dry`, only counts. -ESRCH or -EPERM when the process
- * cannot be moved at all; 0 otherwise, what did not move counted in `st`. */
+ * cannot be moved at all; 0 otherwise, what did not move counted in `st`. A file that shrinks
+ * meanwhile (the SIGBUS of a page past its new end included) is said once, and the rest of it
+ * left. */
 int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct migrate_stats *st);

@@ -268,7 +268,7 @@ static void read_meminfo(struct reader *x, const char *path, struct node *n) {
         n->memory_known = false;
         int r = root_read_file(x->root, path, &s, NULL);
         if (r == -ENOENT) {
-                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL, "/%s: absent: node %d's memory is unknown (shown as 0)",
+                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL, "/%s: absent: node %d's memory is unknown",
                              path, n->id);
                 return;
         }
@@ -354,6 +354,8 @@ static void read_node(struct reader *x, struct node *n, const struct cpuset *onl
 static void finish_node(struct topology *t, struct node *n) {
         if (cpuset_is_empty(&n->cpus))
                 n->kind = NODE_MEMORY_ONLY;
+        else if (!n->memory_known)
+                n->kind = NODE_KIND_UNKNOWN;
         else if (n->mem_total == 0)
                 n->kind = NODE_CPU_ONLY;
         else
@@ -378,6 +380,12 @@ static void read_nodes(struct reader *x, bool cpus_known) {
 
         read_cpuset(x, SYS_NODE "/online", NULL, WARNING_SYSFS_MALFORMED, "nodes taken from the nodeN directories", &ids,
                     &found);
+        if (found && cpuset_is_empty(&ids)) {
+                /* A kernel with NUMA always has a node online: an empty list is not the kernel's. */
+                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL,
+                             "/" SYS_NODE "/online is empty: nodes taken from the nodeN directories");
+                found = false;
+        }
         if (!found)
                 (void) for_each_numbered(x->root, SYS_NODE, "node", &ids);
 
@@ -542,4 +550,13 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
 
         *ret = TAKE_PTR(t);
         return 0;
+}
+
+void topology_read_node_ids(struct root *root, struct cpuset *ret) {
+        _cleanup_free_ char *s = NULL;
+
+        if (root_read_file(root, SYS_NODE "/online", &s, NULL) < 0 || cpuset_parse_list(s, ret) < 0 || cpuset_is_empty(ret))
+                (void) for_each_numbered(root, SYS_NODE, "node", ret);
+        if (cpuset_is_empty(ret))
+                cpuset_set(ret, 0);
 }

@@ -17,3 +17,6 @@ enum {
 /* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the
  * rest usable (a trimmed PCI tree) are added to `w`. */
 int topology_read(struct root *root, unsigned flags, struct warnings *w, struct topology **ret);
+/* Only the ids of the host's NUMA nodes, as topology_read() finds them: node/online, else the
+ * nodeN directories; node 0 alone on a kernel without NUMA. */
+void topology_read_node_ids(struct root *root, struct cpuset *ret);

@@ -189,3 +189,18 @@ int bus_systemd_version(sd_bus *bus, int *ret) {
         *ret = atoi(p);
         return 0;
 }
+
+int bus_lookup_dynamic_user(sd_bus *bus, const char *name, uint32_t *ret) {
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_bus_message_ sd_bus_message *reply = NULL;
+        uint32_t uid;
+
+        int r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "LookupDynamicUserByName", &error, &reply, "s",
+                                       name);
+        if (r >= 0)
+                r = sym_sd_bus_message_read(reply, "u", &uid);
+        if (r < 0)
+                return log_debug_errno(r, "LookupDynamicUserByName %s: %s", name, error.message ? error.message : strerror(-r));
+        *ret = uid;
+        return 0;
+}

@@ -35,3 +35,6 @@ int bus_restart_units(sd_bus *bus, char *const *units);
 int bus_systemd_version(sd_bus *bus, int *ret);
 /* Refuses (logged, -EOPNOTSUPP) a systemd older than 243, which lacks NUMAPolicy=/NUMAMask=. */
 int bus_check_version(sd_bus *bus);
+/* The UID systemd allocated to a running unit's DynamicUser= of that name; -ESRCH-like -errno when
+ * there is none (logged at debug level only). */
+int bus_lookup_dynamic_user(sd_bus *bus, const char *name, uint32_t *ret);

@@ -106,10 +106,19 @@ char **changeset_our_units(const char *unit_dir) {
                 size_t len = strlen(de->d_name);
                 if (len < 3 || !streq(de->d_name + len - 2, ".d"))
                         continue;
-                _cleanup_free_ char *unit = xstrndup(de->d_name, len - 2), *content = NULL;
-                /* A link or a special file is not ours, whatever it says. */
-                if (!unit_name_is_valid_service(unit, NULL) || read_dropin(dirfd(d), unit, &content) < 0 ||
-                    !is_ours(content))
+                _cleanup_free_ char *unit = xstrndup(de->d_name, len - 2), *content = NULL,
+                                    *behind = xasprintf("%s/" DROPIN_NAME, de->d_name);
+                struct stat st;
+                if (!unit_name_is_valid_service(unit, NULL))
+                        continue;
+                /* A link or a special file is not ours, whatever it says; a drop-in behind a linked
+                 * <unit>.d is said (its name only looked at), since it is left in place. */
+                int r = read_dropin(dirfd(d), unit, &content);
+                if (r == -ELOOP && fstatat(dirfd(d), behind, &st, 0) == 0)
+                        log_warning("%s: %s/%s is a symbolic link, which numaplan never writes or reads through: the %s "
+                                    "behind it is left in place; remove it by hand if numaplan wrote it",
+                                    unit, unit_dir, de->d_name, DROPIN_NAME);
+                if (r < 0 || !is_ours(content))
                         continue;
                 units = xrealloc(units, (n + 2) * sizeof(char *));
                 units[n++] = TAKE_PTR(unit);

@@ -177,7 +177,7 @@ for args in "--copy-to $scratch/copies" "--copy-size 1G" "--copy-to copies --cop
 	else fail "prepare $args" "exit $rc" "$err"; fi
 done
 run prepare --nodes 0 --dry-run --copy-to "$scratch/copies" --copy-size 1G -- "$scratch/one.gguf"
-if [ $rc -eq 0 ] && grep -q "(dry run) would mount a tmpfs on $scratch/copies (mode=0755,size=1.*,mpol=bind:0)" <<<"$err" &&
+if [ $rc -eq 0 ] && grep -q "(dry run) would mount a tmpfs on $scratch/copies (mode=0755,uid=0,gid=0,size=1.*,mpol=bind:0)" <<<"$err" &&
 	grep -q "model copy in $scratch/copies: (dry run) would have 1 file" <<<"$err" && [ ! -e "$scratch/copies" ]; then
 	ok "prepare --copy-to --dry-run says what it would mount and copy, and makes nothing"
 else fail "prepare --copy-to --dry-run" "exit $rc" "$err"; fi

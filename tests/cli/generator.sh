@@ -230,6 +230,65 @@ ln -s /dev/null "$scratch/gp1/numaplan-generator"
 SYSTEMD_GENERATOR_PATH=$scratch/gp1:$scratch/gp2 "$numaplan" plan -c /dev/null 2>/dev/null | grep -q "^/run/systemd/generator/" &&
 	fail "a masked generator is not generator mode" || ok "a masked generator is not generator mode"
 
+# ---- Failing closed: what the generator cannot read, the record of the last plan covers ----
+etc=$scratch/closed/etc
+g=$scratch/closed/gen
+mkdir -p "$etc" "$g"
+"$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$etc" "$g" 2>/dev/null
+"$numaplan" apply --sysfs-root "$dgx" -c "$good" --unit-dir "$etc" --generator-dir "$g" --no-reload >/dev/null 2>&1
+is "apply in generator mode records the plan's units beside apply's drop-ins" \
+	"$(grep -v '^#' "$etc/.numaplan-units" 2>/dev/null | tr '\n' ' ')" "llama-server@0.service tp@%i.service "
+big=$scratch/big.conf
+{ printf '%s\n' "$llama"; head -c $((5 * 1024 * 1024)) /dev/zero | tr '\0' '#'; echo; } >"$big"
+chmod 0644 "$big"
+for unreadable in "$big" "$scratch/closed"; do
+	rm -rf "$g" && mkdir "$g"
+	"$gen_bin" --sysfs-root "$dgx" -c "$unreadable" --unit-dir "$etc" "$g" 2>"$scratch/closed.err"
+	rc=$?
+	what="a configuration it cannot read ($([ -d "$unreadable" ] && echo a directory || echo 5 MiB))"
+	is "$what: exit 0" "$rc" 0
+	if grep -qx "AssertPathExists=$g/.numaplan/applied" "$g/llama-server@0.service.d/50-numaplan.conf" 2>/dev/null &&
+		grep -qx "AssertPathExists=$g/.numaplan/applied" "$g/tp@.service.d/50-numaplan.conf" 2>/dev/null &&
+		[ ! -e "$g/.numaplan/applied" ]; then
+		ok "$what: the last plan's units are kept from starting"
+	else fail "$what: the last plan's units are kept from starting" "$(find "$g")" "$(cat "$scratch/closed.err")"; fi
+done
+
+# The initrd, told as systemd tells it: /etc/initrd-release (below the root), unless
+# $SYSTEMD_IN_INITRD says otherwise.
+initrd_root=$scratch/initrd-root
+cp -r "$dgx" "$initrd_root"
+mkdir -p "$initrd_root/etc"
+: >"$initrd_root/etc/initrd-release"
+g=$scratch/initrd2
+mkdir -p "$g"
+"$gen_bin" --sysfs-root "$initrd_root" -c "$good" --unit-dir "$scratch/initrd-etc" "$g" 2>/dev/null
+check "with /etc/initrd-release it writes nothing" test -z "$(ls -A "$g")"
+SYSTEMD_IN_INITRD=0 "$gen_bin" --sysfs-root "$initrd_root" -c "$good" --unit-dir "$scratch/initrd-etc" "$g" 2>/dev/null
+check "SYSTEMD_IN_INITRD=0 overrides it, as for systemd" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
+
+# A disk that stops answering mid-commit: the first drop-in is in place, the next two are
+# temporaries. Its time up (SIGALRM, as its alarm sends it), the generator cleans up, keeps the
+# other two from starting, and says only what happened.
+g=$scratch/stall
+mkdir -p "$g"
+NUMAPLAN_TEST_STALL_AT_STEP=7 "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
+	2>"$scratch/stall.err" &
+gen_pid=$!
+for _ in $(seq 1 200); do grep -q "stalled at write step 7" "$scratch/stall.err" && break; sleep 0.05; done
+kill -ALRM "$gen_pid"
+wait "$gen_pid"
+is "stalled: the generator exits 0 when its time is up" "$?" 0
+is "it leaves no temporary and no journal" "$(find "$g" -name '.#*' -o -name .numaplan-journal)" ""
+check "and no marker" test ! -e "$g/.numaplan/applied"
+check "the drop-in in place stays" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
+if grep -q "^AssertPathExists=$g/.numaplan/applied" "$g/tp@0.service.d/50-numaplan.conf" 2>/dev/null &&
+	grep -q "^AssertPathExists=$g/.numaplan/applied" "$g/tp@1.service.d/50-numaplan.conf" 2>/dev/null; then
+	ok "the units it had not placed are kept from starting"
+else fail "the units it had not placed are kept from starting" "$(find "$g")"; fi
+grep -q "was not done after 20 s: stopped, without its marker $g/.numaplan/applied: the drop-ins in place keep llama-server@0.service; drop-ins written now keep tp@0.service, tp@1.service kept from starting" \
+	"$scratch/stall.err" && ok "it says what is in place and what it kept from starting" || fail "says what happened" "$(cat "$scratch/stall.err")"
+
 # ---- Run time on the largest fixture host ----
 big="$fixtures/hosts/nps4-2s-8gpu"
 t0=${EPOCHREALTIME/[.,]/}

@@ -7,6 +7,7 @@
 
 #include "basic/util.h"
 #include "core/hugepages.h"
+#include "core/maps-range.h"
 #include "core/migrate.h"
 #include "core/numa-maps.h"
 #include "core/planner.h"
@@ -99,19 +100,38 @@ static void pools(void) {
         pools_add(&p, 0, 1048576, 4);
         pools_add(&p, 1, 2048, 10);
         _cleanup_free_ char *text = pools_format(&p);
-        is_str(text, "0 1048576 4\n1 2048 522\n", "the record: sorted, one line a pool, shares summed");
+        is_str(text, "# numaplan's huge pages: NODE PAGE_KB PAGES OTHERS (others' pages beside them then)\n"
+                     "0 1048576 4 0\n1 2048 522 0\n",
+               "the record: sorted, one line a pool, shares summed");
         ok(pools_parse(text, &q, &line) == 0 && pools_get(&q, 1, 2048) == 522 && pools_get(&q, 0, 1048576) == 4,
            "and read back");
         pools_done(&q);
         ok(pools_parse("1 2048 5\nx\n", &q, &line) < 0 && line == 2, "a bad record names its line");
         pools_done(&p);
 
-        /* Others hold 100 pages; numaplan recorded 20 and now wants 50. */
-        is_int(pools_target(120, 20, 50), 150, "target: others' pages plus the plan's");
-        is_int(pools_granted(120, 20, 50, 150), 50, "all granted");
-        is_int(pools_granted(120, 20, 50, 130), 30, "a shortfall: numaplan's share is what came beyond others'");
-        is_int(pools_granted(120, 20, 50, 90), 0, "never below none");
-        is_int(pools_target(10, 20, 0), 0, "an admin who shrank the pool below numaplan's record: nothing of others' is taken");
+        /* Others held 100 pages when numaplan recorded its 20. */
+        struct pool rec = {1, 2048, 20, 100, true}, old = {1, 2048, 20, 0, false};
+        struct pool_share sh = pools_share(120, &rec);
+        ok(sh.ours == 20 && sh.others == 100 && !sh.disagrees, "the pool as recorded: 20 numaplan's, 100 others'");
+        sh = pools_share(150, &rec);
+        ok(sh.ours == 20 && sh.others == 130 && sh.disagrees, "others added 30: still 20 numaplan's, and said");
+        sh = pools_share(105, &rec);
+        ok(sh.ours == 5 && sh.others == 100 && sh.disagrees, "the pool shrank to 105: numaplan's at most the 5 beyond others'");
+        sh = pools_share(5, &(struct pool){1, 2048, 9, 5, true});
+        ok(sh.ours == 0 && sh.others == 5 && sh.disagrees,
+           "a record claiming more than numaplan reserved: others' 5 stay others'");
+        sh = pools_share(120, &old);
+        ok(sh.ours == 0 && sh.others == 120 && sh.disagrees, "a record without others' count: none taken as numaplan's");
+        sh = pools_share(120, NULL);
+        ok(sh.ours == 0 && sh.others == 120 && !sh.disagrees, "no record: all others'");
+        is_int(pools_target(100, 50), 150, "target: others' pages plus the plan's");
+        is_int(pools_granted(100, 150), 50, "all granted");
+        is_int(pools_granted(100, 130), 30, "a shortfall: numaplan's share is what came beyond others'");
+        is_int(pools_granted(100, 90), 0, "never below none");
+        ok(pools_parse("# comment\n1 2048 20 100\n0 2048 3\n", &q, &line) == 0 && pools_find(&q, 1, 2048)->others == 100 &&
+                   pools_find(&q, 1, 2048)->others_known && !pools_find(&q, 0, 2048)->others_known,
+           "a record of both forms: others' count known only where it is written");
+        pools_done(&q);
 
         struct hugepage_share shares[] = {{0, 3}, {1, 2}};
         struct placement pl = {.hugepage_kb = 2048, .hugepages = shares, .n_hugepages = 2};
@@ -121,9 +141,35 @@ static void pools(void) {
         pools_done(&p);
 }
 
+/* The ranges of /proc/PID/maps that migrate scans. */
+static void maps_ranges(void) {
+        static const struct {
+                const char *line;
+                bool taken;
+                uint64_t start, end;
+        } cases[] = {
+                {"7f6f24190000-7f6f24290000 r--s 00000000 fe:01 2883591   /srv/models/q.gguf", true, 0x7f6f24190000, 0x7f6f24290000},
+                {"55d9f7400000-55d9f7460000 r-xp 0000f000 fe:01 1835067   /usr/local/bin/numaplan", true, 0x55d9f7400000, 0x55d9f7460000},
+                {"7f6f24561000-7f6f24562000 ---p 00000000 00:00 0", false, 0, 0},
+                {"7ffd5a3f8000-7ffd5a3fa000 r-xp 00000000 00:00 0          [vdso]", false, 0, 0},
+                {"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0  [vsyscall]", false, 0, 0},
+                {"2000-1000 r--p 0 0 0", false, 0, 0},
+                {"-1-5 r--p 0 0 0", false, 0, 0},
+                {"10000000000000000-20000000000000000 r--p 0 0 0", false, 0, 0},
+                {"1000-2000", false, 0, 0},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                uint64_t start = 0, end = 0;
+                bool r = maps_line_range(cases[i].line, strlen(cases[i].line), &start, &end);
+                ok(r == cases[i].taken && (!r || (start == cases[i].start && end == cases[i].end)), "maps: '%.40s' %s",
+                   cases[i].line, cases[i].taken ? "is scanned" : "is not");
+        }
+}
+
 int main(void) {
         mappings();
         selection();
         pools();
+        maps_ranges();
         return done_testing();
 }

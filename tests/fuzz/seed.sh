@@ -6,7 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 c=$here/corpus
-mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages}
+mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages,inspect,generator,numastat-maps}
 
 for p in "$top"/profiles/*.conf; do cp "$p" "$c/config/profile-$(basename "$p")"; done
 printf '[numaplan]\nheadroom = 10%%\naccelerator-nodes = 3b:00.0=1\n[replica a]\nunit = a.service\naccelerators = count:2\nmemory = 48G\npolicy = preferred\ncpus = cores:4\nmemory-nodes = 2-3\nwarmup-url = http://127.0.0.1:8080/x\n' >"$c/config/all-keys"
@@ -70,4 +70,33 @@ printf '0 2048 512\n1 1048576 4\n' >"$c/hugepages/two-pools"
 printf '1 2048\n' >"$c/hugepages/short-line"
 : >"$c/hugepages/empty"
 printf '0 2048 18446744073709551615\n0 2048 1\n' >"$c/hugepages/saturates"
+printf '# numaplan'"'"'s huge pages: NODE PAGE_KB PAGES OTHERS\n1 2048 8 5\n0 2048 3\n' >"$c/hugepages/with-others"
+
+# A container engine's answers, each after the cgroup its process runs in (first line).
+id=8f2c1d0a4b3e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8
+printf '/system.slice/docker-%s.scope\n{"Id":"%s","Name":"/boxed","State":{"Running":true,"Pid":5000},"HostConfig":{"CpusetCpus":"2-3","CpusetMems":"1"}}\n' $id $id >"$c/inspect/docker-running"
+printf '/machine.slice/libpod-%s.scope/container\n{"Id":"%s","Name":"boxed","State":{"Running":true,"Pid":7},"HostConfig":{}}\n' $id $id >"$c/inspect/podman-scope"
+printf '/system.slice/llama.service/libpod-payload-%s\n{"Id":"%s","State":{"Running":false,"Pid":0}}\n' $id $id >"$c/inspect/podman-split-stopped"
+printf '/system.slice/postgres.service\n{"Id":"%s","State":{"Running":true,"Pid":"5000"},"HostConfig":{"CpusetCpus":23}}\n' $id >"$c/inspect/pid-string"
+printf '/docker/%s\n{"Id":"%s","State":{"Running":true,"Pid":4294972296}}\n' $id $id >"$c/inspect/pid-wrapped"
+printf '/\n{"message":"No such container: boxed"}\n' >"$c/inspect/error-answer"
+
+cp "$c"/config/* "$c/generator/"
+printf '[replica a\nunit = garbled@0.service\n' >"$c/generator/garbled"
+printf '[replica a]\nunit = a.service\nnodess = 1\n\n[replicas tp]\nunit = tp@%%i.service\nper = node\n' >"$c/generator/bad-key-template"
+
+cp "$top"/tests/fixtures/hosts/dgx-2s-8gpu/sys/devices/system/node/node0/numastat "$c/numastat-maps/numastat" 2>/dev/null ||
+	printf 'numa_hit 812345\nnuma_miss 12\nnuma_foreign 7\ninterleave_hit 1024\nlocal_node 812000\nother_node 345\n' >"$c/numastat-maps/numastat"
+cat >"$c/numastat-maps/maps" <<'MAPS'
+55d9f73f1000-55d9f7400000 r--p 00000000 fe:01 1835067                    /usr/local/bin/numaplan
+55d9f7400000-55d9f7460000 r-xp 0000f000 fe:01 1835067                    /usr/local/bin/numaplan
+7f6f24190000-7f6f24290000 r--s 00000000 fe:01 2883591                    /srv/models/q.gguf
+7f6f24290000-7f6f24561000 rw-p 00000000 00:00 0
+7f6f24561000-7f6f24562000 ---p 00000000 00:00 0
+7ffd5a3c1000-7ffd5a3e2000 rw-p 00000000 00:00 0                          [stack]
+7ffd5a3f4000-7ffd5a3f8000 r--p 00000000 00:00 0                          [vvar]
+7ffd5a3f8000-7ffd5a3fa000 r-xp 00000000 00:00 0                          [vdso]
+ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]
+MAPS
+printf 'ffffffffffffffff-0 r--p 0 0 0\n-1-5 r--p\n10000000000000000-20000000000000000 r--p 0 0 0\n' >"$c/numastat-maps/maps-odd"
 echo "seeded $(find "$c" -type f | wc -l) inputs in $c"

@@ -124,16 +124,17 @@ static void subtree(void) {
 
 /* docker's answer to GET /containers/NAME/json, cut to what numaplan reads (podman's compatible
  * API leaves unset flags out). */
+#define ID "8f2c1d0a4b3e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8"
 static void inspect(void) {
         struct container_facts cf = {0};
-        ok(container_parse_inspect("{\"Id\":\"8f2c1d\",\"Name\":\"/llama\",\"State\":{\"Running\":true,\"Pid\":4242},"
+        ok(container_parse_inspect("{\"Id\":\"" ID "\",\"Name\":\"/llama\",\"State\":{\"Running\":true,\"Pid\":4242},"
                                    "\"HostConfig\":{\"CpusetCpus\":\"2-3\",\"CpusetMems\":\"1\"}}",
                                    &cf) == 0 &&
-                   cf.running && cf.pid == 4242 && streq(cf.id, "8f2c1d") && streq(cf.cpuset_cpus, "2-3") &&
+                   cf.running && cf.pid == 4242 && streq(cf.id, ID) && streq(cf.cpuset_cpus, "2-3") &&
                    streq(cf.cpuset_mems, "1"),
            "a running container's PID and cpuset flags");
         container_facts_done(&cf);
-        ok(container_parse_inspect("{\"Id\":\"8f2c1d\",\"State\":{\"Running\":false,\"Pid\":0},\"HostConfig\":{}}", &cf) == 0 &&
+        ok(container_parse_inspect("{\"Id\":\"" ID "\",\"State\":{\"Running\":false,\"Pid\":0},\"HostConfig\":{}}", &cf) == 0 &&
                    !cf.running && streq(cf.cpuset_cpus, "") && streq(cf.cpuset_mems, ""),
            "a stopped container without cpuset flags");
         container_facts_done(&cf);

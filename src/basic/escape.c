@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/escape.h"
+#include "basic/util.h"
+
+/* The length of the UTF-8 sequence at `s` (1-4), or 0 when it is not one (overlong forms,
+ * surrogates and code points past U+10FFFF included). */
+static size_t utf8_length(const unsigned char *s, unsigned *ret_cp) {
+        unsigned c = s[0], cp;
+        size_t n;
+
+        if (c < 0x80)
+                n = 1, cp = c;
+        else if ((c & 0xe0) == 0xc0)
+                n = 2, cp = c & 0x1f;
+        else if ((c & 0xf0) == 0xe0)
+                n = 3, cp = c & 0x0f;
+        else if ((c & 0xf8) == 0xf0)
+                n = 4, cp = c & 0x07;
+        else
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = cp << 6 | (s[i] & 0x3f);
+        }
+        static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        *ret_cp = cp;
+        return n;
+}
+
+char *name_escape(const char *s) {
+        struct strbuf b = {0};
+
+        if (!s)
+                return xstrdup("(null)");
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                unsigned cp = 0;
+                size_t n = utf8_length(p, &cp);
+                if (*p == '\\')
+                        strbuf_append(&b, "\\\\");
+                else if (*p == '\n')
+                        strbuf_append(&b, "\\n");
+                else if (*p == '\t')
+                        strbuf_append(&b, "\\t");
+                else if (*p == '\r')
+                        strbuf_append(&b, "\\r");
+                else if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+                        /* not UTF-8, or a C0 or C1 control or DEL: every byte as \xNN */
+                        for (size_t i = 0; i < (n ? n : 1); i++)
+                                strbuf_printf(&b, "\\x%02x", p[i]);
+                        p += n ? n : 1;
+                        continue;
+                } else {
+                        strbuf_printf(&b, "%.*s", (int) n, (const char *) p);
+                        p += n;
+                        continue;
+                }
+                p++;
+        }
+        return b.len ? strbuf_steal(&b) : xstrdup("");
+}

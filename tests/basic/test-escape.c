@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/escape.h"
+#include "basic/util.h"
+#include "tap.h"
+
+static void check(const char *in, const char *want, const char *what) {
+        _cleanup_free_ char *e = name_escape(in);
+        is_str(e, want, "%s", what);
+}
+
+int main(void) {
+        check("/srv/models/q.gguf", "/srv/models/q.gguf", "a plain path stays as it is");
+        check("a\nnumaplan[1]: error: forged", "a\\nnumaplan[1]: error: forged", "a newline cannot start a line");
+        check("tab\there\rcr", "tab\\there\\rcr", "tab and carriage return escaped");
+        check("back\\slash", "back\\\\slash", "a backslash is doubled, so the escape is unambiguous");
+        check("\x1b[31mred", "\\x1b[31mred", "an escape sequence cannot repaint a terminal");
+        check("del\x7f", "del\\x7f", "DEL escaped");
+        check("caf\xc3\xa9", "caf\xc3\xa9", "UTF-8 stays");
+        check("\xe6\xa8\xa1\xe5\x9e\x8b", "\xe6\xa8\xa1\xe5\x9e\x8b", "three-byte UTF-8 stays");
+        check("bad\xff\xfe", "bad\\xff\\xfe", "bytes that are no UTF-8 escaped");
+        check("over\xc0\xaf", "over\\xc0\\xaf", "an overlong sequence escaped");
+        check("c1\xc2\x85", "c1\\xc2\\x85", "a C1 control (NEL) escaped");
+        check("cut\xe6\xa8", "cut\\xe6\\xa8", "a truncated sequence escaped");
+        check("", "", "the empty name");
+        check(NULL, "(null)", "NULL");
+        return done_testing();
+}
