@@ -10,6 +10,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
@@ -152,10 +153,26 @@ static void remove_tree_at(int dirfd, const char *name) {
 }
 
 struct tree {
-        const char *top;     /* the original directory, for messages */
+        const char *top;  /* the original directory, for messages */
+        int model;        /* the model's tree (model_tree()): where its links may lead */
+        const char *base; /* the original directory below it */
         bool dry;
         struct copy_stats *st;
 };
+
+/* A link out of the copied directory that the kernel resolves to a regular file inside the
+ * model's tree (a Hugging Face snapshot named, whose files link into the repository's blobs): its
+ * file, open; -errno for any other. */
+static int link_into_tree(const struct tree *t, const char *sub) {
+        _cleanup_free_ char *rel = xasprintf("%s/%s", t->base, sub);
+        int fd = t->model >= 0 ? model_open_beneath(t->model, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -EBADF;
+        struct stat st;
+        if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+                close(fd);
+                return -EBADFD;
+        }
+        return fd;
+}
 
 static int copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned depth) {
         DIR *d = fdopendir(dup(src));
@@ -177,7 +194,7 @@ static int copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned 
         for (size_t i = 0; i < n; i++) {
                 const char *name = names[i];
                 _cleanup_free_ char *sub = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name),
-                                    *shown = xasprintf("%s/%s", t->top, sub);
+                                    *raw = xasprintf("%s/%s", t->top, sub), *shown = name_escape(raw);
                 struct stat s;
                 if (fstatat(src, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
                         continue; /* gone meanwhile */
@@ -188,9 +205,14 @@ static int copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned 
                                 continue;
                         target[k] = 0;
                         if (!link_stays_inside(sub, target)) {
-                                log_warning("%s: a link out of the model's directory (to %s): left out of the copy", shown,
-                                            target);
-                                t->st->skipped++;
+                                /* Its file, when it is the model's; nothing else is read through a link. */
+                                _cleanup_close_ int in = link_into_tree(t, sub);
+                                int r = in < 0 ? in : fstat(in, &s) < 0 ? -errno : copy_file(in, &s, dst, name, shown, t->dry, t->st);
+                                if (r < 0) {
+                                        _cleanup_free_ char *to = name_escape(target);
+                                        log_warning("%s: a link out of the model's tree (to %s): left out of the copy", shown, to);
+                                        t->st->skipped++;
+                                }
                                 continue;
                         }
                         char have[4096];
@@ -252,8 +274,8 @@ static int copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned 
         return 0;
 }
 
-static int copy_one(const char *dir, const char *path, bool dry, struct copy_stats *st) {
-        _cleanup_free_ char *dest = model_copy_path(dir, path), *parent = xstrdup(dest);
+static int copy_one(const char *dir, const char *raw, bool dry, struct copy_stats *st) {
+        _cleanup_free_ char *dest = model_copy_path(dir, raw), *parent = xstrdup(dest), *path = name_escape(raw);
         char *slash = strrchr(parent, '/');
         const char *name = slash + 1;
         struct stat s;
@@ -261,18 +283,18 @@ static int copy_one(const char *dir, const char *path, bool dry, struct copy_sta
 
         *slash = 0;
         /* The path model = names is the admin's: followed if it is a link. */
-        _cleanup_close_ int in = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_close_ int in = open(raw, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (in < 0 || fstat(in, &s) < 0)
                 return log_warning_errno(-errno, "%s: %m: no copy of it", path);
         if (!S_ISREG(s.st_mode) && !S_ISDIR(s.st_mode))
                 return log_warning_errno(-EBADFD, "%s: neither a file nor a directory: no copy of it", path);
         if (!dry && mkdir_parents(parent, 0755) < 0)
-                return log_warning_errno(-errno, "cannot make %s: %m", parent);
+                return log_warning_errno(-errno, "cannot make the copy of %s: %m", path);
         /* A dry run reads what copies there are, and makes none. */
         _cleanup_close_ int pd = dry ? open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                                      : open_dir_at(AT_FDCWD, parent, false, NULL);
         if (pd < 0 && !dry)
-                return log_warning_errno(pd, "cannot open %s: %m", parent);
+                return log_warning_errno(pd, "cannot open the copy's directory of %s: %m", path);
         if (S_ISREG(s.st_mode)) {
                 if (pd < 0) { /* dry, and no copy yet */
                         st->files++;
@@ -292,10 +314,16 @@ static int copy_one(const char *dir, const char *path, bool dry, struct copy_sta
                 dd = dry ? openat(pd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                          : open_dir_at(pd, name, true, &created);
                 if (dd < 0 && !dry)
-                        return log_warning_errno(dd, "cannot make %s: %m", dest);
+                        return log_warning_errno(dd, "cannot make the copy of %s: %m", path);
         }
-        struct tree t = {.top = path, .dry = dry, .st = st};
-        return copy_dir(&t, in, dd, "", 0);
+        _cleanup_free_ char *base = NULL;
+        struct tree t = {.top = raw, .dry = dry, .st = st, .model = -1};
+        model_tree(in, &s, &t.model, &base);
+        t.base = base;
+        r = copy_dir(&t, in, dd, "", 0);
+        if (t.model >= 0)
+                close(t.model);
+        return r;
 }
 
 int model_copy_files(const char *dir, char *const *paths, bool dry, struct copy_stats *st) {

@@ -38,7 +38,7 @@ static int emit(struct walk *w, struct model_entry e) {
 
 /* `rel` below `tree`, resolved by the kernel without leaving it. A kernel without openat2()
  * (before 5.6) follows no link below a named directory at all. */
-static int open_beneath(int tree, const char *rel, int flags) {
+int model_open_beneath(int tree, const char *rel, int flags) {
         struct open_how how = {.flags = (uint64_t) flags, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
         long fd = syscall(SYS_openat2, tree, rel, &how, sizeof(how));
         if (fd < 0 && errno == ENOSYS)
@@ -77,7 +77,7 @@ static int walk_file(struct walk *w, int dirfd, const char *rel, const char *pat
         if (seen_before(w, st))
                 return 0;
         int fd = named ? open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-                       : open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+                       : model_open_beneath(dirfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
         if (named && fd < 0)
                 fd = -errno;
         struct stat now;
@@ -94,7 +94,7 @@ static int walk_file(struct walk *w, int dirfd, const char *rel, const char *pat
 
 static char *link_target(int tree, const char *rel) {
         char buf[4096];
-        int fd = open_beneath(tree, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        int fd = model_open_beneath(tree, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         ssize_t n = fd < 0 ? -1 : readlinkat(fd, "", buf, sizeof(buf) - 1);
         if (fd >= 0)
                 close(fd);
@@ -109,7 +109,7 @@ static int walk_dir(struct walk *w, int tree, const char *rel, const char *path,
 /* An entry below a named directory: `rel` from the tree's top, `path` for messages. */
 static int walk_entry(struct walk *w, int tree, const char *rel, const char *path, bool is_link, unsigned depth) {
         struct stat st;
-        int fd = open_beneath(tree, rel, O_PATH | O_CLOEXEC);
+        int fd = model_open_beneath(tree, rel, O_PATH | O_CLOEXEC);
 
         if (fd < 0 && is_link && (fd == -EXDEV || fd == -ELOOP || fd == -ENOENT)) {
                 _cleanup_free_ char *target = link_target(tree, rel);
@@ -152,7 +152,7 @@ static int name_cmp(const void *a, const void *b) {
 
 static int walk_dir(struct walk *w, int tree, const char *rel, const char *path, unsigned depth) {
         struct stat st;
-        int fd = open_beneath(tree, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = model_open_beneath(tree, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return emit(w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .named = depth == 0, .error = fd});
         if (fstat(fd, &st) < 0 || seen_before(w, &st)) {
@@ -235,6 +235,14 @@ out:
         else if (repo >= 0)
                 close(repo);
         return found;
+}
+
+void model_tree(int fd, const struct stat *st, int *ret_tree, char **ret_rel) {
+        *ret_rel = NULL;
+        if (!hugging_face_snapshot(fd, st, ret_tree, ret_rel)) {
+                *ret_tree = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+                *ret_rel = xstrdup(".");
+        }
 }
 
 static int walk_named(struct walk *w, const char *path) {

@@ -45,6 +45,14 @@ struct model_entry {
 typedef int (*model_file_fn)(const struct model_entry *e, void *userdata);
 int model_files_walk(char *const *paths, model_file_fn fn, void *userdata);
 
+/* The tree of a named directory (open as `fd`, with its stat): the directory itself, or a Hugging
+ * Face snapshot's repository. *ret_tree is a descriptor to close (-1 when none could be had),
+ * *ret_rel (to free) the named directory below it, "." for itself. */
+void model_tree(int fd, const struct stat *st, int *ret_tree, char **ret_rel);
+/* `rel` below `tree`, resolved by the kernel without leaving it (openat2(2), RESOLVE_BENEATH and
+ * RESOLVE_NO_MAGICLINKS); -errno. */
+int model_open_beneath(int tree, const char *rel, int flags);
+
 /* Their total size in bytes. -errno with *ret_path (the caller frees) the first named path that
  * is not there (-ENOENT, -EACCES); -EBADFD with *ret_what for a named path that is no model file
  * at all. Links out of the tree are not counted. */

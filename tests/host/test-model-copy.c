@@ -74,6 +74,18 @@ int main(void) {
         ok(st.files == 1 && t2 && streq(t2, "new weights"), "the changed file is copied again");
         ok(access(gone, F_OK) < 0, "a file the original no longer has goes from the copy");
 
+        /* A snapshot named, not its repository: its links lead into the repository's blobs, the
+         * model's tree, and the copy holds their files in their place. */
+        char *snapshot[] = {snap, NULL};
+        st = (struct copy_stats){0};
+        is_int(model_copy_files(dest, snapshot, false, &st), 0, "a Hugging Face snapshot named");
+        _cleanup_free_ char *csnap = model_copy_path(dest, snap), *cfile = in(csnap, "model.safetensors"),
+                            *ctext = read_whole(cfile), *cout = in(csnap, "passwd");
+        struct stat ls;
+        ok(ctext && streq(ctext, "new weights") && lstat(cfile, &ls) == 0 && S_ISREG(ls.st_mode),
+           "its link into the blobs arrives as the blob's file");
+        ok(access(cout, F_OK) < 0 && st.skipped == 2, "the link out of the repository, and the one to a blob gone, are left out");
+
         char *missing[] = {(char *) "/nonexistent/model", NULL};
         st = (struct copy_stats){0};
         ok(model_copy_files(dest, missing, false, &st) == -ENOENT, "a model that is not there: nothing to copy");
