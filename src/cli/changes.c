@@ -72,19 +72,22 @@ void changes_print_pools(const struct pool_changes *pools, bool check) {
         }
 }
 
-static void print_changes(const struct changeset *cs, const struct pool_changes *pools, bool check, bool json) {
-        bool changed = changeset_changed(cs) || (pools && pool_changes_any(pools));
-
+void changes_report(const struct change_line *v, size_t n, const struct pool_changes *pools, bool check, bool changed,
+                    const char *generator_dir, bool removal, const char *nothing, bool json) {
         if (json) {
                 _cleanup_json_ json_object *obj = json_object_new_object();
                 json_object *units = json_object_new_array();
-                for (size_t i = 0; i < cs->n; i++) {
+                for (size_t i = 0; i < n; i++) {
                         json_object *u = json_object_new_object();
-                        json_object_object_add(u, "unit", json_object_new_string(cs->v[i].unit));
-                        json_object_object_add(u, "action", json_object_new_string(action_to_string(cs->v[i].action)));
+                        json_object_object_add(u, "unit", json_object_new_string(v[i].unit));
+                        json_object_object_add(u, "action", json_object_new_string(v[i].action));
+                        if (generator_dir) /* the drop-ins are the generator's: say where */
+                                json_object_object_add(u, "path", json_object_new_string(v[i].path));
                         json_object_array_add(units, u);
                 }
                 json_object_object_add(obj, "changed", json_object_new_boolean(changed));
+                if (generator_dir)
+                        json_object_object_add(obj, "generator_dir", json_object_new_string(generator_dir));
                 json_object_object_add(obj, "units", units);
                 json_object_object_add(obj, "hugepages", changes_pools_json(pools));
                 json_print(obj);
@@ -92,17 +95,34 @@ static void print_changes(const struct changeset *cs, const struct pool_changes 
         }
         if (log_get_max_level() < LOG_NOTICE) /* -q: errors only */
                 return;
-        for (size_t i = 0; i < cs->n; i++)
-                if (cs->v[i].action != ACTION_UNCHANGED)
-                        printf("%s: %s%s %s\n", cs->v[i].unit, check ? "would be " : "",
-                               action_to_string(cs->v[i].action), cs->v[i].path);
-                else if (cs->removal)
-                        printf("%s: no drop-in of numaplan's to remove\n", cs->v[i].unit);
+        for (size_t i = 0; i < n; i++)
+                if (!streq(v[i].action, "unchanged"))
+                        printf("%s: %s%s %s%s\n", v[i].unit, check ? "would be " : "", v[i].action, v[i].path,
+                               strempty(v[i].note));
+                else if (removal)
+                        printf("%s: no drop-in of numaplan's to remove\n", v[i].unit);
         changes_print_pools(pools, check);
-        if (!changed && cs->removal)
-                printf("nothing removed\n");
-        else if (!changed)
-                printf("nothing to do: %zu drop-in%s up to date\n", cs->n, cs->n == 1 ? "" : "s");
+        if (!changed)
+                printf("%s\n", nothing);
+}
+
+void changes_lines(struct change_line **v, size_t *n, const struct changeset *cs, const char *note) {
+        for (size_t i = 0; i < cs->n; i++) {
+                *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+                (*v)[(*n)++] = (struct change_line){cs->v[i].unit, action_to_string(cs->v[i].action), cs->v[i].path, note};
+        }
+}
+
+static void print_changes(const struct changeset *cs, const struct pool_changes *pools, bool check, bool json) {
+        bool changed = changeset_changed(cs) || (pools && pool_changes_any(pools));
+        _cleanup_free_ struct change_line *lines = NULL;
+        _cleanup_free_ char *nothing = cs->removal ? xstrdup("nothing removed")
+                                                   : xasprintf("nothing to do: %zu drop-in%s up to date", cs->n,
+                                                               cs->n == 1 ? "" : "s");
+        size_t n = 0;
+
+        changes_lines(&lines, &n, cs, NULL);
+        changes_report(lines, n, pools, check, changed, NULL, cs->removal, nothing, json);
 }
 
 int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, const char *marker, bool check,

@@ -24,6 +24,16 @@ int deploy_and_report(const struct changeset *cs, const struct pool_changes *poo
  * report lines ("would be" with `check`). */
 struct json_object *changes_pools_json(const struct pool_changes *pools);
 void changes_print_pools(const struct pool_changes *pools, bool check);
+/* The report of a deployment, one line a unit: "UNIT: [would be ]ACTION PATH[NOTE]", then the
+ * pools, then `nothing` when nothing changed; as JSON with `json` (and, in generator mode,
+ * `generator_dir` and each drop-in's path). With `removal`, an unchanged unit is one numaplan had
+ * nothing of. */
+struct change_line {
+        const char *unit, *action, *path, *note;
+};
+void changes_lines(struct change_line **v, size_t *n, const struct changeset *cs, const char *note);
+void changes_report(const struct change_line *v, size_t n, const struct pool_changes *pools, bool check, bool changed,
+                    const char *generator_dir, bool removal, const char *nothing, bool json);
 /* The unified diff of each change, on `f`. */
 void changes_print_diff(const struct changeset *cs, FILE *f);
 /* Each change as a journal entry of `kind` (apply's or remove's), when the journal is enabled:

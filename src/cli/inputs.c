@@ -4,7 +4,6 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "cli/generator.h"
 #include "cli/inputs.h"
 #include "core/config.h"
 #include "core/planner.h"
@@ -14,6 +13,7 @@
 #include "host/host-warnings.h"
 #include "host/root.h"
 #include "host/topology-read.h"
+#include "systemd/generator-files.h"
 #include "systemd/journal.h"
 
 static bool is_systemd_unit_dir(const char *dir) {
@@ -40,7 +40,7 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->marker = xasprintf("%s/applied", in->runtime_dir);
         /* Generator mode: the drop-ins are the generator's, and so is their marker, which it
          * writes where it may write, in its own directory; the lock stays apply's. */
-        const char *gen = generator_dir(g);
+        const char *gen = generator_dir_for(g->generator_dir, g->unit_dir, g->sysfs_root);
         in->generator = gen != NULL;
         in->apply_dirs[0] = in->apply_dirs[1] = NULL;
         if (gen) {
@@ -54,7 +54,7 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         free(in->exe);
         /* The binary that writes the drop-ins is the one they run: a path that exists now (in
          * generator mode, the generator's, which writes them). */
-        in->exe = in->generator ? generator_exe(g) : NULL;
+        in->exe = in->generator ? generator_exe_for(g->generator_dir) : NULL;
         if (!in->exe)
                 in->exe = realpath("/proc/self/exe", NULL);
         free(in->models);

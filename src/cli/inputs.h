@@ -25,7 +25,7 @@ struct inputs {
         struct warnings warnings; /* of the host and of the plan: one list */
         const char *unit_dir; /* where the drop-ins are: the generator's directory in generator mode */
         bool system_dirs;  /* unit_dir is one of systemd's: this host's units, not a test's tree */
-        /* Generator mode (cli/generator.h): the generator writes the drop-ins into unit_dir, and
+        /* Generator mode (cli/generator-mode.h): the generator writes the drop-ins into unit_dir, and
          * apply_dirs (NULL-terminated) are where apply writes without it, from which apply and
          * remove take numaplan's drop-ins away. */
         bool generator;

@@ -4,7 +4,8 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "cli/generator.h"
+#include "generator/generator.h"
+#include "systemd/generator-files.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
 

@@ -5,7 +5,7 @@
 #include "basic/util.h"
 #include "cli/inputs.h"
 #include "cli/changes.h"
-#include "cli/generator.h"
+#include "cli/generator-mode.h"
 #include "cli/output.h"
 #include "core/config.h"
 #include "core/planner.h"

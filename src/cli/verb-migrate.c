@@ -11,7 +11,7 @@
 #include "basic/util.h"
 #include "cli/inputs.h"
 #include "cli/moved.h"
-#include "cli/server.h"
+#include "host/server.h"
 #include "core/numa-maps.h"
 #include "core/planner.h"
 #include "core/verify-checks.h"

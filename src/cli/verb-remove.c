@@ -4,7 +4,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/changes.h"
-#include "cli/generator.h"
+#include "cli/generator-mode.h"
 #include "cli/inputs.h"
 #include "core/config.h"
 #include "core/unit-name.h"

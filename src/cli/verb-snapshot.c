@@ -9,7 +9,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "cli/archive-dl.h"
+#include "host/archive-dl.h"
 #include "cli/inputs.h"
 #include "host/root.h"
 

@@ -13,7 +13,7 @@
 #include "cli/inputs.h"
 #include "cli/metrics-file.h"
 #include "cli/output.h"
-#include "cli/server.h"
+#include "host/server.h"
 #include "core/dropin.h"
 #include "core/planner.h"
 #include "core/unit-name.h"

@@ -20,7 +20,7 @@ struct globals {
         const char *sysfs_root;  /* "/" unless --sysfs-root */
         const char *unit_dir;    /* --unit-dir, or NULL: the verb's default (--runtime picks /run) */
         const char *runtime_dir; /* --runtime-dir, or NULL: see inputs_runtime_dir() */
-        const char *generator_dir; /* --generator-dir, or NULL: see cli/generator.h */
+        const char *generator_dir; /* --generator-dir, or NULL: see cli/generator-mode.h */
 };
 
 /* One option of a verb: a flag (a bool in the verb's argument struct) or one taking a value (a

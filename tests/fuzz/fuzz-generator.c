@@ -4,7 +4,7 @@
  * says in its comment, is always the same five lines. */
 #include "basic/log.h"
 #include "basic/util.h"
-#include "cli/generator.h"
+#include "generator/generator.h"
 #include "core/config.h"
 #include "core/unit-name.h"
 #include "fuzz.h"

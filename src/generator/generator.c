@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* numaplan-generator, and what apply and remove do when it is installed (cli/generator.h).
+/* numaplan-generator (generator/generator.h).
  *
  * The generator is the plan's own code path: inputs_load() reads the configuration and this
  * boot's host, changeset_for_plan() renders exactly the drop-ins `plan` prints, and the commit
@@ -25,85 +25,22 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/changes.h"
-#include "cli/generator.h"
 #include "cli/inputs.h"
 #include "cli/output.h"
 #include "core/config.h"
 #include "core/dropin.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
+#include "generator/generator.h"
 #include "host/config-files.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
+#include "systemd/generator-files.h"
 #include "systemd/journal.h"
 
 #define DROPIN_SIZE_MAX (64U << 10)
 #define CONFIG_SCAN_MAX (4U << 20)
-
-bool is_generator_name(const char *argv0) {
-        const char *slash = strrchr(argv0, '/');
-        return streq(slash ? slash + 1 : argv0, GENERATOR_NAME);
-}
-
-/* systemd's system generator directories, highest priority first (systemd.generator(7)). */
-static const char *const generator_paths[] = {
-        "/run/systemd/system-generators",       "/etc/systemd/system-generators",
-        "/usr/local/lib/systemd/system-generators", "/usr/lib/systemd/system-generators",
-        "/lib/systemd/system-generators",
-};
-
-/* The installed generator systemd runs (the first one found, as systemd takes the first of a
- * name), or NULL when there is none or it is masked (a link to /dev/null, or an empty file). */
-static char *generator_installed_path(void) {
-        const char *env = getenv("SYSTEMD_GENERATOR_PATH");
-        _cleanup_free_ char *copy = env ? xstrdup(env) : NULL;
-        char *save = NULL;
-        size_t i = 0;
-
-        for (;;) {
-                const char *dir = copy ? strtok_r(save ? NULL : copy, ":", &save) :
-                                         i < ELEMENTSOF(generator_paths) ? generator_paths[i++] : NULL;
-                struct stat st;
-                if (!dir)
-                        return NULL;
-                _cleanup_free_ char *p = xasprintf("%s/" GENERATOR_NAME, dir);
-                if (lstat(p, &st) < 0)
-                        continue;
-                if (stat(p, &st) < 0 || (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) ||
-                    (S_ISREG(st.st_mode) && st.st_size == 0) || !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
-                        return NULL; /* masked, or nothing systemd would run */
-                return TAKE_PTR(p);
-        }
-}
-
-bool generator_installed(void) {
-        _cleanup_free_ char *p = generator_installed_path();
-        return p != NULL;
-}
-
-const char *generator_dir(const struct globals *g) {
-        if (g->generator_dir)
-                return g->generator_dir;
-        /* A test's unit directory or a replayed host is never this host's generator's business. */
-        if (g->unit_dir || !streq(g->sysfs_root, "/"))
-                return NULL;
-        return generator_installed() ? GENERATOR_DIR : NULL;
-}
-
-char *generator_marker(const char *dir) {
-        return xasprintf("%s/.numaplan/applied", dir);
-}
-
-char *generator_exe(const struct globals *g) {
-        /* The drop-ins name the binary that runs `prepare`: the installed generator (which is
-         * numaplan, under another name when copied), so that the generator and the commands
-         * render the same bytes. */
-        if (g->generator_dir)
-                return NULL;
-        _cleanup_free_ char *p = generator_installed_path();
-        return p ? realpath(p, NULL) : NULL;
-}
 
 /* --- Files below a directory, never through a link ------------------------------------------- */
 
@@ -130,31 +67,6 @@ static int write_unit_file(const char *dir, const char *unit, const char *name, 
         if (r < 0)
                 return log_error_errno(r, "cannot write %s/%s/%s: %m", dir, d, name);
         return 0;
-}
-
-/* --- What remove took out ---------------------------------------------------------------------- */
-
-/* The units of the record (NULL-terminated; *ret_all for "*"), empty when there is none. */
-static char **read_removed(const char *runtime_dir, bool *ret_all, bool *ret_exists) {
-        _cleanup_free_ char *path = xasprintf("%s/" GENERATOR_REMOVED, runtime_dir), *text = NULL;
-        char **v = xmalloc0(sizeof(char *));
-        size_t n = 0;
-
-        *ret_all = false;
-        *ret_exists = read_file(path, &text) >= 0;
-        for (char *line = text, *next; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                if (streq(line, "*"))
-                        *ret_all = true;
-                else if (*line && *line != '#' && unit_name_is_valid_service(line, NULL)) {
-                        v = xrealloc(v, (n + 2) * sizeof(char *));
-                        v[n++] = xstrdup(line);
-                        v[n] = NULL;
-                }
-        }
-        return v;
 }
 
 /* --- The generator ----------------------------------------------------------------------------- */
@@ -248,45 +160,6 @@ static void add_recorded_units(const struct inputs *in, char ***v, size_t *n) {
                                 add_unit(v, n, line);
                 }
         }
-}
-
-static char *units_record_text(const struct plan *plan) {
-        char **v = xmalloc0(sizeof(char *));
-        size_t n = 0;
-        struct strbuf b = {0};
-
-        /* As the configuration names them: a template's as "tp@%i.service". */
-        for (size_t i = 0; i < plan->n_replicas; i++) {
-                const struct placement *pl = &plan->replicas[i];
-                const char *u = pl->conf && pl->conf->unit ? pl->conf->unit : pl->unit;
-                if (!strv_contains(v, u)) {
-                        v = xrealloc(v, (n + 2) * sizeof(char *));
-                        v[n++] = xstrdup(u);
-                        v[n] = NULL;
-                }
-        }
-        strbuf_append(&b, "# the units of numaplan's last plan, which " GENERATOR_NAME " keeps from starting when it "
-                          "cannot place them\n");
-        for (size_t i = 0; i < n; i++)
-                strbuf_printf(&b, "%s\n", v[i]);
-        strv_free(v);
-        return strbuf_steal(&b);
-}
-
-static int write_units_record(const struct inputs *in) {
-        _cleanup_free_ char *text = units_record_text(in->plan), *old = NULL;
-        _cleanup_close_ int dfd = -1;
-        int r = mkdir_parents(in->apply_dirs[0], 0755);
-        if (r >= 0)
-                r = dfd = open_dir_at(AT_FDCWD, in->apply_dirs[0], false, NULL);
-        if (r >= 0 && read_regular_at(dfd, GENERATOR_UNITS_RECORD, CONFIG_SCAN_MAX, &old) >= 0 && streq(old, text))
-                return 0;
-        if (r >= 0)
-                r = write_file_atomic_at(dfd, GENERATOR_UNITS_RECORD, text);
-        if (r < 0)
-                return log_error_errno(r, "cannot record the plan's units in %s/" GENERATOR_UNITS_RECORD ": %m",
-                                       in->apply_dirs[0]);
-        return 0;
 }
 
 /* The write end of the pipe to the parent, which keeps the time, or -1: the worker names each
@@ -411,7 +284,7 @@ static void generate(const struct globals *g, const char *config_path) {
         }
         log_warnings(&in.warnings);
 
-        _cleanup_strv_free_ char **removed = read_removed(in.runtime_dir, &all_removed, &record);
+        _cleanup_strv_free_ char **removed = generator_read_removed(in.runtime_dir, &all_removed, &record);
         if (report_fd >= 0) {
                 char **units = xmalloc0((in.plan->n_replicas + 1) * sizeof(char *));
                 for (size_t i = 0; i < in.plan->n_replicas; i++)
@@ -695,245 +568,3 @@ int generator_main(int argc, char **argv) {
         return EXIT_OK;
 }
 
-/* --- apply and remove in generator mode -------------------------------------------------------- */
-
-struct report_line {
-        const char *unit, *action, *path, *note;
-};
-
-static void report(const struct report_line *v, size_t n, const struct pool_changes *pools, bool check, bool changed,
-                   const char *gen_dir, const char *nothing, bool json) {
-        if (json) {
-                _cleanup_json_ json_object *obj = json_object_new_object();
-                json_object *units = json_object_new_array();
-                for (size_t i = 0; i < n; i++) {
-                        json_object *u = json_object_new_object();
-                        json_object_object_add(u, "unit", json_object_new_string(v[i].unit));
-                        json_object_object_add(u, "action", json_object_new_string(v[i].action));
-                        json_object_object_add(u, "path", json_object_new_string(v[i].path));
-                        json_object_array_add(units, u);
-                }
-                json_object_object_add(obj, "changed", json_object_new_boolean(changed));
-                json_object_object_add(obj, "generator_dir", json_object_new_string(gen_dir));
-                json_object_object_add(obj, "units", units);
-                json_object_object_add(obj, "hugepages", changes_pools_json(pools));
-                json_print(obj);
-                return;
-        }
-        if (log_get_max_level() < LOG_NOTICE)
-                return;
-        for (size_t i = 0; i < n; i++)
-                if (!streq(v[i].action, "unchanged"))
-                        printf("%s: %s%s %s%s\n", v[i].unit, check ? "would be " : "", v[i].action, v[i].path,
-                               strempty(v[i].note));
-        changes_print_pools(pools, check);
-        if (!changed)
-                printf("%s\n", nothing);
-}
-
-static void add_lines(struct report_line **v, size_t *n, const struct changeset *cs, const char *note) {
-        for (size_t i = 0; i < cs->n; i++) {
-                *v = xrealloc(*v, (*n + 1) * sizeof(**v));
-                (*v)[(*n)++] = (struct report_line){cs->v[i].unit, action_to_string(cs->v[i].action), cs->v[i].path, note};
-        }
-}
-
-static void print_diff(const struct changeset *cs, size_t n, bool json) {
-        for (size_t k = 0; k < n; k++)
-                changes_print_diff(&cs[k], json ? stderr : stdout);
-}
-
-/* apply's own state, which generator mode has no use for: the record of remove, and apply's
- * marker (so that a drop-in apply wrote before the generator was installed cannot start). */
-static bool handover_pending(const struct inputs *in, char **ret_record, char **ret_marker) {
-        *ret_record = xasprintf("%s/" GENERATOR_REMOVED, in->runtime_dir);
-        *ret_marker = xasprintf("%s/applied", in->runtime_dir);
-        return access(*ret_record, F_OK) == 0 || access(*ret_marker, F_OK) == 0;
-}
-
-static int unlink_if_there(const char *path) {
-        if (unlink(path) < 0 && errno != ENOENT)
-                return log_error_errno(-errno, "cannot remove %s: %m", path);
-        return 0;
-}
-
-int generator_apply(const struct inputs *in, const struct changeset *gen, const struct pool_changes *pools, bool check,
-                    bool diff, bool reload, bool restart, bool json) {
-        struct changeset rm[ELEMENTSOF(in->apply_dirs)] = {{0}}, all[ELEMENTSOF(in->apply_dirs) + 1] = {{0}};
-        _cleanup_free_ char *record = NULL, *apply_marker = NULL;
-        _cleanup_free_ struct report_line *lines = NULL;
-        sd_bus *bus = NULL;
-        size_t n_rm = 0, n_lines = 0;
-        int r = EXIT_ENV;
-
-        for (; in->apply_dirs[n_rm]; n_rm++) {
-                if (!check && changeset_recover(in->apply_dirs[n_rm]) < 0)
-                        goto out;
-                if (changeset_for_removal(in->apply_dirs[n_rm], NULL, &rm[n_rm]) < 0)
-                        goto out;
-        }
-        bool handover = handover_pending(in, &record, &apply_marker);
-        for (size_t k = 0; k < n_rm; k++)
-                handover = handover || changeset_changed(&rm[k]);
-        bool changed = changeset_changed(gen) || handover;
-
-        add_lines(&lines, &n_lines, gen, " (by " GENERATOR_NAME ")");
-        for (size_t k = 0; k < n_rm; k++)
-                add_lines(&lines, &n_lines, &rm[k], " (apply's: the generator's drop-in takes over)");
-        if (diff) {
-                all[0] = *gen;
-                for (size_t k = 0; k < n_rm; k++)
-                        all[k + 1] = rm[k];
-                print_diff(all, n_rm + 1, json);
-        }
-        if (check) {
-                report(lines, n_lines, pools, true, changed, in->unit_dir, "nothing to do: the generator's drop-ins are up to date", json);
-                r = changed ? EXIT_FAILED : EXIT_OK;
-                goto out;
-        }
-        /* systemd first: a handover it would not hear of is a half step. */
-        if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
-                log_error("nothing written (--no-reload writes without telling systemd)");
-                goto out;
-        }
-        for (size_t k = 0; k < n_rm; k++)
-                if (changeset_changed(&rm[k]) && changeset_commit(&rm[k]) < 0)
-                        goto out;
-        if (unlink_if_there(record) < 0 || unlink_if_there(apply_marker) < 0)
-                goto out;
-        if (changed && reload) {
-                struct changeset now;
-                if (bus_reload(bus) < 0) {
-                        log_error("apply's drop-ins are removed but systemd did not reload: run systemctl daemon-reload");
-                        goto out;
-                }
-                /* The reload ran the generator: its directory must now hold this plan. */
-                if (changeset_for_plan(in->unit_dir, &in->env, in->topology, in->config, in->plan, &now) < 0)
-                        goto out;
-                bool held = !changeset_changed(&now) && access(in->marker, F_OK) == 0;
-                changeset_done(&now);
-                if (!held) {
-                        log_error("systemd reloaded, but %s does not hold this plan: the generator failed, or is "
-                                  "another numaplan (journalctl -b -t " GENERATOR_NAME " says why)",
-                                  in->unit_dir);
-                        goto out;
-                }
-                if (deploy_restart_or_tell(bus, gen, restart) != 0)
-                        goto out;
-        } else if (changed)
-                log_notice("the generator writes this plan into %s at the next daemon-reload or boot", in->unit_dir);
-        if (write_units_record(in) < 0)
-                goto out;
-        report(lines, n_lines, pools, false, changed, in->unit_dir, "nothing to do: the generator's drop-ins are up to date", json);
-        /* The generator's drop-ins are this plan once systemd reloaded; apply's own are gone. */
-        if (reload || !changed)
-                changes_journal(gen, JOURNAL_APPLY, false);
-        for (size_t k = 0; k < n_rm; k++)
-                changes_journal(&rm[k], JOURNAL_APPLY, false);
-        r = EXIT_OK;
-out:
-        bus_unrefp(&bus);
-        for (size_t k = 0; k < n_rm; k++)
-                changeset_done(&rm[k]);
-        return r;
-}
-
-int generator_remove(const struct inputs *in, char *const *units, const struct pool_changes *pools, bool reload,
-                     bool json) {
-        struct changeset rm[ELEMENTSOF(in->apply_dirs)] = {{0}}, gen = {0};
-        _cleanup_free_ struct report_line *lines = NULL;
-        _cleanup_free_ char *record = xasprintf("%s/" GENERATOR_REMOVED, in->runtime_dir);
-        _cleanup_strv_free_ char **before = NULL;
-        sd_bus *bus = NULL;
-        size_t n_rm = 0, n_lines = 0;
-        bool all_before, exists;
-        int r = EXIT_ENV;
-
-        for (; in->apply_dirs[n_rm]; n_rm++)
-                if (changeset_recover(in->apply_dirs[n_rm]) < 0 ||
-                    changeset_for_removal(in->apply_dirs[n_rm], units, &rm[n_rm]) < 0)
-                        goto out;
-        /* What the generator's directory holds of those units: gone once it runs again. */
-        if (changeset_for_removal(in->unit_dir, units, &gen) < 0)
-                goto out;
-
-        before = read_removed(in->runtime_dir, &all_before, &exists);
-        struct strbuf text = {0};
-        strbuf_append(&text, "# units numaplan remove took out of numaplan-generator's drop-ins until the next boot\n");
-        bool record_changed = false;
-        if (!units || !units[0] || all_before) {
-                strbuf_append(&text, "*\n");
-                record_changed = !all_before;
-        } else {
-                for (size_t i = 0; before[i]; i++)
-                        strbuf_printf(&text, "%s\n", before[i]);
-                for (size_t i = 0; units[i]; i++)
-                        if (!strv_contains(before, units[i])) {
-                                strbuf_printf(&text, "%s\n", units[i]);
-                                record_changed = true;
-                        }
-        }
-        bool changed = changeset_changed(&gen) || record_changed;
-        for (size_t k = 0; k < n_rm; k++)
-                changed = changed || changeset_changed(&rm[k]);
-
-        add_lines(&lines, &n_lines, &gen, " (the generator leaves it out until the next boot)");
-        for (size_t k = 0; k < n_rm; k++)
-                add_lines(&lines, &n_lines, &rm[k], NULL);
-        if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
-                log_error("nothing written (--no-reload writes without telling systemd)");
-                strbuf_done(&text);
-                goto out;
-        }
-        for (size_t k = 0; k < n_rm; k++)
-                if (changeset_changed(&rm[k]) && changeset_commit(&rm[k]) < 0) {
-                        strbuf_done(&text);
-                        goto out;
-                }
-        if (record_changed) {
-                _cleanup_free_ char *copy = xstrdup(record);
-                char *slash = strrchr(copy, '/');
-                *slash = '\0';
-                int q = mkdir_parents(copy, 0755);
-                _cleanup_close_ int dfd = q < 0 ? q : open_dir_at(AT_FDCWD, copy, true, NULL);
-                q = dfd < 0 ? dfd : write_file_atomic_at(dfd, slash + 1, text.s);
-                if (q < 0) {
-                        log_error_errno(q, "cannot write %s: %m", record);
-                        strbuf_done(&text);
-                        goto out;
-                }
-        }
-        strbuf_done(&text);
-        if (changed && reload) {
-                struct changeset now;
-                if (bus_reload(bus) < 0) {
-                        log_error("recorded, but systemd did not reload: run systemctl daemon-reload");
-                        goto out;
-                }
-                if (changeset_for_removal(in->unit_dir, units, &now) < 0)
-                        goto out;
-                bool gone = changeset_count(&now, ACTION_REMOVED) == 0;
-                changeset_done(&now);
-                if (!gone) {
-                        log_error("systemd reloaded, but the generator still wrote drop-ins of those units into %s "
-                                  "(journalctl -b -t " GENERATOR_NAME " says why)",
-                                  in->unit_dir);
-                        goto out;
-                }
-                if (deploy_restart_or_tell(bus, &gen, false) != 0)
-                        goto out;
-        } else if (changed)
-                log_notice("the generator leaves them out from the next daemon-reload");
-        report(lines, n_lines, pools, false, changed, in->unit_dir, "nothing removed", json);
-        if (reload)
-                changes_journal(&gen, JOURNAL_REMOVE, false);
-        for (size_t k = 0; k < n_rm; k++)
-                changes_journal(&rm[k], JOURNAL_REMOVE, false);
-        r = EXIT_OK;
-out:
-        bus_unrefp(&bus);
-        changeset_done(&gen);
-        for (size_t k = 0; k < n_rm; k++)
-                changeset_done(&rm[k]);
-        return r;
-}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stddef.h>
 
-#include "cli/archive-dl.h"
+#include "host/archive-dl.h"
 
 LIBARCHIVE_SYMBOLS(DLSYM_DEFINE)
 

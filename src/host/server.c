@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "basic/util.h"
-#include "cli/server.h"
+#include "host/server.h"
 #include "core/planner.h"
 #include "core/verify-checks.h"
 #include "host/cgroup.h"
