@@ -17,7 +17,7 @@ const char *pcie_config_why(enum pcie_config c) {
         case PCIE_CONFIG_ABSENT:
                 return "no config space in this sysfs";
         case PCIE_CONFIG_SHORT:
-                return "sysfs gives a user only the first 64 bytes of config space: run as root";
+                return "sysfs gives a reader other than root only the first 64 bytes of config space: run (or capture) as root";
         case PCIE_CONFIG_NO_CAP:
                 return "no PCI Express capability (a conventional PCI function)";
         case PCIE_CONFIG_INVALID:

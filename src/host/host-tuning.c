@@ -189,7 +189,8 @@ static void read_iommu(struct root *root, const struct topology *t, struct host_
                 const struct accelerator *a = &t->accels[i];
                 _cleanup_free_ char *p = xasprintf("%s/iommu_group/type", a->path), *s = NULL;
                 enum iommu_mode m;
-                if (!a->compute || root_read_string(root, p, &s) < 0 || iommu_type_parse(s, &m) < 0)
+                if (!a->compute || root_read_string(root, p, &s) < 0 || iommu_type_parse(s, &m) < 0 ||
+                    (h->iommu != IOMMU_UNKNOWN && m != IOMMU_TRANSLATED))
                         continue;
                 h->iommu = m;
                 free(h->iommu_how);

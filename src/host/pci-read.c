@@ -292,11 +292,16 @@ static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct 
         }
 }
 
-/* Devices libpci never got to (not there, kept out of a capture): their sizes are unread. */
-static void config_unread(struct accelerator *list, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (list[i].pcie.config == PCIE_CONFIG_NOT_READ && list[i].kind != PCI_STORAGE)
-                        list[i].pcie.config = PCIE_CONFIG_UNREAD;
+/* Devices libpci never got to (not there, kept out of a capture, failing): their sizes are
+ * unread, or there was nothing to read. */
+static void config_unread(struct root *root, struct accelerator *list, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                struct accelerator *a = &list[i];
+                _cleanup_free_ char *p = device_path(a, "config");
+                struct stat st;
+                if (a->pcie.config == PCIE_CONFIG_NOT_READ && a->kind != PCI_STORAGE)
+                        a->pcie.config = root_lstat(root, p, &st, NULL) < 0 ? PCIE_CONFIG_ABSENT : PCIE_CONFIG_UNREAD;
+        }
 }
 
 /* libpci could not read this device (a trimmed capture): take what its files still say. */
@@ -482,7 +487,7 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
         if (pacc)
                 fill_from_libpci(root, pacc, w, list, n, flags & PCI_CONFIG);
         if (flags & PCI_CONFIG)
-                config_unread(list, n);
+                config_unread(root, list, n);
 
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = &list[i];
@@ -531,7 +536,7 @@ void pci_read_config(struct root *root, struct topology *t) {
                                 if (a && a->ids_known)
                                         read_config(root, d, a);
                         }
-                config_unread(lists[l], ns[l]);
+                config_unread(root, lists[l], ns[l]);
         }
         if (pacc)
                 sym_pci_cleanup(pacc);
