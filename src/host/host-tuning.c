@@ -144,43 +144,44 @@ static void read_knobs(struct root *root, struct host_tuning *h, struct warnings
                 h->kernel = TAKE_PTR(rel);
 }
 
-/* The entries of a directory, and the lowest-numbered one; -errno when it cannot be listed. */
-static int count_entries(struct root *root, const char *path, char **ret_lowest) {
-        int n = 0;
+/* Whether a directory has entries, and its first in version order (group 9 before 10), which is
+ * opened so that a snapshot holds it; -errno when it cannot be listed. */
+static int first_entry(struct root *root, const char *path, char **ret_first) {
+        _cleanup_free_ char *first = NULL;
         DIR *d;
 
         int r = root_opendir(root, path, &d);
         if (r < 0)
                 return r;
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.')
-                        continue;
-                if (ret_lowest && (!*ret_lowest || strtoul(de->d_name, NULL, 10) < strtoul(*ret_lowest, NULL, 10))) {
-                        free(*ret_lowest);
-                        *ret_lowest = xstrdup(de->d_name);
+        for (struct dirent *de; (de = readdir(d));)
+                if (de->d_name[0] != '.' && (!first || strverscmp(de->d_name, first) < 0)) {
+                        free(first);
+                        first = xstrdup(de->d_name);
                 }
-                n++;
-        }
         closedir(d);
-        return n;
+        _cleanup_free_ char *sub = first ? xasprintf("%s/%s", path, first) : NULL;
+        if (sub && root_opendir(root, sub, &d) >= 0)
+                closedir(d);
+        *ret_first = TAKE_PTR(first);
+        return *ret_first != NULL;
 }
 
 /* A group's default domain type (kernels since 5.6) is the truth; the kernel command line is
  * what an older kernel leaves to go by. Without IOMMU groups no device is translated. */
 static void read_iommu(struct root *root, const struct topology *t, struct host_tuning *h) {
-        _cleanup_free_ char *first = NULL, *cmdline = NULL;
+        _cleanup_free_ char *first = NULL, *unit = NULL, *cmdline = NULL;
 
-        int groups = count_entries(root, "sys/kernel/iommu_groups", &first);
-        if (groups < 0)
+        int r = first_entry(root, "sys/kernel/iommu_groups", &first);
+        if (r < 0)
                 return; /* a kernel without IOMMU support, or a capture from before */
-        if (groups == 0) {
-                int units = count_entries(root, "sys/class/iommu", NULL);
+        if (r == 0) {
                 h->iommu = IOMMU_OFF;
-                h->iommu_how = units > 0 ? xasprintf("no IOMMU groups in /sys/kernel/iommu_groups, though "
-                                                     "/sys/class/iommu lists %d IOMMU%s",
-                                                     units, units == 1 ? "" : "s")
-                                         : xstrdup("no IOMMU groups in /sys/kernel/iommu_groups, no IOMMU in "
-                                                   "/sys/class/iommu");
+                h->iommu_how = first_entry(root, "sys/class/iommu", &unit) > 0
+                                       ? xasprintf("no IOMMU groups in /sys/kernel/iommu_groups, though "
+                                                   "/sys/class/iommu lists %s",
+                                                   unit)
+                                       : xstrdup("no IOMMU groups in /sys/kernel/iommu_groups, no IOMMU in "
+                                                 "/sys/class/iommu");
                 return;
         }
 
@@ -216,9 +217,8 @@ static void read_iommu(struct root *root, const struct topology *t, struct host_
                 return;
         }
         h->iommu = IOMMU_TRANSLATED;
-        h->iommu_how = xasprintf("%d IOMMU groups, no type file and no iommu=pt on the kernel command line: the "
-                                 "kernel's default",
-                                 groups);
+        h->iommu_how = xstrdup("IOMMU groups without a type file, and no iommu=pt on the kernel command line: the "
+                               "kernel's default");
 }
 
 void host_tuning_read(struct root *root, struct topology *t, struct warnings *w) {
