@@ -367,7 +367,8 @@ static int write_metrics(const char *path, const struct inputs *in, const struct
                          double t0, double m0, int r) {
         bool success = r == EXIT_OK || r == EXIT_FAILED;
         struct metrics_unit *units = xmalloc0((n + 1) * sizeof(*units));
-        struct metrics_run run = {.success = success, .timestamp_s = t0, .duration_s = now_monotonic_s() - m0};
+        struct metrics_run run = {.success = success, .timestamp_s = t0, .duration_s = now_monotonic_s() - m0,
+                                  .host = in ? in->topology : NULL, .warnings = in ? &in->warnings : NULL};
 
         for (size_t i = 0; success && i < n; i++)
                 units[i] = (struct metrics_unit){
@@ -424,6 +425,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         r = inputs_load(g, a->config, false, &in);
         if (r != EXIT_OK)
                 return a->metrics ? write_metrics(a->metrics, NULL, NULL, 0, t0, m0, r) : r;
+        if (a->metrics)
+                inputs_read_tuning(&in); /* the links, the governor and the audit's warnings */
 
         _cleanup_free_ const struct placement **sel = NULL;
         size_t n = 0;
