@@ -19,7 +19,8 @@
 static void help(void) {
         printf("Usage: numaplan show [-c FILE] [--json] [--matrix] [PCI...]\n\n"
                "Print the NUMA nodes (CPUs, physical cores, memory, distances), the PCI accelerators\n"
-               "with the node that owns each and where that answer came from, and warnings about\n"
+               "with the node that owns each and where that answer came from, their PCIe links, the\n"
+               "host's tuning (cpufreq, idle states, zone reclaim, swap, IOMMU), and warnings about\n"
                "what hurts pinning on this host. The configuration's accelerator-nodes apply.\n\n"
                "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
                "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n"
@@ -349,7 +350,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * that does not load costs the overrides, with a warning, not the command. */
         if (config_load(a->config, &c) < 0)
                 log_warning("configuration not used: accelerator-nodes left out");
-        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | INPUTS_TUNING, c, &in);
+        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix ? 0 : INPUTS_TUNING), c, &in);
         if (r == EXIT_ENV) {
                 inputs_done(&in);
                 return r;

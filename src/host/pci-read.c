@@ -297,10 +297,11 @@ static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct 
 static void config_unread(struct root *root, struct accelerator *list, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = &list[i];
+                if (a->pcie.config != PCIE_CONFIG_NOT_READ || a->kind == PCI_STORAGE)
+                        continue;
                 _cleanup_free_ char *p = device_path(a, "config");
                 struct stat st;
-                if (a->pcie.config == PCIE_CONFIG_NOT_READ && a->kind != PCI_STORAGE)
-                        a->pcie.config = root_lstat(root, p, &st, NULL) < 0 ? PCIE_CONFIG_ABSENT : PCIE_CONFIG_UNREAD;
+                a->pcie.config = root_lstat(root, p, &st, NULL) < 0 ? PCIE_CONFIG_ABSENT : PCIE_CONFIG_UNREAD;
         }
 }
 
