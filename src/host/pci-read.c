@@ -250,11 +250,7 @@ static void read_config(struct root *root, struct pci_dev *d, struct accelerator
 
         if (a->kind == PCI_STORAGE)
                 return;
-        if (root_lstat(root, p, &st, NULL) < 0) {
-                a->pcie.config = PCIE_CONFIG_ABSENT;
-                return;
-        }
-        root_record_file(root, p); /* libpci read it itself */
+        root_record_file(root, p); /* libpci reads it itself */
         a->pcie.config = PCIE_CONFIG_UNREAD;
         if (!pci_fill(d, PCI_FILL_CAPS))
                 return;
@@ -262,7 +258,10 @@ static void read_config(struct root *root, struct pci_dev *d, struct accelerator
                 return;
         struct pci_cap *cap = sym_pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
         if (!cap) {
-                a->pcie.config = sym_pci_read_block(d, 64, probe, sizeof(probe)) ? PCIE_CONFIG_NO_CAP : PCIE_CONFIG_SHORT;
+                /* Only now is it worth the system calls to say why. */
+                a->pcie.config = sym_pci_read_block(d, 64, probe, sizeof(probe)) ? PCIE_CONFIG_NO_CAP
+                                 : root_lstat(root, p, &st, NULL) < 0           ? PCIE_CONFIG_ABSENT
+                                                                                : PCIE_CONFIG_SHORT;
                 return;
         }
         uint16_t ctl = sym_pci_read_word(d, cap->addr + PCI_EXP_DEVCTL);
