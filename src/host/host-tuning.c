@@ -40,9 +40,12 @@ static void read_link(struct root *root, struct accelerator *a, struct warnings 
                 if (root_read_string(root, p, &s) < 0)
                         continue;
                 if (i < 2) {
-                        /* "Unknown" (a link that is down) is what the kernel writes: kept as it
-                         * is, with no speed to compare. */
-                        (void) pcie_speed_parse(s, mts[i]);
+                        /* "Unknown" ("Unknown speed" before 5.x: a link that is down) is what the
+                         * kernel writes: kept as it is, with no speed to compare. */
+                        if (pcie_speed_parse(s, mts[i]) < 0 && !streq(s, "Unknown") && !streq(s, "Unknown speed")) {
+                                malformed(w, p, s, "the device's link speed is");
+                                continue;
+                        }
                         free(*speed[i]);
                         *speed[i] = TAKE_PTR(s);
                 } else if (pcie_width_parse(s, width[i - 2]) < 0)

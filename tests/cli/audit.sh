@@ -168,6 +168,8 @@ py "no /sys/kernel/iommu_groups at all: unknown" "assert d['host']['iommu'] is N
 # ---- malformed files: a warning naming each, that fact unknown ----
 cp -a "$untuned" "$scratch/bad"
 echo x16 >"$(readlink -f "$scratch/bad/sys/bus/pci/devices/0000:01:00.0")/current_link_width"
+echo fast >"$(readlink -f "$scratch/bad/sys/bus/pci/devices/0000:41:00.0")/current_link_speed"
+echo Unknown >"$(readlink -f "$scratch/bad/sys/bus/pci/devices/0000:21:00.0")/current_link_speed"
 echo "no header" >"$scratch/bad/proc/swaps"
 echo -1 >"$scratch/bad/proc/sys/vm/zone_reclaim_mode"
 echo fast >"$scratch/bad/sys/devices/system/cpu/cpu0/cpuidle/state2/latency"
@@ -175,8 +177,11 @@ show "$scratch/bad"
 is "malformed files: show still exits 0" "$rc" 0
 py "each is sysfs-malformed, naming the file, and its fact unknown" "
 m = ' '.join(x['message'] for x in codes('sysfs-malformed'))
-for f in ('0000:01:00.0/current_link_width', '/proc/swaps', 'zone_reclaim_mode', 'state2/latency'):
+for f in ('0000:01:00.0/current_link_width', '0000:41:00.0/current_link_speed', '/proc/swaps', 'zone_reclaim_mode',
+          'state2/latency'):
     assert f in m, (f, m)
+assert '0000:21:00.0' not in m and dev('0000:21:00.0')['pcie']['speed'] == 'Unknown', m
+assert dev('0000:41:00.0')['pcie']['speed'] is None and not codes('pcie-link-slow'), w
 assert d['host']['swap_bytes'] is None and d['host']['zone_reclaim_mode'] is None
 assert dev('0000:01:00.0')['pcie']['width'] is None and not codes('swap-bound-replica') and not codes('zone-reclaim')
 assert not [x for x in codes('pcie-link-narrow') if x['pci'] == '0000:01:00.0'] and not codes('cstates-deep')"
