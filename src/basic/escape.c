@@ -30,7 +30,7 @@ static size_t utf8_length(const unsigned char *s, unsigned *ret_cp) {
         return n;
 }
 
-char *name_escape(const char *s) {
+static char *escape(const char *s, bool backslash) {
         struct strbuf b = {0};
 
         if (!s)
@@ -38,7 +38,7 @@ char *name_escape(const char *s) {
         for (const unsigned char *p = (const unsigned char *) s; *p;) {
                 unsigned cp = 0;
                 size_t n = utf8_length(p, &cp);
-                if (*p == '\\')
+                if (*p == '\\' && backslash)
                         strbuf_append(&b, "\\\\");
                 else if (*p == '\n')
                         strbuf_append(&b, "\\n");
@@ -60,4 +60,12 @@ char *name_escape(const char *s) {
                 p++;
         }
         return b.len ? strbuf_steal(&b) : xstrdup("");
+}
+
+char *name_escape(const char *s) {
+        return escape(s, true);
+}
+
+char *text_escape(const char *s) {
+        return escape(s, false);
 }

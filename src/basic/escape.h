@@ -8,3 +8,7 @@
 
 /* A malloc'd escaped copy of `s` ("(null)" for NULL). */
 char *name_escape(const char *s);
+/* The same for a message that holds such names among numaplan's own words: its backslashes (a
+ * systemd unit's "\x2d") stay as they are, so that it is valid UTF-8 with no control byte, as JSON
+ * and the journal need, and reads as it was written. */
+char *text_escape(const char *s);

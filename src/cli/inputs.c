@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/planner.h"
 #include "core/topology.h"
+#include "core/tuning-checks.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
 #include "host/host-warnings.h"
@@ -75,7 +76,9 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
                 log_error_errno(r, "cannot open %s: %m", g->sysfs_root);
                 return EXIT_ENV;
         }
-        r = topology_read(in->root, (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0),
+        r = topology_read(in->root,
+                          (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
+                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0),
                           &in->warnings, &in->topology);
         if (r < 0)
                 return EXIT_ENV;
@@ -85,7 +88,30 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
                 r = EXIT_USAGE;
         }
         host_warnings_collect(in->root, in->topology, &in->warnings);
+        if (flags & INPUTS_TUNING)
+                inputs_tuning_warnings(in, config);
         return r;
+}
+
+void inputs_tuning_warnings(struct inputs *in, const struct config *config) {
+        _cleanup_plan_ struct plan *own = NULL;
+        const struct plan *p = in->plan;
+
+        /* Only cpu-governor and swap-bound-replica need one; what it decides is plan's to say. */
+        if (!p && config && tuning_wants_plan(in->topology) && warnings_count(&in->warnings, SEVERITY_ERROR) == 0) {
+                struct warnings quiet = {0};
+                struct error_at err = {0};
+                if (plan_compute(in->topology, config, &quiet, &own, &err) >= 0)
+                        p = own;
+                error_at_done(&err);
+                warnings_done(&quiet);
+        }
+        tuning_warnings(in->topology, p, &in->warnings);
+}
+
+void inputs_read_tuning(struct inputs *in) {
+        topology_read_tuning(in->root, in->topology, &in->warnings);
+        inputs_tuning_warnings(in, in->config);
 }
 
 int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret) {

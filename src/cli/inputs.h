@@ -45,6 +45,7 @@ enum {
         INPUTS_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */
         INPUTS_NAMES = 1 << 1,  /* name accelerators from the PCI ID database */
         INPUTS_DEVICES = 1 << 2, /* network adapters and NVMe drives too */
+        INPUTS_TUNING = 1 << 3,  /* the host's tuning, PCIe links and config space (core/tuning.h) */
 };
 
 /* Where drop-ins go and where apply keeps its state. The state follows the unit directory: for
@@ -55,6 +56,11 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in);
  * given, then the host's warnings. Returns an exit code; after EXIT_USAGE (an override naming
  * what this host lacks, printed) the host is read all the same. */
 int inputs_host(const struct globals *g, unsigned flags, const struct config *config, struct inputs *in);
+/* The audit's warnings (core/tuning.h) for a host read with its tuning, into in->warnings: with
+ * in->plan, or else, where they need one, the plan of `config` made quietly (none without it). */
+void inputs_tuning_warnings(struct inputs *in, const struct config *config);
+/* Reads the tuning of a host loaded without it (verify --metrics), then its warnings. */
+void inputs_read_tuning(struct inputs *in);
 /* The configuration (-c, or /etc/numaplan), the host, and the plan. Returns an exit code:
  * EXIT_OK, EXIT_USAGE for a bad configuration (printed as path:line), EXIT_ENV for an unreadable
  * host. */

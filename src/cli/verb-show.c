@@ -10,6 +10,7 @@
 #include "basic/util.h"
 #include "cli/inputs.h"
 #include "cli/output.h"
+#include "cli/tuning-output.h"
 #include "core/config.h"
 #include "core/pci.h"
 #include "core/topology.h"
@@ -18,7 +19,8 @@
 static void help(void) {
         printf("Usage: numaplan show [-c FILE] [--json] [--matrix] [PCI...]\n\n"
                "Print the NUMA nodes (CPUs, physical cores, memory, distances), the PCI accelerators\n"
-               "with the node that owns each and where that answer came from, and warnings about\n"
+               "with the node that owns each and where that answer came from, their PCIe links, the\n"
+               "host's tuning (cpufreq, idle states, zone reclaim, swap, IOMMU), and warnings about\n"
                "what hurts pinning on this host. The configuration's accelerator-nodes apply.\n\n"
                "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
                "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n"
@@ -76,6 +78,8 @@ static json_object *accel_json(const struct accelerator *a) {
                 json_object_object_add(o, "index", a->index >= 0 ? json_object_new_int(a->index) : NULL);
         } else
                 json_object_object_add(o, "interface", json_string_or_null(a->iface));
+        if (a->kind != PCI_STORAGE)
+                json_object_object_add(o, "pcie", pcie_json(&a->pcie));
         return o;
 }
 
@@ -114,6 +118,7 @@ static void print_json(const struct topology *t, const struct warnings *w, const
         json_object_object_add(o, "storage", devices_json(t->storage, t->n_storage, f));
         json_object_object_add(o, "numa_balancing", t->numa_balancing >= 0 ? json_object_new_int(t->numa_balancing) : NULL);
         json_object_object_add(o, "transparent_hugepages", json_string_or_null(t->thp));
+        json_object_object_add(o, "host", host_tuning_json(t->tuning));
         json_object_object_add(o, "warnings", json_warnings(w));
         json_print(o);
 }
@@ -192,12 +197,17 @@ static const char *name_of(const struct accelerator *a, char *buf, size_t n) {
 
 static void print_devices(const char *title, const char *none, const struct accelerator *v, size_t n,
                           const struct filter *f) {
-        static const char *const accel_headers[] = {"pci", ">node", "from", "local cpus", "class", "compute", ">index", "name"};
+        static const char *const accel_headers[] = {"pci",     ">node",  "from", "local cpus", "class",
+                                                    "compute", ">index", "link", "mrrs/mps",   "name"};
+        static const char *const nic_headers[] = {"pci",       ">node", "from",     "local cpus", "class",
+                                                  "interface", "link",  "mrrs/mps", "name"};
         static const char *const other_headers[] = {"pci", ">node", "from", "local cpus", "class", "interface", "name"};
-        bool accels = n > 0 && v[0].kind == PCI_ACCELERATOR;
-        _cleanup_table_ struct table *tab = accels ? table_new(accel_headers, ELEMENTSOF(accel_headers))
-                                                   : table_new(other_headers, ELEMENTSOF(other_headers));
+        bool accels = n > 0 && v[0].kind == PCI_ACCELERATOR, links = n > 0 && v[0].kind != PCI_STORAGE;
+        _cleanup_table_ struct table *tab = accels  ? table_new(accel_headers, ELEMENTSOF(accel_headers))
+                                            : links ? table_new(nic_headers, ELEMENTSOF(nic_headers))
+                                                    : table_new(other_headers, ELEMENTSOF(other_headers));
         size_t rows = 0;
+        unsigned reasons = 0;
 
         printf("\n%s:\n", title);
         for (size_t i = 0; i < n; i++) {
@@ -224,12 +234,17 @@ static void print_devices(const char *title, const char *none, const struct acce
                                 table_add(tab, "-");
                 } else
                         table_add(tab, a->iface ? a->iface : "-");
+                if (links) {
+                        pcie_cells(tab, &a->pcie);
+                        pcie_note(&reasons, &a->pcie);
+                }
                 table_add(tab, name_of(a, buf, sizeof(buf)));
         }
         if (rows)
                 table_print(tab, stdout, "  ");
         else
                 printf("  %s\n", none);
+        pcie_print_notes(reasons);
 }
 
 static void print_settings(const struct topology *t) {
@@ -336,7 +351,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * that does not load costs the overrides, with a warning, not the command. */
         if (config_load(a->config, &c) < 0)
                 log_warning("configuration not used: accelerator-nodes left out");
-        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES, c, &in);
+        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix ? 0 : INPUTS_TUNING), c, &in);
         if (r == EXIT_ENV) {
                 inputs_done(&in);
                 return r;
@@ -351,6 +366,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 print_nodes(t);
                 print_distances(t);
                 print_settings(t);
+                host_tuning_print(t->tuning);
                 print_devices("accelerators", "none (no PCI display, 3D, processing accelerator or co-processor devices)",
                               t->accels, t->n_accels, &f);
                 if (t->n_nics || f.n == 0)

@@ -37,15 +37,38 @@ static char *filter_mounts(const struct root_entry *e, size_t *ret_len) {
         return strbuf_steal(&b);
 }
 
+/* Of the kernel command line, the IOMMU's parameters: the rest (root=, a cluster's secrets) is
+ * the host's own business. */
+static char *filter_cmdline(const struct root_entry *e, size_t *ret_len) {
+        static const char *const keep[] = {"iommu=", "iommu.", "intel_iommu=", "amd_iommu="};
+        struct strbuf b = {0};
+        for (const char *p = e->data; *p;) {
+                size_t n = strcspn(p, " \t\n");
+                for (size_t i = 0; n && i < ELEMENTSOF(keep); i++)
+                        if (strncmp(p, keep[i], strlen(keep[i])) == 0) {
+                                strbuf_printf(&b, "%s%.*s", b.len ? " " : "", (int) n, p);
+                                break;
+                        }
+                p += n;
+                p += strspn(p, " \t\n");
+        }
+        strbuf_append(&b, "\n");
+        *ret_len = b.len;
+        return strbuf_steal(&b);
+}
+
 static int add_entry(struct archive *a, const struct root_entry *e_in, time_t now) {
         struct archive_entry *ae = sym_archive_entry_new();
         struct root_entry filtered = *e_in;
         const struct root_entry *e = e_in;
-        _cleanup_free_ char *mounts = NULL;
+        _cleanup_free_ char *kept = NULL;
         int r = 0;
 
         if (e->data && (streq(e->path, "proc/self/mounts") || streq(e->path, "proc/mounts"))) {
-                filtered.data = mounts = filter_mounts(e_in, &filtered.len);
+                filtered.data = kept = filter_mounts(e_in, &filtered.len);
+                e = &filtered;
+        } else if (e->data && streq(e->path, "proc/cmdline")) {
+                filtered.data = kept = filter_cmdline(e_in, &filtered.len);
                 e = &filtered;
         }
 
@@ -137,7 +160,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return EXIT_ENV;
 
         /* Everything show reads, warnings included, so that the replay shows the same. */
-        r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES, NULL, &in);
+        r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES | INPUTS_TUNING, NULL, &in);
         if (r != EXIT_OK) {
                 inputs_done(&in);
                 return r;

@@ -488,11 +488,12 @@ static void journal_verdicts(const struct unit_report *reports, size_t n) {
 
 /* --metrics FILE: the verdict (exit 0 or 1), else the run alone. A file that cannot be written
  * is an environment problem (exit 3). */
-static int write_metrics(const char *path, const struct unit_report *reports, size_t n,
+static int write_metrics(const char *path, const struct inputs *in, const struct unit_report *reports, size_t n,
                          double t0, double m0, int r) {
         bool success = r == EXIT_OK || r == EXIT_FAILED;
         struct metrics_unit *units = xmalloc0((n + 1) * sizeof(*units));
-        struct metrics_run run = {.success = success, .timestamp_s = t0, .duration_s = now_monotonic_s() - m0};
+        struct metrics_run run = {.success = success, .timestamp_s = t0, .duration_s = now_monotonic_s() - m0,
+                                  .host = in ? in->topology : NULL, .warnings = in ? &in->warnings : NULL};
 
         for (size_t i = 0; success && i < n; i++)
                 units[i] = (struct metrics_unit){
@@ -548,8 +549,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return verb_usage_error("verify", "--json and --tap exclude each other");
         r = inputs_load(g, a->config, false, &in);
         if (r != EXIT_OK)
-                return a->metrics ? write_metrics(a->metrics, NULL, 0, t0, m0, r) : r;
+                return a->metrics ? write_metrics(a->metrics, NULL, NULL, 0, t0, m0, r) : r;
         inputs_journal(&in, root_is_live(in.root));
+        if (a->metrics)
+                inputs_read_tuning(&in); /* the links, the governor and the audit's warnings */
 
         _cleanup_free_ const struct placement **sel = NULL;
         size_t n = 0;
@@ -589,7 +592,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = all ? EXIT_OK : EXIT_FAILED;
         }
         if (a->metrics)
-                r = write_metrics(a->metrics, reports, n, t0, m0, r);
+                r = write_metrics(a->metrics, &in, reports, n, t0, m0, r);
 
         for (size_t i = 0; i < n; i++)
                 unit_report_done(&reports[i]);

@@ -18,6 +18,7 @@ struct topology *topology_free(struct topology *t) {
                         free(lists[l][i].name);
                         free(lists[l][i].path);
                         free(lists[l][i].iface);
+                        pcie_link_done(&lists[l][i].pcie);
                 }
                 free(lists[l]);
         }
@@ -25,6 +26,7 @@ struct topology *topology_free(struct topology *t) {
         free(t->hugepage_sizes_kb);
         free(t->core_of);
         free(t->socket_of);
+        host_tuning_free(t->tuning);
         free(t);
         return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include "basic/cpuset.h"
 #include "core/pci.h"
+#include "core/tuning.h"
 
 struct config;
 
@@ -58,6 +59,7 @@ struct accelerator {
         char *path; /* its sysfs directory under the root, "sys/devices/pci0000:17/.../0000:18:00.0"
                      * when the bus entry is a link, else "sys/bus/pci/devices/0000:18:00.0" */
         char *iface; /* a NIC's network interface, a drive's NVMe controller; NULL */
+        struct pcie_link pcie; /* accelerators and NICs, when read (show) */
 };
 
 struct topology {
@@ -81,6 +83,7 @@ struct topology {
         uint64_t hugepage_default_kb; /* /proc/meminfo's Hugepagesize; 0 unknown */
         uint64_t *hugepage_sizes_kb;  /* the sizes the kernel offers, smallest first */
         size_t n_hugepage_sizes;
+        struct host_tuning *tuning; /* NULL: not read (only show and verify --metrics read it) */
 };
 
 struct topology *topology_free(struct topology *t);

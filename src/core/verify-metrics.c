@@ -9,11 +9,14 @@
 #include "core/verify-metrics.h"
 
 #define P "numaplan_verify_"
+#define H "numaplan_host_"
 
 const char *const metrics_names[] = {
         "numaplan_build_info", P "success",       P "last_run_timestamp_seconds", P "duration_seconds", P "ok",
         P "unit_ok",       P "unit_info",                  P "check_ok",         P "resident_pages",
-        P "page_size_bytes", P "local_ratio",              P "min_local_ratio",  NULL,
+        P "page_size_bytes", P "local_ratio",              P "min_local_ratio",
+        H "pcie_link_speed_gts", H "pcie_link_max_speed_gts", H "pcie_link_width", H "pcie_link_max_width",
+        H "cpufreq_governor_info", "numaplan_warnings", NULL,
 };
 
 static void family(struct strbuf *b, const char *name, const char *help) {
@@ -47,6 +50,68 @@ static bool node_reported(const struct metrics_unit *u, int node) {
         return cpuset_isset(u->nodes, node) || u->pages->total[node] > 0;
 }
 
+static void pci_sample(struct strbuf *b, const char *name, const struct accelerator *a) {
+        strbuf_printf(b, "%s{", name);
+        label(b, "pci", a->pci, true);
+        strbuf_append(b, "} ");
+}
+
+/* Each accelerator's link (what the kernel retrains: speed drops when idle, lanes when a riser
+ * fails), the governor, and one gauge per warning code in effect. */
+static void host_metrics(struct strbuf *b, const struct metrics_run *run) {
+        const struct topology *t = run->host;
+        const struct host_tuning *h = t->tuning;
+        static const char *const names[] = {H "pcie_link_speed_gts", H "pcie_link_max_speed_gts", H "pcie_link_width",
+                                            H "pcie_link_max_width"};
+        static const char *const helps[] = {
+                "The accelerator's PCIe link speed now, in GT/s (GPUs lower it when idle).",
+                "The most the accelerator's PCIe link can run at, in GT/s.",
+                "The accelerator's PCIe link width now, in lanes.",
+                "The widest the accelerator's PCIe link can be, in lanes."};
+
+        for (size_t f = 0; f < ELEMENTSOF(names); f++) {
+                family(b, names[f], helps[f]);
+                for (size_t i = 0; i < t->n_accels; i++) {
+                        const struct pcie_link *l = &t->accels[i].pcie;
+                        unsigned mts = f == 0 ? l->speed_mts : l->max_speed_mts;
+                        int width = f == 2 ? l->width : l->max_width;
+                        if (f < 2 && mts > 0) {
+                                pci_sample(b, names[f], &t->accels[i]);
+                                strbuf_printf(b, "%u.%u\n", mts / 1000, mts % 1000 / 100);
+                        } else if (f >= 2 && width >= 0) {
+                                pci_sample(b, names[f], &t->accels[i]);
+                                strbuf_printf(b, "%d\n", width);
+                        }
+                }
+        }
+
+        family(b, H "cpufreq_governor_info",
+               "The CPUs' frequency governor and cpufreq driver, one sample per governor in use, as labels; always 1.");
+        for (size_t i = 0; h && i < h->n_governors; i++) {
+                _cleanup_free_ char *cpus = cpuset_format(&h->governors[i].cpus);
+                strbuf_append(b, H "cpufreq_governor_info{");
+                label(b, "governor", h->governors[i].name, true);
+                label(b, "driver", strempty(h->cpufreq_driver), false);
+                label(b, "cpus", cpus, false);
+                strbuf_append(b, "} 1\n");
+        }
+
+        family(b, "numaplan_warnings",
+               "How many warnings of the code numaplan's run found (numaplan(8), WARNINGS); a code not in effect has "
+               "no sample.");
+        for (unsigned c = 0; run->warnings && c < _WARNING_MAX; c++) {
+                size_t n = 0;
+                for (size_t i = 0; i < run->warnings->n; i++)
+                        n += run->warnings->v[i].code == c;
+                if (n == 0)
+                        continue;
+                strbuf_append(b, "numaplan_warnings{");
+                label(b, "code", warning_kinds[c].code, true);
+                label(b, "severity", severity_to_string(warning_kinds[c].severity), false);
+                strbuf_printf(b, "} %zu\n", n);
+        }
+}
+
 char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n) {
         struct strbuf b = {0};
         bool all = true;
@@ -65,6 +130,8 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
         strbuf_printf(&b, P "last_run_timestamp_seconds %.3f\n", run->timestamp_s);
         family(&b, P "duration_seconds", "How long the last numaplan verify took.");
         strbuf_printf(&b, P "duration_seconds %.6f\n", run->duration_s);
+        if (run->host)
+                host_metrics(&b, run);
         if (!run->success)
                 return strbuf_steal(&b);
 

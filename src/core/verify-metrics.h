@@ -9,7 +9,9 @@
 #include <stddef.h>
 
 #include "core/numa-maps.h"
+#include "core/topology.h"
 #include "core/verify-checks.h"
+#include "core/warnings.h"
 
 /* One replica unit's verdict, as verify reached it. */
 struct metrics_unit {
@@ -25,9 +27,13 @@ struct metrics_run {
         bool success;       /* a verdict for every unit (exit 0 or 1); false: none (exit 2 or 3) */
         double timestamp_s; /* when the run started, seconds since the epoch */
         double duration_s;
+        /* The host as verify read it, its tuning included, and the run's warnings: the facts that
+         * change at run time. NULL when the host was not read (a bad configuration). */
+        const struct topology *host;
+        const struct warnings *warnings;
 };
 
-/* The whole file. Without success only the run's own metrics are there. */
+/* The whole file. Without success only the run's own metrics are there, and the host's. */
 char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n);
 
 /* Every metric name metrics_format() may write, NULL-terminated (for the docs' test). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdarg.h>
 
+#include "basic/escape.h"
 #include "core/warnings.h"
 
 const struct warning_kind warning_kinds[_WARNING_MAX] = {
@@ -49,14 +50,32 @@ const struct warning_kind warning_kinds[_WARNING_MAX] = {
                                   "the built-in default sizes no replica's memory"},
         [WARNING_MODEL_SHARED] = {"model-shared", SEVERITY_WARNING, SUBJECT_HOST,
                                   "replicas on different nodes name the same model file"},
+        [WARNING_PCIE_LINK_NARROW] = {"pcie-link-narrow", SEVERITY_WARNING, SUBJECT_PCI,
+                                      "a PCIe link is narrower than the device's maximum"},
+        [WARNING_PCIE_LINK_SLOW] = {"pcie-link-slow", SEVERITY_NOTICE, SUBJECT_PCI,
+                                    "a PCIe link runs below the device's maximum speed (idle GPUs do)"},
+        [WARNING_PCIE_MRRS_SMALL] = {"pcie-mrrs-small", SEVERITY_WARNING, SUBJECT_PCI,
+                                     "a compute accelerator's MaxReadReq is below 4096 bytes"},
+        [WARNING_CPU_GOVERNOR] = {"cpu-governor", SEVERITY_WARNING, SUBJECT_HOST,
+                                  "replicas' CPUs run a frequency governor other than performance"},
+        [WARNING_CSTATES_DEEP] = {"cstates-deep", SEVERITY_WARNING, SUBJECT_HOST,
+                                  "CPU idle states with an exit latency above 100 us are enabled"},
+        [WARNING_ZONE_RECLAIM] = {"zone-reclaim", SEVERITY_WARNING, SUBJECT_HOST,
+                                  "vm.zone_reclaim_mode is not 0"},
+        [WARNING_IOMMU_TRANSLATED] = {"iommu-translated", SEVERITY_NOTICE, SUBJECT_HOST,
+                                      "a translating IOMMU sits in front of compute accelerators"},
+        [WARNING_SWAP_BOUND_REPLICA] = {"swap-bound-replica", SEVERITY_WARNING, SUBJECT_HOST,
+                                        "swap is on and replicas are bound to their nodes"},
 };
 
 void warnings_add(struct warnings *l, enum warning_code code, const char *subject, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
-        char *msg = xvasprintf(fmt, ap);
+        _cleanup_free_ char *raw = xvasprintf(fmt, ap);
         va_end(ap);
+        /* Values read from the host go into the words as the files held them. */
+        char *msg = text_escape(raw);
         l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
         l->v[l->n++] = (struct warning){.code = code, .subject = subject ? xstrdup(subject) : NULL, .message = msg};
 }
@@ -65,8 +84,9 @@ void warnings_put(struct warnings *l, enum warning_code code, const char *subjec
         va_list ap;
 
         va_start(ap, fmt);
-        char *msg = xvasprintf(fmt, ap);
+        _cleanup_free_ char *raw = xvasprintf(fmt, ap);
         va_end(ap);
+        char *msg = text_escape(raw);
         for (size_t i = 0; i < l->n; i++)
                 if (l->v[i].code == code && streq_ptr(l->v[i].subject, subject)) {
                         free(l->v[i].message);

@@ -45,6 +45,15 @@ enum warning_code {
         WARNING_ACCELERATOR_NOT_COMPUTE,
         WARNING_MEMORY_UNSET,
         WARNING_MODEL_SHARED,
+        /* The host's tuning (core/tuning.h) */
+        WARNING_PCIE_LINK_NARROW,
+        WARNING_PCIE_LINK_SLOW,
+        WARNING_PCIE_MRRS_SMALL,
+        WARNING_CPU_GOVERNOR,
+        WARNING_CSTATES_DEEP,
+        WARNING_ZONE_RECLAIM,
+        WARNING_IOMMU_TRANSLATED,
+        WARNING_SWAP_BOUND_REPLICA,
         _WARNING_MAX,
 };
 

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 
+#include "basic/escape.h"
 #include "basic/util.h"
 #include "host/cgroup.h"
 #include "host/host-facts.h"
@@ -93,7 +94,9 @@ static double start_time(struct root *root, pid_t pid, double btime, long ticks,
         char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
         if (!open_paren || !close_paren || close_paren < open_paren)
                 return 0;
-        snprintf(comm, 32, "%.*s", (int) (close_paren - open_paren - 1), open_paren + 1);
+        /* A process names itself: escaped, so that JSON and the journal take whatever it chose. */
+        _cleanup_free_ char *raw = xstrndup(open_paren + 1, (size_t) (close_paren - open_paren - 1)), *name = text_escape(raw);
+        snprintf(comm, 32, "%s", name);
         const char *p = close_paren + 1;
         for (int field = 3; field < 22 && p; field++) /* skip state .. itrealvalue */
                 p = strchr(p + 1, ' ');

@@ -19,6 +19,7 @@
 #include "host/pci-dl.h"
 #include "host/pci-read.h"
 #include "host/root.h"
+#include "host/tuning-parse.h"
 #include "host/udev-dl.h"
 
 #define PCI_DEVICES "sys/bus/pci/devices"
@@ -121,6 +122,7 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
                 struct accelerator a = {.numa_node = -1};
                 uint64_t class;
 
+                pcie_link_init(&a.pcie);
                 if (de->d_name[0] == '.')
                         continue;
                 if (pci_address_parse(de->d_name, false, &a.address) < 0) {
@@ -237,9 +239,40 @@ static struct accelerator *find(struct accelerator *list, size_t n, const struct
         return NULL;
 }
 
+/* Device Control of the PCI Express capability, for MaxReadReq and MaxPayload. sysfs hands a
+ * reader without CAP_SYS_ADMIN only the first 64 bytes of config space, where the capability list
+ * starts but no capability lives: libpci then finds none, and a read past 64 bytes tells that
+ * apart from a function that has none. */
+static void read_config(struct root *root, struct pci_dev *d, struct accelerator *a) {
+        _cleanup_free_ char *p = device_path(a, "config");
+        struct stat st;
+        uint8_t probe[4];
+
+        if (a->kind == PCI_STORAGE)
+                return;
+        root_record_file(root, p); /* libpci reads it itself */
+        a->pcie.config = PCIE_CONFIG_UNREAD;
+        if (!pci_fill(d, PCI_FILL_CAPS))
+                return;
+        if (setjmp(pci_jump) != 0)
+                return;
+        struct pci_cap *cap = sym_pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
+        if (!cap) {
+                /* Only now is it worth the system calls to say why. */
+                a->pcie.config = sym_pci_read_block(d, 64, probe, sizeof(probe)) ? PCIE_CONFIG_NO_CAP
+                                 : root_lstat(root, p, &st, NULL) < 0           ? PCIE_CONFIG_ABSENT
+                                                                                : PCIE_CONFIG_SHORT;
+                return;
+        }
+        uint16_t ctl = sym_pci_read_word(d, cap->addr + PCI_EXP_DEVCTL);
+        a->pcie.config = pcie_devctl_decode(ctl, &a->pcie.max_read_request, &a->pcie.max_payload) >= 0
+                                 ? PCIE_CONFIG_READ
+                                 : PCIE_CONFIG_INVALID;
+}
+
 /* What libpci says of each candidate. Candidates it cannot read keep ids_known false. */
 static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct warnings *w, struct accelerator *list,
-                             size_t n) {
+                             size_t n, bool config) {
         for (struct pci_dev *d = pacc->devices; d; d = d->next) {
                 struct accelerator *a = find(list, n, d);
                 if (!a)
@@ -253,6 +286,21 @@ static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct 
                 a->vendor = d->vendor_id;
                 a->device = d->device_id;
                 a->ids_known = true;
+                if (config)
+                        read_config(root, d, a);
+        }
+}
+
+/* Devices libpci never got to (not there, kept out of a capture, failing): their sizes are
+ * unread, or there was nothing to read. */
+static void config_unread(struct root *root, struct accelerator *list, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                struct accelerator *a = &list[i];
+                if (a->pcie.config != PCIE_CONFIG_NOT_READ || a->kind == PCI_STORAGE)
+                        continue;
+                _cleanup_free_ char *p = device_path(a, "config");
+                struct stat st;
+                a->pcie.config = root_lstat(root, p, &st, NULL) < 0 ? PCIE_CONFIG_ABSENT : PCIE_CONFIG_UNREAD;
         }
 }
 
@@ -437,7 +485,9 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
 
         struct pci_access *pacc = pci_open(root, w);
         if (pacc)
-                fill_from_libpci(root, pacc, w, list, n);
+                fill_from_libpci(root, pacc, w, list, n, flags & PCI_CONFIG);
+        if (flags & PCI_CONFIG)
+                config_unread(root, list, n);
 
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = &list[i];
@@ -471,4 +521,24 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
         free(list);
         number_accelerators(t);
         return 0;
+}
+
+void pci_read_config(struct root *root, struct topology *t) {
+        struct warnings scratch = {0}; /* the first scan warned already */
+        struct accelerator *lists[] = {t->accels, t->nics};
+        size_t ns[] = {t->n_accels, t->n_nics};
+        struct pci_access *pacc = t->n_accels + t->n_nics > 0 ? pci_open(root, &scratch) : NULL;
+
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
+                if (pacc)
+                        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
+                                struct accelerator *a = find(lists[l], ns[l], d);
+                                if (a && a->ids_known)
+                                        read_config(root, d, a);
+                        }
+                config_unread(root, lists[l], ns[l]);
+        }
+        if (pacc)
+                sym_pci_cleanup(pacc);
+        warnings_done(&scratch);
 }

@@ -14,5 +14,9 @@ struct topology;
 enum {
         PCI_NAMES = 1 << 0,       /* names from the PCI ID database */
         PCI_DEVICES_TOO = 1 << 1, /* network adapters and NVMe drives as well */
+        PCI_CONFIG = 1 << 2,      /* accelerators' and NICs' Device Control from config space (show) */
 };
 int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w, struct topology *t);
+/* The Device Control sizes of accelerators and NICs already read without PCI_CONFIG (verify
+ * --metrics): libpci scans the tree once more. */
+void pci_read_config(struct root *root, struct topology *t);

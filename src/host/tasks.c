@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <dirent.h>
 
+#include "basic/escape.h"
 #include "host/root.h"
 #include "host/sysfs-parse.h"
 #include "host/tasks.h"
@@ -16,8 +17,11 @@ static int task_status(struct root *root, pid_t pid, pid_t tid, struct task *t) 
         if (r < 0)
                 return r;
         *t = (struct task){.pid = pid, .tid = tid};
-        if (status_field(text, "Name", &v, &len) >= 0)
-                snprintf(t->comm, sizeof(t->comm), "%.*s", (int) len, v);
+        if (status_field(text, "Name", &v, &len) >= 0) {
+                /* As the thread named itself, escaped for JSON and the journal. */
+                _cleanup_free_ char *raw = xstrndup(v, len), *name = text_escape(raw);
+                snprintf(t->comm, sizeof(t->comm), "%s", name);
+        }
         static const char *const keys[] = {"Cpus_allowed_list", "Mems_allowed_list"};
         struct cpuset *sets[] = {&t->cpus, &t->mems};
         for (size_t i = 0; i < ELEMENTSOF(keys); i++) {

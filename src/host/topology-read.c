@@ -11,6 +11,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "host/host-tuning.h"
 #include "host/pci-read.h"
 #include "host/root.h"
 #include "host/sysfs-parse.h"
@@ -543,10 +544,13 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
         check_node_facts(t, w);
 
         read_host_settings(&x);
-        r = pci_read_accelerators(root, (flags & TOPOLOGY_NAMES ? PCI_NAMES : 0) | (flags & TOPOLOGY_DEVICES ? PCI_DEVICES_TOO : 0),
-                                  w, t);
+        unsigned pci = (flags & TOPOLOGY_NAMES ? PCI_NAMES : 0) | (flags & TOPOLOGY_DEVICES ? PCI_DEVICES_TOO : 0) |
+                       (flags & TOPOLOGY_TUNING ? PCI_CONFIG : 0);
+        r = pci_read_accelerators(root, pci, w, t);
         if (r < 0)
                 return r;
+        if (flags & TOPOLOGY_TUNING)
+                host_tuning_read(root, t, w);
 
         *ret = TAKE_PTR(t);
         return 0;
@@ -559,4 +563,9 @@ void topology_read_node_ids(struct root *root, struct cpuset *ret) {
                 (void) for_each_numbered(root, SYS_NODE, "node", ret);
         if (cpuset_is_empty(ret))
                 cpuset_set(ret, 0);
+}
+
+void topology_read_tuning(struct root *root, struct topology *t, struct warnings *w) {
+        pci_read_config(root, t);
+        host_tuning_read(root, t, w);
 }

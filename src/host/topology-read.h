@@ -12,6 +12,8 @@ enum {
         TOPOLOGY_NAMES = 1 << 0,   /* name accelerators from the PCI ID database (only `show` prints them,
                                     * and the database costs more than everything else) */
         TOPOLOGY_DEVICES = 1 << 1, /* network adapters and NVMe drives too (`show`) */
+        TOPOLOGY_TUNING = 1 << 2,  /* PCIe links and config space, the host's tuning (core/tuning.h):
+                                    * `show`, `snapshot`; plan and apply do without */
 };
 
 /* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the
@@ -20,3 +22,5 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
 /* Only the ids of the host's NUMA nodes, as topology_read() finds them: node/online, else the
  * nodeN directories; node 0 alone on a kernel without NUMA. */
 void topology_read_node_ids(struct root *root, struct cpuset *ret);
+/* The host's tuning for a topology read without TOPOLOGY_TUNING (verify --metrics). */
+void topology_read_tuning(struct root *root, struct topology *t, struct warnings *w);

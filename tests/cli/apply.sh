@@ -83,6 +83,18 @@ single-node per-accelerator planned 1
 single-node podman-split planned 1
 single-node per-node-cpu-only planned 1
 single-node tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 1 are left
+tuned-2s-8gpu null planned 8
+tuned-2s-8gpu docker-per-accelerator planned 8
+tuned-2s-8gpu per-accelerator planned 8
+tuned-2s-8gpu podman-split planned 8
+tuned-2s-8gpu per-node-cpu-only planned 2
+tuned-2s-8gpu tensor-parallel-per-socket planned 2
+untuned-2s-8gpu null planned 8
+untuned-2s-8gpu docker-per-accelerator planned 8
+untuned-2s-8gpu per-accelerator planned 8
+untuned-2s-8gpu podman-split planned 8
+untuned-2s-8gpu per-node-cpu-only planned 2
+untuned-2s-8gpu tensor-parallel-per-socket planned 2
 "
 pairs=0
 for host in "$fixtures"/hosts/*; do

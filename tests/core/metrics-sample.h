@@ -4,7 +4,10 @@
 /* A verify verdict to format: "inference@0.service" pinned on node 1 (anon, file and huge pages;
  * program code it shares with other units on node 0);
  * "llama\x2dserver@1.service" (a backslash in its name, as systemd escapes '-') on node 0 with a
- * failing memory-locality and most of its pages on node 1; "idle.service" not running, no pages. */
+ * failing memory-locality and most of its pages on node 1; "idle.service" not running, no pages.
+ * The host: two accelerators, 0000:18:00.0 at x8 of x16 and 16 of 32 GT/s, 0000:2a:00.0 with
+ * its link unknown; CPUs 0-7 on performance, 8-15 on powersave (acpi-cpufreq); warnings
+ * pcie-link-narrow and pcie-link-slow once, cpu-governor once. */
 
 #include "basic/util.h"
 #include "core/verify-metrics.h"
@@ -14,7 +17,28 @@ struct metrics_sample {
         struct page_tally pages[3];
         struct cpuset nodes[3], cpus[3];
         struct metrics_unit units[3];
+        struct accelerator accels[2];
+        struct host_tuning tuning;
+        struct topology host;
+        struct warnings warnings;
 };
+
+static inline void metrics_sample_host(struct metrics_sample *s) {
+        for (unsigned i = 0; i < 2; i++) {
+                s->accels[i] = (struct accelerator){.kind = PCI_ACCELERATOR, .compute = true};
+                pcie_link_init(&s->accels[i].pcie);
+                snprintf(s->accels[i].pci, sizeof(s->accels[i].pci), i ? "0000:2a:00.0" : "0000:18:00.0");
+        }
+        s->accels[0].pcie.width = 8, s->accels[0].pcie.max_width = 16;
+        s->accels[0].pcie.speed_mts = 16000, s->accels[0].pcie.max_speed_mts = 32000;
+        s->tuning = (struct host_tuning){.has_cpufreq = true, .cpufreq_driver = (char *) "acpi-cpufreq"};
+        for (unsigned c = 0; c < 16; c++)
+                host_tuning_add_governor(&s->tuning, c < 8 ? "performance" : "powersave", c);
+        s->host = (struct topology){.accels = s->accels, .n_accels = 2, .tuning = &s->tuning};
+        warnings_add(&s->warnings, WARNING_PCIE_LINK_NARROW, "0000:18:00.0", "narrow");
+        warnings_add(&s->warnings, WARNING_PCIE_LINK_SLOW, "0000:18:00.0", "slow");
+        warnings_add(&s->warnings, WARNING_CPU_GOVERNOR, NULL, "powersave");
+}
 
 static inline void metrics_sample_init(struct metrics_sample *s) {
         static const char *const names[] = {"inference@0.service", "llama\\x2dserver@1.service", "idle.service"};
@@ -43,4 +67,12 @@ static inline void metrics_sample_init(struct metrics_sample *s) {
         /* llama: 100 anon on node 0, 300 file on node 1. */
         s->pages[1].anon[0] = 100, s->pages[1].file[1] = 300;
         s->pages[1].total[0] = 100, s->pages[1].total[1] = 300;
+        metrics_sample_host(s);
+}
+
+static inline void metrics_sample_done(struct metrics_sample *s) {
+        for (size_t i = 0; i < s->tuning.n_governors; i++)
+                free(s->tuning.governors[i].name);
+        free(s->tuning.governors);
+        warnings_done(&s->warnings);
 }

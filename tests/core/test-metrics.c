@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* verify's metrics: the exposition format's rules (one HELP and TYPE per family, before its
- * samples, families never split, label values escaped), the values of a sample verdict, the run
- * alone when there was no verdict, and every metric documented in numaplan(8), METRICS.
+ * samples, families never split, label values escaped), the values of a sample verdict and of its
+ * host, the run alone when there was no verdict, and every metric documented in numaplan(8),
+ * METRICS.
  * promtool's own check of the same text is tests/prometheus/run.sh's.
  * Usage: test-metrics FIXTURES_DIR SOURCE_ROOT */
 
@@ -114,6 +115,42 @@ static void sample_verdict(void) {
         ok(has_line(text, "numaplan_verify_min_local_ratio{unit=\"llama\\\\x2dserver@1.service\"} 0.9900") &&
                    has_line(text, "numaplan_verify_min_local_ratio{unit=\"idle.service\"} 0.9500"),
            "min-local as a ratio");
+        ok(!strstr(text, "numaplan_host_"), "without the host read, no host metric");
+        metrics_sample_done(&s);
+}
+
+/* The host's facts that change at run time: links, the governor, the warnings in effect. */
+static void host_facts(void) {
+        struct metrics_sample s;
+        struct metrics_run run = {.success = true};
+
+        metrics_sample_init(&s);
+        run.host = &s.host, run.warnings = &s.warnings;
+        _cleanup_free_ char *text = metrics_format(&run, s.units, 3), *err = structure_error(text);
+        if (!ok(!err, "with the host: the exposition format's structure holds"))
+                printf("#   %s\n", err);
+        ok(has_line(text, "numaplan_host_pcie_link_speed_gts{pci=\"0000:18:00.0\"} 16.0") &&
+                   has_line(text, "numaplan_host_pcie_link_max_speed_gts{pci=\"0000:18:00.0\"} 32.0"),
+           "the link's speed and its maximum, in GT/s");
+        ok(has_line(text, "numaplan_host_pcie_link_width{pci=\"0000:18:00.0\"} 8") &&
+                   has_line(text, "numaplan_host_pcie_link_max_width{pci=\"0000:18:00.0\"} 16"),
+           "its width and its maximum, in lanes");
+        ok(!strstr(text, "{pci=\"0000:2a:00.0\"}"), "no sample for a link whose files are absent");
+        ok(has_line(text, "numaplan_host_cpufreq_governor_info{governor=\"performance\",driver=\"acpi-cpufreq\",cpus=\"0-7\"} 1") &&
+                   has_line(text, "numaplan_host_cpufreq_governor_info{governor=\"powersave\",driver=\"acpi-cpufreq\",cpus=\"8-15\"} 1"),
+           "one info sample per governor, naming the driver and its CPUs");
+        ok(has_line(text, "numaplan_warnings{code=\"pcie-link-narrow\",severity=\"warning\"} 1") &&
+                   has_line(text, "numaplan_warnings{code=\"pcie-link-slow\",severity=\"notice\"} 1") &&
+                   has_line(text, "numaplan_warnings{code=\"cpu-governor\",severity=\"warning\"} 1"),
+           "a gauge per warning code in effect, with its severity");
+        is_int(count_prefix(text, "numaplan_warnings{"), 3, "and none for the codes not in effect");
+
+        run.success = false;
+        _cleanup_free_ char *failed = metrics_format(&run, s.units, 3);
+        ok(has_line(failed, "numaplan_verify_success 0") && !strstr(failed, "unit=") &&
+                   has_line(failed, "numaplan_host_pcie_link_width{pci=\"0000:18:00.0\"} 8"),
+           "no verdict (no systemd), the host read: its metrics all the same");
+        metrics_sample_done(&s);
 }
 
 static void escaping_and_empty(void) {
@@ -134,6 +171,7 @@ static void escaping_and_empty(void) {
         ok(has_line(failed, "numaplan_verify_success 0") && count_prefix(failed, "# HELP ") == 4 &&
                    has_line(failed, "numaplan_build_info{version=\"" NUMAPLAN_VERSION "\"} 1") && !strstr(failed, "unit="),
            "without a verdict, build_info and the run's own three metrics, and nothing about units");
+        metrics_sample_done(&s);
 }
 
 static void documented(const char *source_root) {
@@ -149,7 +187,9 @@ static void documented(const char *source_root) {
                 return;
         _cleanup_free_ char *section = end ? xstrndup(sec, (size_t) (end - sec)) : xstrdup(sec);
         metrics_sample_init(&s);
+        run.host = &s.host, run.warnings = &s.warnings;
         _cleanup_free_ char *text = metrics_format(&run, s.units, 3);
+        metrics_sample_done(&s);
         for (size_t i = 0; metrics_names[i]; i++) {
                 _cleanup_free_ char *help = xasprintf("# HELP %s ", metrics_names[i]),
                                     *roff = xasprintf(".B %s", metrics_names[i]);
@@ -164,6 +204,7 @@ static void documented(const char *source_root) {
 
 int main(int argc, char **argv) {
         sample_verdict();
+        host_facts();
         escaping_and_empty();
         if (argc > 2)
                 documented(argv[2]);

@@ -6,7 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 c=$here/corpus
-mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages,inspect,generator,numastat-maps}
+mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages,inspect,generator,numastat-maps,tuning}
 
 for p in "$top"/profiles/*.conf; do cp "$p" "$c/config/profile-$(basename "$p")"; done
 printf '[numaplan]\nheadroom = 10%%\naccelerator-nodes = 3b:00.0=1\n[replica a]\nunit = a.service\naccelerators = count:2\nmemory = 48G\npolicy = preferred\ncpus = cores:4\nmemory-nodes = 2-3\nwarmup-url = http://127.0.0.1:8080/x\n' >"$c/config/all-keys"
@@ -99,4 +99,16 @@ cat >"$c/numastat-maps/maps" <<'MAPS'
 ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]
 MAPS
 printf 'ffffffffffffffff-0 r--p 0 0 0\n-1-5 r--p\n10000000000000000-20000000000000000 r--p 0 0 0\n' >"$c/numastat-maps/maps-odd"
+n=0
+for f in "$top"/tests/fixtures/hosts/*/proc/{swaps,cmdline} "$top"/tests/fixtures/hosts/*/sys/kernel/iommu_groups/1[01]/type \
+	"$top"/tests/fixtures/hosts/untuned-2s-8gpu/sys/devices/*/*/0000:[02]1:00.0/*_link_*; do
+	[ -f "$f" ] || continue
+	n=$((n + 1))
+	cp "$f" "$c/tuning/fixture-$n"
+done
+printf 'Unknown\n' >"$c/tuning/speed-unknown"
+printf '8 GT/s' >"$c/tuning/speed-old-kernel"
+printf 'ro iommu=force,pt intel_iommu=on,sm_on iommu.passthrough=0 -- iommu=pt' >"$c/tuning/cmdline-mixed"
+printf '\x20\x58' >"$c/tuning/devctl-4096-256"
+printf '\xff\xff' >"$c/tuning/devctl-all-ones"
 echo "seeded $(find "$c" -type f | wc -l) inputs in $c"

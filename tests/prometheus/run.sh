@@ -65,6 +65,25 @@ grep -qx 'numaplan_verify_success 0' "$prom" && ok "and the file says no verdict
 	fail "replaced by a rename" "inode $inode, now $(stat -c %i "$prom")"
 exec 3<&-
 
+# The host's facts: the untuned fixture host's links, governors and warnings, with or without a
+# verdict (without systemd there is none, and the host was read all the same).
+host=$fixtures/hosts/untuned-2s-8gpu
+verify "$scratch/np.conf"
+out=$(promtool check metrics <"$prom" 2>&1) && ok "promtool check metrics passes with the host's facts" ||
+	fail "promtool check metrics with the host's facts" "$out" "$(cat "$prom")"
+grep -qx 'numaplan_host_pcie_link_width{pci="0000:01:00.0"} 8' "$prom" &&
+	grep -qx 'numaplan_host_pcie_link_max_width{pci="0000:01:00.0"} 16' "$prom" &&
+	grep -qx 'numaplan_host_pcie_link_speed_gts{pci="0000:41:00.0"} 2.5' "$prom" &&
+	ok "the narrowed link's width and maximum, the idle GPU's speed" || fail "the links in the metrics" "$(cat "$prom")"
+grep -qx 'numaplan_host_cpufreq_governor_info{governor="schedutil",driver="acpi-cpufreq",cpus="1-15,17-31"} 1' "$prom" &&
+	ok "the governor as an info metric" || fail "the governor in the metrics" "$(cat "$prom")"
+grep -qx 'numaplan_warnings{code="pcie-link-narrow",severity="warning"} 1' "$prom" &&
+	grep -qx 'numaplan_warnings{code="pcie-mrrs-small",severity="warning"} 2' "$prom" &&
+	grep -qx 'numaplan_warnings{code="swap-bound-replica",severity="warning"} 1' "$prom" &&
+	! grep -q 'code="single-node"' "$prom" &&
+	ok "a gauge per warning code in effect, config space read for MaxReadReq" || fail "the warnings in the metrics" "$(cat "$prom")"
+host=$fixtures/hosts/dgx-2s-8gpu
+
 "$numaplan" verify --no-warmup --metrics "$scratch/nowhere/numaplan.prom" -c "$scratch/np.conf" --sysfs-root "$host" \
 	--unit-dir "$scratch/units" >/dev/null 2>"$scratch/err"
 rc=$?

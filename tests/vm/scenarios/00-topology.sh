@@ -53,6 +53,37 @@ else
 	vm_not_ok "an accelerator on node 0" "$(cat before.flat)"
 fi
 
+# The PCIe links as the guest sees them: QEMU's PCI Express devices behind a pcie-root-port have
+# link files and a PCI Express capability; a conventional PCI device has neither. MaxReadReq as
+# lspci reads it as root; a user gets only 64 bytes of config space, and no sizes. Few processes:
+# each costs ~0.1 s here.
+pcie() { # pcie FLAT I: accelerator I's link, MaxReadReq and config_space as one line
+	awk -F '\t' -v p="accelerators.$2.pcie." 'index($1, p) == 1 { v[substr($1, length(p) + 1)] = $2 }
+		END { printf "%s x%s, max %s x%s, MaxReadReq %s, %s\n", v["speed"], v["width"], v["max_speed"],
+			v["max_width"], v["max_read_request"], v["config_space"] }' "$1"
+}
+setpriv --reuid=65534 --regid=65534 --clear-groups "$NUMAPLAN" show --json 2>user.err | json_flat >user.flat
+links=0
+for i in $i0 $i1; do
+	pci=$(json_get "accelerators.$i.pci" <before.flat)
+	dev=/sys/bus/pci/devices/$pci
+	if [ -e "$dev/current_link_speed" ]; then
+		links=$((links + 1))
+		read -r speed <"$dev/current_link_speed" && read -r width <"$dev/current_link_width" &&
+			read -r max_speed <"$dev/max_link_speed" && read -r max_width <"$dev/max_link_width"
+		mrrs=$(lspci -vv -s "$pci" | sed -n 's/.*MaxReadReq \([0-9]*\) bytes.*/\1/p')
+		link="$speed x$width, max $max_speed x$max_width"
+		vm_check_eq "$pci: show's link is sysfs's, its MaxReadReq lspci's" "$(pcie before.flat "$i")" \
+			"$link, MaxReadReq ${mrrs%%$'\n'*}, read"
+		vm_check_eq "$pci: as a user, the link without MaxReadReq: config space short" "$(pcie user.flat "$i")" \
+			"$link, MaxReadReq null, short"
+	else
+		vm_check_eq "$pci: no link files, no link in show" "$(pcie before.flat "$i")" \
+			"null xnull, max null xnull, MaxReadReq null, no-capability"
+	fi
+done
+vm_check "at least one device behind a root port has its link in show" test "$links" -gt 0
+
 # Bind-mount NVIDIA H200 ids over the node-1 device's sysfs files; undo whatever happens.
 [ -n "$i1" ] || vm_done
 pci=$(json_get "accelerators.$i1.pci" <before.flat)
