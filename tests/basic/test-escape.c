@@ -23,5 +23,12 @@ int main(void) {
         check("cut\xe6\xa8", "cut\\xe6\\xa8", "a truncated sequence escaped");
         check("", "", "the empty name");
         check(NULL, "(null)", "NULL");
+
+        /* A message of numaplan's own words with a value read from the host in it. */
+        _cleanup_free_ char *m = text_escape("llama\\x2dserver@0.service: '\xff\xfe' is no node number\n");
+        is_str(m, "llama\\x2dserver@0.service: '\\xff\\xfe' is no node number\\n",
+               "text_escape: a unit's backslash stays, bytes that are no UTF-8 and control bytes are escaped");
+        _cleanup_free_ char *twice = text_escape(m);
+        is_str(twice, m, "and escaping it again changes nothing");
         return done_testing();
 }
