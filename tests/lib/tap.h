@@ -38,6 +38,26 @@ __attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt, .
                         printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
         } while (0)
 
+/* `in` as one line of a TAP description: newlines, tabs and other control characters as C
+ * escapes. In a static buffer: one call per description. */
+static inline const char *shown(const char *in) {
+        static const char controls[] = "\n\t\r\v\f", letters[] = "ntrvf";
+        static char buf[128];
+        size_t j = 0;
+        for (; *in && j + 5 < sizeof(buf); in++) {
+                const char *c = strchr(controls, *in);
+                if (c) {
+                        buf[j++] = '\\';
+                        buf[j++] = letters[c - controls];
+                } else if ((unsigned char) *in < ' ')
+                        j += (size_t) snprintf(buf + j, sizeof(buf) - j, "\\x%02x", (unsigned char) *in);
+                else
+                        buf[j++] = *in;
+        }
+        buf[j] = 0;
+        return buf;
+}
+
 static inline int done_testing(void) {
         printf("1..%d\n", tap_count);
         return tap_failed ? 1 : 0;
