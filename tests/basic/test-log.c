@@ -3,11 +3,10 @@
  * error passed in; the first error remembered even when not shown; and "file:line: message" for
  * errors in what the admin wrote. */
 
-#include <sys/wait.h>
-
 #include "basic/log.h"
 #include "basic/util.h"
 #include "capture.h"
+#include "child.h"
 #include "tap.h"
 
 /* What `fn` logs on stderr, and (nothing on stdout) that stdout stays the verb's. */
@@ -23,40 +22,37 @@ static char *logged(void (*fn)(void)) {
         return *o ? mfree(e) : e;
 }
 
-/* The first error a fresh process remembers after `fn`: the memory is the process's, so each
- * case runs in a child of its own. */
+struct first_error_case {
+        void (*fn)(void);
+        int fd;
+};
+
+static int first_error_child(void *arg) {
+        const struct first_error_case *c = arg;
+        log_set_max_level(LOG_ERR - 1); /* nothing printed: remembered all the same */
+        c->fn();
+        const char *e = log_first_error();
+        return e ? (int) write(c->fd, e, strlen(e)) : -ENOENT;
+}
+
+/* The first error a fresh process remembers after `fn`, or NULL: the memory is the process's, so
+ * each case runs in a child of its own. */
 static char *first_error_after(void (*fn)(void)) {
         int p[2];
         if (pipe(p) < 0)
                 abort();
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid < 0)
-                abort();
-        if (pid == 0) {
-                close(p[0]);
-                log_set_max_level(LOG_ERR - 1); /* nothing printed: remembered all the same */
-                fn();
-                const char *e = log_first_error();
-                if (e)
-                        (void) !write(p[1], e, strlen(e));
-                _exit(e ? 0 : 3);
-        }
+        struct first_error_case c = {fn, p[1]};
+        int r = run_child(first_error_child, &c, NULL);
         close(p[1]);
-        struct strbuf b = {0};
         char buf[512];
-        ssize_t n;
-        while ((n = read(p[0], buf, sizeof(buf) - 1)) > 0) {
-                buf[n] = 0;
-                strbuf_append(&b, buf);
-        }
+        ssize_t n = read(p[0], buf, sizeof(buf) - 1);
         close(p[0]);
-        int status;
-        waitpid(pid, &status, 0);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-                return strbuf_steal(&b);
-        strbuf_done(&b);
-        return WIFEXITED(status) && WEXITSTATUS(status) == 3 ? NULL : xstrdup("(the child died)");
+        if (r == -ENOENT)
+                return NULL;
+        if (r < 0 || n != r)
+                return xstrdup("(the child died)");
+        buf[n] = 0;
+        return xstrdup(buf);
 }
 
 static void each_level(void) {
