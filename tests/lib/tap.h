@@ -31,11 +31,27 @@ __attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt, .
                         printf("#   got %lld, want %lld\n", g_, w_);                                  \
         } while (0)
 
+/* A string as diagnostics: on one line, or a line of the diagnostics for each of its lines. */
+static inline void tap_diag(const char *label, const char *s) {
+        if (!s || !strchr(s, '\n')) {
+                printf("#   %s '%s'\n", label, s ? s : "(null)");
+                return;
+        }
+        printf("#   %s:\n", label);
+        for (const char *p = s; *p;) {
+                size_t n = strcspn(p, "\n");
+                printf("#     |%.*s\n", (int) n, p);
+                p += n + (p[n] == '\n');
+        }
+}
+
 #define is_str(got, want, ...)                                                                        \
         do {                                                                                          \
                 const char *g_ = (got), *w_ = (want);                                                 \
-                if (!ok(g_ && w_ ? strcmp(g_, w_) == 0 : g_ == w_, __VA_ARGS__))                      \
-                        printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
+                if (!ok(g_ && w_ ? strcmp(g_, w_) == 0 : g_ == w_, __VA_ARGS__)) {                    \
+                        tap_diag("got", g_);                                                          \
+                        tap_diag("want", w_);                                                         \
+                }                                                                                     \
         } while (0)
 
 /* `in` as one line of a TAP description: newlines, tabs and other control characters as C
