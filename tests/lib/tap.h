@@ -24,6 +24,22 @@ __attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt, .
         return cond;
 }
 
+/* A point for a known bug not fixed yet: "not ok ... # TODO" is an expected failure; once it
+ * passes it fails the test ("ok ... # TODO", an unexpected pass), so that the TODO goes. */
+__attribute__((format(printf, 3, 4))) static inline int todo(int cond, const char *reason, const char *fmt, ...) {
+        va_list ap;
+
+        tap_count++;
+        if (cond)
+                tap_failed++;
+        printf("%sok %d - ", cond ? "" : "not ", tap_count);
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf(" # TODO %s\n", reason);
+        return cond;
+}
+
 #define is_int(got, want, ...)                                                                        \
         do {                                                                                          \
                 long long g_ = (long long) (got), w_ = (long long) (want);                           \

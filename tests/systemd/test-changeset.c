@@ -177,7 +177,8 @@ static void plan_changes(void) {
                    !changeset_changed(&cs),
            "removing a unit without a drop-in: unchanged");
         changeset_done(&cs);
-        ok(for_removal(none, NULL, &cs, &said4) == 0 && cs.n == 0, "removing from a unit directory not there: nothing");
+        _cleanup_free_ char *said5 = NULL;
+        ok(for_removal(none, NULL, &cs, &said5) == 0 && cs.n == 0, "removing from a unit directory not there: nothing");
         changeset_done(&cs);
         small_plan_done(&sp1);
         small_plan_done(&sp2);
