@@ -104,15 +104,21 @@ static void names(void) {
            "other names are not");
 }
 
+/* A read's result, freed when a read wrote one, and set back to `untouched`. */
+static char untouched[] = "untouched";
+static void reset(char **s) {
+        if (*s != untouched)
+                free(*s);
+        *s = untouched;
+}
+
 static void reads(void) {
         _cleanup_close_ int fd = open_dir_at(AT_FDCWD, dir, false, NULL);
-        char *const untouched = (char *) "untouched";
         char *s = untouched;
 
         write_file(dir, "plain", "line\n");
         ok(read_regular_at(fd, "plain", 100, &s) == 0 && streq(s, "line\n"), "a regular file is read whole");
-        s = mfree(s);
-        s = untouched;
+        reset(&s);
         is_int(read_regular_at(fd, "absent", 100, &s), -ENOENT, "an absent file is -ENOENT");
         ok(s == untouched, "and *ret is left alone");
 
@@ -121,7 +127,7 @@ static void reads(void) {
                 abort();
         is_int(read_regular_at(fd, "link", 100, &s), -ELOOP, "a link is not followed: -ELOOP");
         ok(read_file(link, &s) == 0 && streq(s, "line\n"), "read_file() of a path follows it");
-        s = mfree(s);
+        reset(&s);
 
         _cleanup_free_ char *fifo = at("fifo");
         if (mkfifo(fifo, 0600) < 0)
@@ -156,8 +162,7 @@ static void reads(void) {
         big[10000] = 0;
         write_file(dir, "big", big);
         ok(read_regular_at(fd, "big", 10000, &s) == 0 && strlen(s) == 10000, "a file of the limit's size is read");
-        s = mfree(s);
-        s = untouched;
+        reset(&s);
         is_int(read_regular_at(fd, "big", 9999, &s), -EFBIG, "one byte past the limit is -EFBIG");
         is_int(read_file_max(plain, 4, &s), -EFBIG, "read_file_max() too");
         ok(s == untouched, "and *ret is left alone");
@@ -174,10 +179,10 @@ static void reads(void) {
                 abort();
         ok(read_fd_all(p[0], 100, READ_ONE_SHOT, &s, &len) == 0 && len == 3 && memcmp(s, "a\0b", 4) == 0,
            "READ_ONE_SHOT: the one read, NULs and all, NUL-terminated, while the writer stays open");
-        s = mfree(s);
+        reset(&s);
         close(p[1]);
         ok(read_fd_all(p[0], 100, 0, &s, NULL) == 0 && streq(s, ""), "then end of file: empty");
-        s = mfree(s);
+        reset(&s);
         close(p[0]);
 }
 
