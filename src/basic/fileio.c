@@ -90,7 +90,7 @@ static int read_regular(int dirfd, const char *name, int extra_flags, size_t max
         struct stat st;
 
         if (fd < 0)
-                return -errno;
+                return errno == ENXIO ? -EBADFD : -errno; /* a socket: open() refuses it */
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))

@@ -17,9 +17,10 @@ static int parse_fixed(const char **p, unsigned max_decimals, uint64_t *ret) {
                 if (isdigit((unsigned char) *s)) {
                         if (dot && decimals == max_decimals)
                                 return -EINVAL;
-                        if (v > (UINT64_MAX - 9) / 10)
+                        uint64_t d = (uint64_t) (*s - '0');
+                        if (v > (UINT64_MAX - d) / 10)
                                 return -ERANGE;
-                        v = v * 10 + (uint64_t) (*s - '0');
+                        v = v * 10 + d;
                         digits = true;
                         decimals += dot;
                 } else if (*s == '.' && !dot && max_decimals > 0)

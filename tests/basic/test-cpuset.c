@@ -3,21 +3,6 @@
 #include "tap.h"
 #include "basic/util.h"
 
-/* The input as a TAP description can hold it: newlines shown as \n. */
-static const char *shown(const char *in) {
-        static char buf[64];
-        size_t j = 0;
-        for (size_t i = 0; in[i] && j + 3 < sizeof(buf); i++) {
-                if (in[i] == '\n') {
-                        buf[j++] = '\\';
-                        buf[j++] = 'n';
-                } else
-                        buf[j++] = in[i];
-        }
-        buf[j] = 0;
-        return buf;
-}
-
 static void check_list(const char *in, const char *want) {
         struct cpuset s;
         int r = cpuset_parse_list(in, &s);

@@ -1,10 +1,10 @@
 #!/bin/bash
 # numaplan-generator on the fixture hosts, in temporary directories only: its drop-ins are the
-# ones plan shows, byte for byte, on every host with every profile; a configuration that fails
-# (bad, or no longer fitting the host) gives drop-ins that keep the replicas from starting and a
-# message naming file and line, exit 0, no marker; nothing is written outside its directory; and
-# apply, remove and plan in generator mode with each combination of apply's drop-ins, the
-# generator's and remove's record (--no-reload: no systemd here).
+# ones plan shows, byte for byte, on every host with every profile; where plan refuses a
+# configuration (bad, or no longer fitting the host), the generator gives plan's reason, drop-ins
+# that keep the replicas from starting, exit 0 and no marker; nothing is written outside its
+# directory; and apply, remove and plan in generator mode with each combination of apply's
+# drop-ins, the generator's and remove's record (--no-reload: no systemd here).
 set -u
 numaplan=$1
 fixtures=$(cd "$2" && pwd)
@@ -58,8 +58,10 @@ for host in "$fixtures"/hosts/*; do
 			2>"$scratch/pair.err"
 		rc=$?
 		[ $rc -eq 0 ] || fail "generator $name: exit 0" "exit $rc" "$(cat "$scratch/pair.err")"
-		if "$numaplan" plan --json --sysfs-root "$root" -c "$profile" --unit-dir "$scratch/pair/etc" \
-			--generator-dir "$g" >"$scratch/pair.json" 2>/dev/null; then
+		"$numaplan" plan --json --sysfs-root "$root" -c "$profile" --unit-dir "$scratch/pair/etc" \
+			--generator-dir "$g" >"$scratch/pair.json" 2>"$scratch/pair.plan.err"
+		prc=$?
+		if [ $prc -eq 0 ]; then
 			json_seen plan "$scratch/pair.json"
 			mkdir -p "$scratch/pair/want"
 			expected_tree "$scratch/pair.json" "$g" "$scratch/pair/want"
@@ -70,12 +72,19 @@ for host in "$fixtures"/hosts/*; do
 				fail "generator $name: the drop-ins plan shows, and the marker" "$(diff -r -x .numaplan "$g" "$scratch/pair/want" | head -20)"
 			fi
 		else
-			# No plan: every unit the configuration names is kept from starting.
-			if [ ! -e "$g/.numaplan/applied" ] && grep -q "no placement at this boot" "$scratch/pair.err" &&
-				[ -z "$(grep -rL "AssertPathExists=$g/.numaplan/applied" --include=50-numaplan.conf "$g")" ]; then
+			# No plan: plan refuses the configuration (exit 2) for the reason the generator gives,
+			# first on stderr and in each drop-in; every unit the configuration names is kept
+			# from starting.
+			why=$(head -n 1 "$scratch/pair.plan.err")
+			if [ $prc -eq 2 ] && [ -n "$why" ] && [ "$(head -n 1 "$scratch/pair.err")" = "$why" ] &&
+				[ ! -e "$g/.numaplan/applied" ] && grep -q "no placement at this boot" "$scratch/pair.err" &&
+				[ -n "$(find "$g" -name 50-numaplan.conf)" ] &&
+				[ -z "$(grep -rL "AssertPathExists=$g/.numaplan/applied" --include=50-numaplan.conf "$g")" ] &&
+				[ -z "$(grep -rLxF --include=50-numaplan.conf -e "# $why" "$g")" ]; then
 				blocked=$((blocked + 1))
 			else
-				fail "generator $name: no plan: drop-ins that block, no marker, a message" "$(cat "$scratch/pair.err")" "$(find "$g")"
+				fail "generator $name: no plan: plan refuses (exit 2) for the reason the generator blocks for" \
+					"plan: exit $prc" "$(cat "$scratch/pair.plan.err")" "generator:" "$(cat "$scratch/pair.err")" "$(find "$g")"
 			fi
 		fi
 		[ -z "$(ls -A "$scratch/pair/etc")" ] ||
@@ -220,15 +229,29 @@ rm -rf "$g" && mkdir "$g"
 "$gen_bin" "${A[@]}" "$g" 2>/dev/null
 check "and the generator places them again" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
 
-# Generator mode is found where systemd looks for generators; a link to /dev/null masks it.
-mkdir -p "$scratch/gp1" "$scratch/gp2"
-ln -s "$numaplan" "$scratch/gp2/numaplan-generator"
-SYSTEMD_GENERATOR_PATH=$scratch/gp1:$scratch/gp2 "$numaplan" plan -c "$good" --sysfs-root / 2>/dev/null |
-	grep -q "^/run/systemd/generator/llama-server@0.service.d/50-numaplan.conf$" && ok "an installed generator: plan shows its directory" ||
-	ok "an installed generator: plan shows its directory # SKIP this host cannot place the replica"
-ln -s /dev/null "$scratch/gp1/numaplan-generator"
-SYSTEMD_GENERATOR_PATH=$scratch/gp1:$scratch/gp2 "$numaplan" plan -c /dev/null 2>/dev/null | grep -q "^/run/systemd/generator/" &&
-	fail "a masked generator is not generator mode" || ok "a masked generator is not generator mode"
+# Generator mode is found where systemd looks for generators; a link to /dev/null masks it. Only
+# for this host (a replayed root or a unit directory is never the generator's), so with a replica
+# any host with memory can place; plan reads, it writes nothing.
+mkdir -p "$scratch/gp0" "$scratch/gp1" "$scratch/gp2"
+ln -s "$(readlink "$gen_bin")" "$scratch/gp2/numaplan-generator" # absolute, as systemd runs it
+cpu=$(conf cpu.conf '[replica cpu]
+unit = cpu-only@0.service
+memory = 1M')
+dropin_lines() { grep "^/.*/cpu-only@0.service.d/50-numaplan.conf$"; }
+plain=$(SYSTEMD_GENERATOR_PATH=$scratch/gp0 "$numaplan" plan -c "$cpu" --sysfs-root / 2>"$scratch/gp.err" | dropin_lines)
+if [ -z "$plain" ]; then
+	ok "an installed generator: plan shows its directory # SKIP this host cannot place a 1 MiB replica: $(head -n 1 "$scratch/gp.err")"
+	ok "a masked generator is not generator mode # SKIP likewise"
+else
+	is "an installed generator: plan shows its directory" \
+		"$(SYSTEMD_GENERATOR_PATH=$scratch/gp1:$scratch/gp2 "$numaplan" plan -c "$cpu" --sysfs-root / 2>&1 | dropin_lines)" \
+		"/run/systemd/generator/cpu-only@0.service.d/50-numaplan.conf"
+	ln -s /dev/null "$scratch/gp1/numaplan-generator"
+	is "a masked generator is not generator mode: plan shows apply's directory" \
+		"$(SYSTEMD_GENERATOR_PATH=$scratch/gp1:$scratch/gp2 "$numaplan" plan -c "$cpu" --sysfs-root / 2>&1 | dropin_lines)" \
+		"$plain"
+	check "which is not the generator's" test "$plain" != "/run/systemd/generator/cpu-only@0.service.d/50-numaplan.conf"
+fi
 
 # ---- Failing closed: what the generator cannot read, the record of the last plan covers ----
 etc=$scratch/closed/etc

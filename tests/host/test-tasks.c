@@ -95,9 +95,31 @@ static void subtree(void) {
            "the walk finds five processes in four cgroups");
         if (t.n_processes == 5) {
                 ok(t.processes[0].pid == 10 && t.processes[0].cgroup == 0, "the unit's own cgroup first");
-                ok(streq(t.cgroups[t.processes[4].cgroup], "/system.slice/llama.service/supervisor") ||
-                           streq(t.cgroups[t.processes[4].cgroup], "/system.slice/llama.service/libpod-payload-ab12/inner"),
-                   "a process deeper down knows its cgroup");
+                /* Depth first, children sorted by name: payload (12, 13), its inner (14), then
+                 * supervisor (11), whatever order readdir() gives. */
+                static const struct {
+                        pid_t pid;
+                        const char *cgroup;
+                } want[] = {
+                        {10, "/system.slice/llama.service"},
+                        {12, "/system.slice/llama.service/libpod-payload-ab12"},
+                        {13, "/system.slice/llama.service/libpod-payload-ab12"},
+                        {14, "/system.slice/llama.service/libpod-payload-ab12/inner"},
+                        {11, "/system.slice/llama.service/supervisor"},
+                };
+                bool in_order = true;
+                for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+                        in_order = in_order && t.processes[i].pid == want[i].pid &&
+                                   streq(t.cgroups[t.processes[i].cgroup], want[i].cgroup);
+                        if (!in_order) {
+                                printf("#   process %zu: got %d in %s\n", i, (int) t.processes[i].pid, t.cgroups[t.processes[i].cgroup]);
+                                break;
+                        }
+                }
+                ok(in_order, "each process with its own cgroup, parents before children, siblings by name");
+                ok(t.n_cgroups == 4 && streq(t.cgroups[1], want[1].cgroup) && streq(t.cgroups[2], want[3].cgroup) &&
+                           streq(t.cgroups[3], want[4].cgroup) && !t.cgroups[4],
+                   "the cgroups in that order, NULL-terminated");
                 bool inner = false;
                 for (size_t i = 0; i < t.n_processes; i++)
                         inner = inner || (t.processes[i].pid == 14 &&

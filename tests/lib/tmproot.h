@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 /* Scratch roots for tests: a temporary directory removed at scope exit, and files in it. */
@@ -19,3 +20,8 @@ static inline void tmpdir_cleanup(char **d) {
 void write_file(const char *dir, const char *path, const char *content);
 /* The file's content (malloc'd), or NULL. */
 char *read_whole(const char *path);
+
+/* Everything under `dir`, one line a file, sorted: its path, type, mode and inode, and a regular
+ * file's content (escaped) or a link's target. Equal states are equal strings: for "nothing was
+ * written" and "the tree is as it was". Without inodes (`inodes` false) two copies compare equal. */
+char *tree_state(const char *dir, bool inodes);
