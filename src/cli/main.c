@@ -9,16 +9,11 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 
-static const struct verb *const verbs[] = {
-        &verb_show, &verb_plan, &verb_apply, &verb_verify, &verb_status, &verb_migrate, &verb_prepare, &verb_remove,
-        &verb_snapshot,
-};
-
 static void help(void) {
         printf("Usage: numaplan [OPTIONS] COMMAND [ARGS...]\n\n"
                "Place LLM inference replicas on the NUMA nodes of their accelerators, with systemd\n"
                "drop-ins, and prove that the placement held.\n\nCommands:\n");
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+        for (size_t i = 0; i < n_verbs; i++)
                 printf("  %-10s %s\n", verbs[i]->name, verbs[i]->summary);
         printf("\nGlobal options (before or after the command):\n"
                "      --sysfs-root DIR   read DIR/sys and DIR/proc instead of /sys and /proc\n"
@@ -37,7 +32,7 @@ static void help(void) {
 
 static const struct verb *find_verb(const char *name) {
         /* Exact names only: a prefix that happens to be unique today would break scripts tomorrow. */
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+        for (size_t i = 0; i < n_verbs; i++)
                 if (streq(verbs[i]->name, name))
                         return verbs[i];
         return NULL;
@@ -46,7 +41,7 @@ static const struct verb *find_verb(const char *name) {
 /* An option of some verb, given before the verb is known: whether it takes a value decides
  * whether the next word is its value or the verb. */
 static const struct verb_option *any_verb_option(const char *arg) {
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+        for (size_t i = 0; i < n_verbs; i++) {
                 const struct verb_option *o = verb_find_option(verbs[i], arg);
                 if (o)
                         return o;
@@ -151,7 +146,7 @@ int main(int argc, char **argv) {
         }
         if (want_help) {
                 if (verb)
-                        verb->help();
+                        verb_help(verb);
                 else
                         help();
                 return EXIT_OK;

@@ -17,38 +17,26 @@
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
 
-static void help(void) {
-        printf("Usage: numaplan apply [-c FILE] [--check] [--diff] [--runtime] [--no-reload] [--restart] [--json]\n\n"
-               "Write one drop-in per replica unit (" UNIT_DIR_PERSISTENT "/UNIT.d/50-numaplan.conf),\n"
-               "remove numaplan's drop-ins of replicas that left the configuration, and reload systemd\n"
-               "once if anything changed. All or nothing: a failed write restores every file. Once all\n"
-               "is done, creates the marker the drop-ins assert (" RUNTIME_DIR "/applied).\n\n"
-               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
-               "      --check         change nothing; exit 1 when changes are pending\n"
-               "      --diff          print a unified diff of every change\n"
-               "      --runtime       write under " UNIT_DIR_RUNTIME " (gone at reboot)\n"
-               "      --no-reload     do not reload systemd\n"
-               "      --restart       restart running replica units whose drop-in changed\n"
-               "      --json          {\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout\n"
-               "\nWith numaplan-generator installed, the drop-ins are the generator's: apply checks the\n"
-               "plan, removes its own drop-ins, reloads (which runs the generator) and checks the result.\n"
-               "\nPinning takes effect when a unit starts: a running unit keeps its placement until it\n"
-               "restarts, and apply says so.\n");
-}
-
 struct apply_args {
         const char *config;
         bool check, diff, runtime, no_reload, restart, json;
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct apply_args, config),
-        VERB_FLAG("check", 0, struct apply_args, check),
-        VERB_FLAG("diff", 0, struct apply_args, diff),
-        VERB_FLAG("runtime", 0, struct apply_args, runtime),
-        VERB_FLAG("no-reload", 0, struct apply_args, no_reload),
-        VERB_FLAG("restart", 0, struct apply_args, restart),
-        VERB_FLAG("json", 0, struct apply_args, json),
+        VERB_VALUE("config", 'c', struct apply_args, config, "FILE",
+                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_FLAG("check", 0, struct apply_args, check,
+                  "change nothing; exit 1 when changes are pending"),
+        VERB_FLAG("diff", 0, struct apply_args, diff,
+                  "print a unified diff of every change"),
+        VERB_FLAG("runtime", 0, struct apply_args, runtime,
+                  "write under " UNIT_DIR_RUNTIME " (gone at reboot)"),
+        VERB_FLAG("no-reload", 0, struct apply_args, no_reload,
+                  "do not reload systemd"),
+        VERB_FLAG("restart", 0, struct apply_args, restart,
+                  "restart running replica units whose drop-in changed"),
+        VERB_FLAG("json", 0, struct apply_args, json,
+                  "{\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout"),
         {},
 };
 
@@ -157,5 +145,13 @@ const struct verb verb_apply = {
         .args_size = sizeof(struct apply_args),
         .max_args = 0,
         .run = run,
-        .help = help,
+        .usage = "numaplan apply [-c FILE] [--check] [--diff] [--runtime] [--no-reload] [--restart] [--json]",
+        .description = "Write one drop-in per replica unit (" UNIT_DIR_PERSISTENT "/UNIT.d/50-numaplan.conf),\n"
+                       "remove numaplan's drop-ins of replicas that left the configuration, and reload systemd\n"
+                       "once if anything changed. All or nothing: a failed write restores every file. Once all\n"
+                       "is done, creates the marker the drop-ins assert (" RUNTIME_DIR "/applied).",
+        .epilogue = "With numaplan-generator installed, the drop-ins are the generator's: apply checks the\n"
+                    "plan, removes its own drop-ins, reloads (which runs the generator) and checks the result.\n"
+                    "\nPinning takes effect when a unit starts: a running unit keeps its placement until it\n"
+                    "restarts, and apply says so.",
 };

@@ -26,30 +26,18 @@
 #include "systemd/journal.h"
 #include "systemd/unit-state.h"
 
-static void help(void) {
-        printf("Usage: numaplan migrate [-c FILE] [UNIT...] [--dry-run] [--json]\n\n"
-               "For each running replica (all, or the named units), move every page of its server's\n"
-               "processes (its unit's cgroup and those below it, or the container that container =\n"
-               "names) that sits off its planned nodes onto them: anonymous memory, page cache, huge\n"
-               "pages.\n"
-               "Only the pages off the plan move; the processes keep running. Says, per unit, the pages\n"
-               "and bytes moved from and to each node, those that could not move and why, the time\n"
-               "taken, and the share of its pages on its nodes before and after. Exit 0 when every\n"
-               "unit's share afterwards reaches its min-local, 1 otherwise. Root only.\n\n"
-               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
-               "      --dry-run       only say what would move\n"
-               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n");
-}
-
 struct migrate_args {
         const char *config;
         bool dry_run, json;
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct migrate_args, config),
-        VERB_FLAG("dry-run", 0, struct migrate_args, dry_run),
-        VERB_FLAG("json", 0, struct migrate_args, json),
+        VERB_VALUE("config", 'c', struct migrate_args, config, "FILE",
+                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_FLAG("dry-run", 0, struct migrate_args, dry_run,
+                  "only say what would move"),
+        VERB_FLAG("json", 0, struct migrate_args, json,
+                  "one JSON document on stdout (numaplan(8) lists its keys)"),
         {},
 };
 
@@ -306,5 +294,13 @@ const struct verb verb_migrate = {
         .args_size = sizeof(struct migrate_args),
         .max_args = -1,
         .run = run,
-        .help = help,
+        .usage = "numaplan migrate [-c FILE] [UNIT...] [--dry-run] [--json]",
+        .description = "For each running replica (all, or the named units), move every page of its server's\n"
+                       "processes (its unit's cgroup and those below it, or the container that container =\n"
+                       "names) that sits off its planned nodes onto them: anonymous memory, page cache, huge\n"
+                       "pages.\n"
+                       "Only the pages off the plan move; the processes keep running. Says, per unit, the pages\n"
+                       "and bytes moved from and to each node, those that could not move and why, the time\n"
+                       "taken, and the share of its pages on its nodes before and after. Exit 0 when every\n"
+                       "unit's share afterwards reaches its min-local, 1 otherwise. Root only.",
 };

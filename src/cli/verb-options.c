@@ -6,6 +6,37 @@
 #include "basic/util.h"
 #include "cli/verbs.h"
 
+const struct verb *const verbs[] = {
+        &verb_show, &verb_plan, &verb_apply, &verb_verify, &verb_status, &verb_migrate, &verb_prepare, &verb_remove,
+        &verb_snapshot,
+};
+const size_t n_verbs = ELEMENTSOF(verbs);
+
+/* "  -c, --config FILE   read FILE ...": the text starts at column 22, or two blanks after a
+ * longer name; its further lines at column 22. */
+#define HELP_COLUMN 22
+
+void verb_help(const struct verb *v) {
+        printf("Usage: %s\n\n%s\n\n", v->usage, v->description);
+        for (const struct verb_option *o = v->options; o->name; o++) {
+                char left[64];
+                int n = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", o->short_name ? '-' : ' ',
+                                 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name,
+                                 o->arg ? " " : "", o->arg ? o->arg : "");
+                printf("%s%*s", left, n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
+                for (const char *line = o->help; *line;) {
+                        size_t len = strcspn(line, "\n");
+                        printf("%.*s\n", (int) len, line);
+                        line += len;
+                        if (*line)
+                                printf("%*s", HELP_COLUMN, "");
+                        line += *line == '\n';
+                }
+        }
+        if (v->epilogue)
+                printf("%s%s\n", v->epilogue_tight ? "" : "\n", v->epilogue);
+}
+
 int verb_usage_error(const char *verb, const char *fmt, ...) {
         va_list ap;
 

@@ -10,15 +10,6 @@
 #include "core/planner.h"
 #include "host/config-files.h"
 
-static void help(void) {
-        printf("Usage: numaplan plan [-c FILE] [--json]\n\n"
-               "Place every replica of the configuration on this host and print the placement\n"
-               "(replica, unit, accelerators, nodes, policy, CPUs, memory against what each node can\n"
-               "hold) and each drop-in apply would write. Changes nothing.\n\n"
-               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
-               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n");
-}
-
 static json_object *node_list_json(const struct cpuset *s) {
         json_object *a = json_object_new_array();
         CPUSET_FOREACH(n, s)
@@ -171,8 +162,10 @@ struct plan_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct plan_args, config),
-        VERB_FLAG("json", 0, struct plan_args, json),
+        VERB_VALUE("config", 'c', struct plan_args, config, "FILE",
+                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_FLAG("json", 0, struct plan_args, json,
+                  "one JSON document on stdout (numaplan(8) lists its keys)"),
         {},
 };
 
@@ -201,5 +194,8 @@ const struct verb verb_plan = {
         .args_size = sizeof(struct plan_args),
         .max_args = 0,
         .run = run,
-        .help = help,
+        .usage = "numaplan plan [-c FILE] [--json]",
+        .description = "Place every replica of the configuration on this host and print the placement\n"
+                       "(replica, unit, accelerators, nodes, policy, CPUs, memory against what each node can\n"
+                       "hold) and each drop-in apply would write. Changes nothing.",
 };

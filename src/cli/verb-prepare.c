@@ -21,31 +21,21 @@
 #include "host/unit-user.h"
 #include "systemd/journal.h"
 
-static void help(void) {
-        printf("Usage: numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE] [--dry-run] [--] PATH...\n\n"
-               "Move the page cache of the files (and of every file under the directories) that sits\n"
-               "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
-               "server's own reads. The drop-in of a replica with model = runs this as root before the\n"
-               "server starts; for a unit with User= or DynamicUser= ($USER) it opens the files as that\n"
-               "user. Below a directory it follows only links that stay inside the model's tree. Says\n"
-               "what moved; exits 0 even when pages could not move, 2 for bad usage.\n\n"
-               "      --nodes LIST    the replica's nodes, as in NUMAMask= (\"1\", \"0-1\")\n"
-               "      --copy-to DIR   instead, copy them to DIR<PATH> (model-copies = per-node), on a tmpfs\n"
-               "                      bound to LIST mounted there, when the copy is missing or stale\n"
-               "      --copy-size SIZE  what that tmpfs must hold (every model copied there)\n"
-               "      --dry-run       only say where the cached pages are, or what would be copied\n");
-}
-
 struct prepare_args {
         const char *nodes, *copy_to, *copy_size;
         bool dry_run;
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("nodes", 0, struct prepare_args, nodes),
-        VERB_VALUE("copy-to", 0, struct prepare_args, copy_to),
-        VERB_VALUE("copy-size", 0, struct prepare_args, copy_size),
-        VERB_FLAG("dry-run", 0, struct prepare_args, dry_run),
+        VERB_VALUE("nodes", 0, struct prepare_args, nodes, "LIST",
+                   "the replica's nodes, as in NUMAMask= (\"1\", \"0-1\")"),
+        VERB_VALUE("copy-to", 0, struct prepare_args, copy_to, "DIR",
+                   "instead, copy them to DIR<PATH> (model-copies = per-node), on a tmpfs\n"
+                           "bound to LIST mounted there, when the copy is missing or stale"),
+        VERB_VALUE("copy-size", 0, struct prepare_args, copy_size, "SIZE",
+                   "what that tmpfs must hold (every model copied there)"),
+        VERB_FLAG("dry-run", 0, struct prepare_args, dry_run,
+                  "only say where the cached pages are, or what would be copied"),
         {},
 };
 
@@ -182,5 +172,11 @@ const struct verb verb_prepare = {
         .args_size = sizeof(struct prepare_args),
         .max_args = -1,
         .run = run,
-        .help = help,
+        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE] [--dry-run] [--] PATH...",
+        .description = "Move the page cache of the files (and of every file under the directories) that sits\n"
+                       "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
+                       "server's own reads. The drop-in of a replica with model = runs this as root before the\n"
+                       "server starts; for a unit with User= or DynamicUser= ($USER) it opens the files as that\n"
+                       "user. Below a directory it follows only links that stay inside the model's tree. Says\n"
+                       "what moved; exits 0 even when pages could not move, 2 for bad usage.",
 };

@@ -13,28 +13,20 @@
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 
-static void help(void) {
-        printf("Usage: numaplan remove [-c FILE] [UNIT...] [--runtime] [--no-reload] [--json]\n\n"
-               "Delete the drop-ins numaplan wrote (recognised by their first line): those of the named\n"
-               "units, or all of them. Reloads systemd once if anything was removed. Removing nothing\n"
-               "is success. Unit names without a suffix are services, as systemctl takes them. With\n"
-               "numaplan-generator installed, the generator leaves the units out until the next boot.\n\n"
-               "  -c, --config FILE   check FILE (the configuration is not needed to remove)\n"
-               "      --runtime       the drop-ins under " UNIT_DIR_RUNTIME "\n"
-               "      --no-reload     do not reload systemd\n"
-               "      --json          {\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout\n");
-}
-
 struct remove_args {
         const char *config;
         bool runtime, no_reload, json;
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct remove_args, config),
-        VERB_FLAG("runtime", 0, struct remove_args, runtime),
-        VERB_FLAG("no-reload", 0, struct remove_args, no_reload),
-        VERB_FLAG("json", 0, struct remove_args, json),
+        VERB_VALUE("config", 'c', struct remove_args, config, "FILE",
+                   "check FILE (the configuration is not needed to remove)"),
+        VERB_FLAG("runtime", 0, struct remove_args, runtime,
+                  "the drop-ins under " UNIT_DIR_RUNTIME),
+        VERB_FLAG("no-reload", 0, struct remove_args, no_reload,
+                  "do not reload systemd"),
+        VERB_FLAG("json", 0, struct remove_args, json,
+                  "{\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout"),
         {},
 };
 
@@ -121,5 +113,9 @@ const struct verb verb_remove = {
         .args_size = sizeof(struct remove_args),
         .max_args = -1,
         .run = run,
-        .help = help,
+        .usage = "numaplan remove [-c FILE] [UNIT...] [--runtime] [--no-reload] [--json]",
+        .description = "Delete the drop-ins numaplan wrote (recognised by their first line): those of the named\n"
+                       "units, or all of them. Reloads systemd once if anything was removed. Removing nothing\n"
+                       "is success. Unit names without a suffix are services, as systemctl takes them. With\n"
+                       "numaplan-generator installed, the generator leaves the units out until the next boot.",
 };

@@ -16,19 +16,6 @@
 #include "core/topology.h"
 #include "host/config-files.h"
 
-static void help(void) {
-        printf("Usage: numaplan show [-c FILE] [--json] [--matrix] [PCI...]\n\n"
-               "Print the NUMA nodes (CPUs, physical cores, memory, distances), the PCI accelerators\n"
-               "with the node that owns each and where that answer came from, their PCIe links, the\n"
-               "host's tuning (cpufreq, idle states, zone reclaim, swap, IOMMU), and warnings about\n"
-               "what hurts pinning on this host. The configuration's accelerator-nodes apply.\n\n"
-               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
-               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n"
-               "      --matrix        how accelerators and network adapters reach each other (PIX, PXB,\n"
-               "                      PHB, NODE, SYS, as nvidia-smi topo -m says it), from sysfs's PCI paths\n"
-               "PCI addresses limit the accelerators, adapters and drives shown to those.\n");
-}
-
 static json_object *node_json(const struct topology *t, const struct node *n) {
         json_object *o = json_object_new_object(), *d = json_object_new_object();
 
@@ -327,9 +314,13 @@ struct show_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct show_args, config),
-        VERB_FLAG("json", 0, struct show_args, json),
-        VERB_FLAG("matrix", 0, struct show_args, matrix),
+        VERB_VALUE("config", 'c', struct show_args, config, "FILE",
+                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_FLAG("json", 0, struct show_args, json,
+                  "one JSON document on stdout (numaplan(8) lists its keys)"),
+        VERB_FLAG("matrix", 0, struct show_args, matrix,
+                  "how accelerators and network adapters reach each other (PIX, PXB,\n"
+                           "PHB, NODE, SYS, as nvidia-smi topo -m says it), from sysfs's PCI paths"),
         {},
 };
 
@@ -386,5 +377,11 @@ const struct verb verb_show = {
         .args_size = sizeof(struct show_args),
         .max_args = -1,
         .run = run,
-        .help = help,
+        .usage = "numaplan show [-c FILE] [--json] [--matrix] [PCI...]",
+        .description = "Print the NUMA nodes (CPUs, physical cores, memory, distances), the PCI accelerators\n"
+                       "with the node that owns each and where that answer came from, their PCIe links, the\n"
+                       "host's tuning (cpufreq, idle states, zone reclaim, swap, IOMMU), and warnings about\n"
+                       "what hurts pinning on this host. The configuration's accelerator-nodes apply.",
+        .epilogue = "PCI addresses limit the accelerators, adapters and drives shown to those.",
+        .epilogue_tight = true,
 };

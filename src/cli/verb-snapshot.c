@@ -13,13 +13,6 @@
 #include "cli/inputs.h"
 #include "host/root.h"
 
-static void help(void) {
-        printf("Usage: numaplan snapshot [-o FILE.tar]\n\n"
-               "Capture the sysfs and /proc files numaplan reads into a tar archive. Extract it and\n"
-               "run 'numaplan show --sysfs-root DIR' to see this host elsewhere.\n\n"
-               "  -o, --output FILE   write FILE (default numaplan-snapshot-HOSTNAME.tar; - for stdout)\n");
-}
-
 /* A snapshot goes into bug reports: of the mount table, keep the lines numaplan uses (cgroup
  * and the pseudo file systems), not where the host keeps everything else. */
 static char *filter_mounts(const struct root_entry *e, size_t *ret_len) {
@@ -134,7 +127,8 @@ struct snapshot_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("output", 'o', struct snapshot_args, output),
+        VERB_VALUE("output", 'o', struct snapshot_args, output, "FILE",
+                   "write FILE (default numaplan-snapshot-HOSTNAME.tar; - for stdout)"),
         {},
 };
 
@@ -184,5 +178,7 @@ const struct verb verb_snapshot = {
         .args_size = sizeof(struct snapshot_args),
         .max_args = 0,
         .run = run,
-        .help = help,
+        .usage = "numaplan snapshot [-o FILE.tar]",
+        .description = "Capture the sysfs and /proc files numaplan reads into a tar archive. Extract it and\n"
+                       "run 'numaplan show --sysfs-root DIR' to see this host elsewhere.",
 };

@@ -20,25 +20,16 @@
 #include "systemd/changeset.h"
 #include "systemd/unit-state.h"
 
-static void help(void) {
-        printf("Usage: numaplan status [-c FILE] [UNIT...] [--json]\n\n"
-               "For each replica unit (all, or the named ones): whether systemd has loaded it, whether\n"
-               "numaplan's drop-in is in effect and current, whether the running unit started before the\n"
-               "drop-in was written (then it runs unpinned until restarted), and the placement the plan\n"
-               "gives it. Sends no traffic to the replicas; numaplan verify proves the rest. Exit 0 when\n"
-               "every unit has its current drop-in in effect, 1 otherwise.\n\n"
-               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
-               "      --json          one JSON document on stdout\n");
-}
-
 struct status_args {
         const char *config;
         bool json;
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct status_args, config),
-        VERB_FLAG("json", 0, struct status_args, json),
+        VERB_VALUE("config", 'c', struct status_args, config, "FILE",
+                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_FLAG("json", 0, struct status_args, json,
+                  "one JSON document on stdout"),
         {},
 };
 
@@ -198,5 +189,10 @@ const struct verb verb_status = {
         .args_size = sizeof(struct status_args),
         .max_args = -1,
         .run = run,
-        .help = help,
+        .usage = "numaplan status [-c FILE] [UNIT...] [--json]",
+        .description = "For each replica unit (all, or the named ones): whether systemd has loaded it, whether\n"
+                       "numaplan's drop-in is in effect and current, whether the running unit started before the\n"
+                       "drop-in was written (then it runs unpinned until restarted), and the placement the plan\n"
+                       "gives it. Sends no traffic to the replicas; numaplan verify proves the rest. Exit 0 when\n"
+                       "every unit has its current drop-in in effect, 1 otherwise.",
 };

@@ -32,21 +32,6 @@
 #include "systemd/journal.h"
 #include "systemd/unit-state.h"
 
-static void help(void) {
-        printf("Usage: numaplan verify [-c FILE] [UNIT...] [--no-warmup] [--json | --tap] [--metrics FILE]\n\n"
-               "Check that each replica (all, or the named units) runs as planned: systemd's view over\n"
-               "D-Bus (NUMAPolicy, NUMAMask, CPU affinity, effective CPUs and memory nodes, drop-ins),\n"
-               "the server's processes (the unit's cgroup and those below it, or the container that\n"
-               "container = names) and their allowed CPUs and nodes, a warm-up request, and the share\n"
-               "of its resident pages on its planned nodes. Exit 0 when every check passes, 1 otherwise.\n\n"
-               "  -c, --config FILE   read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
-               "      --no-warmup     do not send the warm-up request\n"
-               "      --json          one JSON document on stdout (numaplan(8) lists its keys)\n"
-               "      --tap           one TAP test point per check, for CI pipelines\n"
-               "      --metrics FILE  also write the verdict for Prometheus (node_exporter's textfile\n"
-               "                      collector) to FILE, replaced atomically\n");
-}
-
 struct unit_report {
         const struct placement *pl;
         struct check checks[N_CHECKS];
@@ -530,11 +515,17 @@ struct verify_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct verify_args, config),
-        VERB_FLAG("no-warmup", 0, struct verify_args, no_warmup),
-        VERB_FLAG("json", 0, struct verify_args, json),
-        VERB_FLAG("tap", 0, struct verify_args, tap),
-        VERB_VALUE("metrics", 0, struct verify_args, metrics),
+        VERB_VALUE("config", 'c', struct verify_args, config, "FILE",
+                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_FLAG("no-warmup", 0, struct verify_args, no_warmup,
+                  "do not send the warm-up request"),
+        VERB_FLAG("json", 0, struct verify_args, json,
+                  "one JSON document on stdout (numaplan(8) lists its keys)"),
+        VERB_FLAG("tap", 0, struct verify_args, tap,
+                  "one TAP test point per check, for CI pipelines"),
+        VERB_VALUE("metrics", 0, struct verify_args, metrics, "FILE",
+                   "also write the verdict for Prometheus (node_exporter's textfile\n"
+                           "collector) to FILE, replaced atomically"),
         {},
 };
 
@@ -609,5 +600,10 @@ const struct verb verb_verify = {
         .args_size = sizeof(struct verify_args),
         .max_args = -1,
         .run = run,
-        .help = help,
+        .usage = "numaplan verify [-c FILE] [UNIT...] [--no-warmup] [--json | --tap] [--metrics FILE]",
+        .description = "Check that each replica (all, or the named units) runs as planned: systemd's view over\n"
+                       "D-Bus (NUMAPolicy, NUMAMask, CPU affinity, effective CPUs and memory nodes, drop-ins),\n"
+                       "the server's processes (the unit's cgroup and those below it, or the container that\n"
+                       "container = names) and their allowed CPUs and nodes, a warm-up request, and the share\n"
+                       "of its resident pages on its planned nodes. Exit 0 when every check passes, 1 otherwise.",
 };

@@ -24,15 +24,18 @@ struct globals {
 };
 
 /* One option of a verb: a flag (a bool in the verb's argument struct) or one taking a value (a
- * const char *); short_name 0 for a long option only. */
+ * const char *); short_name 0 for a long option only. Its --help line and the bash completion's
+ * list come from here: an option is written once. */
 struct verb_option {
         const char *name;
         char short_name;
         bool has_value;
         size_t offset;
+        const char *arg;  /* the value's name in --help ("FILE"); NULL for a flag */
+        const char *help; /* what it does; '\n' starts a line of its own, indented below the first */
 };
-#define VERB_FLAG(name, short_name, type, field) {name, short_name, false, offsetof(type, field)}
-#define VERB_VALUE(name, short_name, type, field) {name, short_name, true, offsetof(type, field)}
+#define VERB_FLAG(name, short_name, type, field, help) {name, short_name, false, offsetof(type, field), NULL, help}
+#define VERB_VALUE(name, short_name, type, field, arg, help) {name, short_name, true, offsetof(type, field), arg, help}
 
 struct verb {
         const char *name;
@@ -41,8 +44,18 @@ struct verb {
         size_t args_size;                  /* the argument struct the options fill */
         int max_args;                      /* positional arguments; -1: any number */
         int (*run)(const void *args, int argc, char **argv, const struct globals *g); /* argv[argc] is NULL */
-        void (*help)(void);
+        /* --help: "Usage: USAGE", the description, the options from the table, and what follows
+         * them (after a blank line, or with `epilogue_tight` right under them). */
+        const char *usage, *description, *epilogue;
+        bool epilogue_tight;
 };
+
+/* The verbs, in the order --help lists them. */
+extern const struct verb *const verbs[];
+extern const size_t n_verbs;
+
+/* Prints a verb's --help, its option lines made from its table. */
+void verb_help(const struct verb *v);
 
 extern const struct verb verb_show, verb_plan, verb_apply, verb_verify, verb_status, verb_migrate, verb_prepare,
         verb_remove, verb_snapshot;

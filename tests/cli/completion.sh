@@ -4,10 +4,11 @@
 # completion), and the line as readline left it is compared. Commands, each command's options
 # (exactly those its --help lists), paths with spaces (escaped or quoted), directories with their
 # trailing slash, --config=FILE, PCI addresses under --sysfs-root, and the replica units of the
-# unit directory and of the generator's. Usage: completion.sh NUMAPLAN SOURCE_DIR
+# unit directory and of the generator's. Usage: completion.sh NUMAPLAN COMPLETION_FILE (the one
+# the build made from shell-completion/numaplan.bash.in)
 set -u
 numaplan=$1
-src=$2
+completion=$2
 . "$(dirname "$0")/tap.sh"
 bc=/usr/share/bash-completion/bash_completion
 [ -f "$bc" ] || skip_all "bash-completion is not installed, and without it numaplan's completion is never loaded"
@@ -27,7 +28,7 @@ mkdir -p "$S/my models/sub dir" "$S/host/sys/bus/pci/devices/0000:aa:00.0" "$S/h
 # output each: the line readline holds after it.
 typed() {
 	printf '%s\n' "$@" >"$scratch/keys"
-	python3 - "$bc" "$src/shell-completion/numaplan.bash" "$scratch" "$scratch/keys" <<'PY'
+	python3 - "$bc" "$completion" "$scratch" "$scratch/keys" <<'PY'
 import fcntl, os, pty, re, select, struct, sys, termios
 bc, comp, home, keys = sys.argv[1:]
 with open(home + "/inputrc", "w") as f:
