@@ -30,6 +30,14 @@ struct task {
         struct cpuset cpus, mems; /* Cpus_allowed_list, Mems_allowed_list */
 };
 
+/* Whether AllowedCPUs=/AllowedMemoryNodes= can be enforced here (host/cgroup.h detects it). */
+enum cgroup_mode {
+        CGROUP_UNKNOWN,           /* no mount table under the root */
+        CGROUP_LEGACY,            /* v1 only, or hybrid: cpuset is a v1 controller */
+        CGROUP_UNIFIED_NO_CPUSET, /* v2, but the cpuset controller is not available */
+        CGROUP_UNIFIED,           /* v2 with cpuset: AllowedCPUs=/AllowedMemoryNodes= are enforced */
+};
+
 struct process {
         pid_t pid;
         unsigned cgroup; /* the index of its cgroup in the list it came with */

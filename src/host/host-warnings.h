@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* What hurts pinning on this host: NUMA balancing, a nearly full node, a restricted cpuset, no
- * cgroup v2 cpuset controller, accelerators without a node, offline CPUs. Collected once the
- * configuration's accelerator-nodes are applied, so an override silences its own warning. */
+/* What hurts pinning on this host (core/host-checks.h), with what the host says of numaplan's own
+ * process and cgroups. Collected once the configuration's accelerator-nodes are applied, so an
+ * override silences its own warning. */
 
 #include "core/warnings.h"
 
