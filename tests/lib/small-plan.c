@@ -9,7 +9,7 @@ const struct dropin_env small_env = {
         .models = "/run/numaplan/models",
 };
 
-static struct topology *two_nodes(void) {
+struct topology *small_host(void) {
         struct topology *t = xmalloc0(sizeof(*t));
 
         t->has_node_dirs = true;
@@ -40,7 +40,7 @@ void small_plan_make(struct small_plan *sp, const char *text) {
         struct error_at err = {0};
         struct warnings w = {0};
 
-        *sp = (struct small_plan){.t = two_nodes()};
+        *sp = (struct small_plan){.t = small_host()};
         int r = config_parse_string(text, "test.conf", &sp->c, &err);
         if (r >= 0)
                 r = plan_compute(sp->t, sp->c, &w, &sp->p, &err);

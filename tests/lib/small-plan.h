@@ -17,6 +17,8 @@ struct small_plan {
         struct plan *p;
 };
 
+/* The two-node host itself (topology_free() it). */
+struct topology *small_host(void);
 /* The plan of configuration `text` on the two-node host; bails out of the test if it has none. */
 void small_plan_make(struct small_plan *sp, const char *text);
 void small_plan_done(struct small_plan *sp);
