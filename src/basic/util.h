@@ -3,6 +3,7 @@
 
 /* The few helpers every file uses: owned locals released by scope, and string tests. */
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -51,6 +52,10 @@ static inline void fclosep(FILE **f) {
         if (*f)
                 fclose(*f);
 }
+static inline void closedirp(DIR **d) {
+        if (*d)
+                closedir(*d);
+}
 static inline void strv_free(char **v) {
         if (!v)
                 return;
@@ -70,6 +75,7 @@ static inline void strv_freep(char ***v) {
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
+#define _cleanup_closedir_ _cleanup_(closedirp)
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
 
 static inline bool streq(const char *a, const char *b) {
@@ -133,6 +139,7 @@ static inline void strbuf_done(struct strbuf *b) {
         free(b->s);
         *b = (struct strbuf){0};
 }
+#define _cleanup_strbuf_ _cleanup_(strbuf_done)
 
 /* Strict number parsing: the whole string, no sign surprises. */
 int parse_uint64(const char *s, unsigned base, uint64_t *ret);

@@ -37,183 +37,189 @@ static int unlink_if_there(const char *path) {
         return 0;
 }
 
+/* apply's directories' change sets. */
+struct apply_sets {
+        struct changeset v[INPUTS_APPLY_DIRS_MAX];
+        size_t n;
+};
+
+static void apply_sets_done(struct apply_sets *a) {
+        for (size_t k = 0; k < a->n; k++)
+                changeset_done(&a->v[k]);
+}
+#define _cleanup_apply_sets_ _cleanup_(apply_sets_done)
+
+static void unrefp(sd_bus **bus) {
+        bus_unrefp(bus);
+}
+
+/* The reload that runs the generator, and whether its directory then holds `want` (the plan's
+ * drop-ins, or none of `units`). EXIT_OK, or EXIT_ENV said. */
+static int reload_and_check(sd_bus *bus, const struct inputs *in, char *const *units, bool removal) {
+        _cleanup_changeset_ struct changeset now = {0};
+
+        if (bus_reload(bus) < 0) {
+                log_error(removal ? "recorded, but systemd did not reload: run systemctl daemon-reload"
+                                  : "apply's drop-ins are removed but systemd did not reload: run systemctl daemon-reload");
+                return EXIT_ENV;
+        }
+        /* The reload ran the generator: its directory must now hold this plan, or not those units. */
+        if (removal) {
+                if (changeset_for_removal(in->unit_dir, units, &now) < 0)
+                        return EXIT_ENV;
+                if (changeset_count(&now, ACTION_REMOVED) != 0) {
+                        log_error("systemd reloaded, but the generator still wrote drop-ins of those units into %s "
+                                  "(journalctl -b -t " GENERATOR_NAME " says why)",
+                                  in->unit_dir);
+                        return EXIT_ENV;
+                }
+                return EXIT_OK;
+        }
+        if (changeset_for_plan(in->unit_dir, &in->env, in->topology, in->config, in->plan, &now) < 0)
+                return EXIT_ENV;
+        if (changeset_changed(&now) || access(in->marker, F_OK) < 0) {
+                log_error("systemd reloaded, but %s does not hold this plan: the generator failed, or is "
+                          "another numaplan (journalctl -b -t " GENERATOR_NAME " says why)",
+                          in->unit_dir);
+                return EXIT_ENV;
+        }
+        return EXIT_OK;
+}
+
 int generator_apply(const struct inputs *in, const struct changeset *gen, const struct pool_changes *pools, bool check,
                     bool diff, bool reload, bool restart, bool json) {
-        struct changeset rm[ELEMENTSOF(in->apply_dirs)] = {{0}}, all[ELEMENTSOF(in->apply_dirs) + 1] = {{0}};
+        _cleanup_apply_sets_ struct apply_sets rm = {0};
         _cleanup_free_ char *record = NULL, *apply_marker = NULL;
         _cleanup_free_ struct change_line *lines = NULL;
-        sd_bus *bus = NULL;
-        size_t n_rm = 0, n_lines = 0;
-        int r = EXIT_ENV;
+        _cleanup_(unrefp) sd_bus *bus = NULL;
+        size_t n_lines = 0;
 
-        for (; in->apply_dirs[n_rm]; n_rm++) {
-                if (!check && changeset_recover(in->apply_dirs[n_rm]) < 0)
-                        goto out;
-                if (changeset_for_removal(in->apply_dirs[n_rm], NULL, &rm[n_rm]) < 0)
-                        goto out;
-        }
+        for (; in->apply_dirs[rm.n]; rm.n++)
+                if ((!check && changeset_recover(in->apply_dirs[rm.n]) < 0) ||
+                    changeset_for_removal(in->apply_dirs[rm.n], NULL, &rm.v[rm.n]) < 0)
+                        return EXIT_ENV;
         bool handover = handover_pending(in, &record, &apply_marker);
-        for (size_t k = 0; k < n_rm; k++)
-                handover = handover || changeset_changed(&rm[k]);
+        for (size_t k = 0; k < rm.n; k++)
+                handover = handover || changeset_changed(&rm.v[k]);
         bool changed = changeset_changed(gen) || handover;
 
         changes_lines(&lines, &n_lines, gen, " (by " GENERATOR_NAME ")");
-        for (size_t k = 0; k < n_rm; k++)
-                changes_lines(&lines, &n_lines, &rm[k], " (apply's: the generator's drop-in takes over)");
+        for (size_t k = 0; k < rm.n; k++)
+                changes_lines(&lines, &n_lines, &rm.v[k], " (apply's: the generator's drop-in takes over)");
         if (diff) {
-                all[0] = *gen;
-                for (size_t k = 0; k < n_rm; k++)
-                        all[k + 1] = rm[k];
-                print_diff(all, n_rm + 1, json);
+                struct changeset all[ELEMENTSOF(rm.v) + 1] = {*gen};
+                for (size_t k = 0; k < rm.n; k++)
+                        all[k + 1] = rm.v[k];
+                print_diff(all, rm.n + 1, json);
         }
+        const char *nothing = "nothing to do: the generator's drop-ins are up to date";
         if (check) {
-                changes_report(lines, n_lines, pools, true, changed, in->unit_dir, false, "nothing to do: the generator's drop-ins are up to date", json);
-                r = changed ? EXIT_FAILED : EXIT_OK;
-                goto out;
+                changes_report(lines, n_lines, pools, true, changed, in->unit_dir, false, nothing, json);
+                return changed ? EXIT_FAILED : EXIT_OK;
         }
         /* systemd first: a handover it would not hear of is a half step. */
         if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
                 log_error("nothing written (--no-reload writes without telling systemd)");
-                goto out;
+                return EXIT_ENV;
         }
-        for (size_t k = 0; k < n_rm; k++)
-                if (changeset_changed(&rm[k]) && changeset_commit(&rm[k]) < 0)
-                        goto out;
+        for (size_t k = 0; k < rm.n; k++)
+                if (changeset_changed(&rm.v[k]) && changeset_commit(&rm.v[k]) < 0)
+                        return EXIT_ENV;
         if (unlink_if_there(record) < 0 || unlink_if_there(apply_marker) < 0)
-                goto out;
+                return EXIT_ENV;
         if (changed && reload) {
-                struct changeset now;
-                if (bus_reload(bus) < 0) {
-                        log_error("apply's drop-ins are removed but systemd did not reload: run systemctl daemon-reload");
-                        goto out;
-                }
-                /* The reload ran the generator: its directory must now hold this plan. */
-                if (changeset_for_plan(in->unit_dir, &in->env, in->topology, in->config, in->plan, &now) < 0)
-                        goto out;
-                bool held = !changeset_changed(&now) && access(in->marker, F_OK) == 0;
-                changeset_done(&now);
-                if (!held) {
-                        log_error("systemd reloaded, but %s does not hold this plan: the generator failed, or is "
-                                  "another numaplan (journalctl -b -t " GENERATOR_NAME " says why)",
-                                  in->unit_dir);
-                        goto out;
-                }
-                if (deploy_restart_or_tell(bus, gen, restart) != 0)
-                        goto out;
+                if (reload_and_check(bus, in, NULL, false) != EXIT_OK || deploy_restart_or_tell(bus, gen, restart) != 0)
+                        return EXIT_ENV;
         } else if (changed)
                 log_notice("the generator writes this plan into %s at the next daemon-reload or boot", in->unit_dir);
         if (generator_write_units_record(in->apply_dirs[0], in->plan) < 0)
-                goto out;
-        changes_report(lines, n_lines, pools, false, changed, in->unit_dir, false, "nothing to do: the generator's drop-ins are up to date", json);
+                return EXIT_ENV;
+        changes_report(lines, n_lines, pools, false, changed, in->unit_dir, false, nothing, json);
         /* The generator's drop-ins are this plan once systemd reloaded; apply's own are gone. */
         if (reload || !changed)
                 changes_journal(gen, JOURNAL_APPLY, false);
-        for (size_t k = 0; k < n_rm; k++)
-                changes_journal(&rm[k], JOURNAL_APPLY, false);
-        r = EXIT_OK;
-out:
-        bus_unrefp(&bus);
-        for (size_t k = 0; k < n_rm; k++)
-                changeset_done(&rm[k]);
-        return r;
+        for (size_t k = 0; k < rm.n; k++)
+                changes_journal(&rm.v[k], JOURNAL_APPLY, false);
+        return EXIT_OK;
+}
+
+/* The record of what remove took out of the generator's output, with `units` added (all of them
+ * for none named); whether it changed. */
+static bool removed_record(const struct inputs *in, char *const *units, struct strbuf *text) {
+        bool all_before, exists, changed = false;
+        _cleanup_strv_free_ char **before = generator_read_removed(in->runtime_dir, &all_before, &exists);
+
+        strbuf_append(text, "# units numaplan remove took out of numaplan-generator's drop-ins until the next boot\n");
+        if (!units || !units[0] || all_before) {
+                strbuf_append(text, "*\n");
+                return !all_before;
+        }
+        for (size_t i = 0; before[i]; i++)
+                strbuf_printf(text, "%s\n", before[i]);
+        for (size_t i = 0; units[i]; i++)
+                if (!strv_contains(before, units[i])) {
+                        strbuf_printf(text, "%s\n", units[i]);
+                        changed = true;
+                }
+        return changed;
+}
+
+static int write_record(const char *record, const char *text) {
+        _cleanup_free_ char *dir = xstrdup(record);
+        char *slash = strrchr(dir, '/');
+        *slash = '\0';
+        int q = mkdir_parents(dir, 0755);
+        _cleanup_close_ int dfd = q < 0 ? q : open_dir_at(AT_FDCWD, dir, true, NULL);
+        q = dfd < 0 ? dfd : write_file_atomic_at(dfd, slash + 1, text);
+        if (q < 0)
+                return log_error_errno(q, "cannot write %s: %m", record);
+        return 0;
 }
 
 int generator_remove(const struct inputs *in, char *const *units, const struct pool_changes *pools, bool reload,
                      bool json) {
-        struct changeset rm[ELEMENTSOF(in->apply_dirs)] = {{0}}, gen = {0};
+        _cleanup_apply_sets_ struct apply_sets rm = {0};
+        _cleanup_changeset_ struct changeset gen = {0};
         _cleanup_free_ struct change_line *lines = NULL;
         _cleanup_free_ char *record = xasprintf("%s/" GENERATOR_REMOVED, in->runtime_dir);
-        _cleanup_strv_free_ char **before = NULL;
-        sd_bus *bus = NULL;
-        size_t n_rm = 0, n_lines = 0;
-        bool all_before, exists;
-        int r = EXIT_ENV;
+        _cleanup_strbuf_ struct strbuf text = {0};
+        _cleanup_(unrefp) sd_bus *bus = NULL;
+        size_t n_lines = 0;
 
-        for (; in->apply_dirs[n_rm]; n_rm++)
-                if (changeset_recover(in->apply_dirs[n_rm]) < 0 ||
-                    changeset_for_removal(in->apply_dirs[n_rm], units, &rm[n_rm]) < 0)
-                        goto out;
+        for (; in->apply_dirs[rm.n]; rm.n++)
+                if (changeset_recover(in->apply_dirs[rm.n]) < 0 ||
+                    changeset_for_removal(in->apply_dirs[rm.n], units, &rm.v[rm.n]) < 0)
+                        return EXIT_ENV;
         /* What the generator's directory holds of those units: gone once it runs again. */
         if (changeset_for_removal(in->unit_dir, units, &gen) < 0)
-                goto out;
+                return EXIT_ENV;
 
-        before = generator_read_removed(in->runtime_dir, &all_before, &exists);
-        struct strbuf text = {0};
-        strbuf_append(&text, "# units numaplan remove took out of numaplan-generator's drop-ins until the next boot\n");
-        bool record_changed = false;
-        if (!units || !units[0] || all_before) {
-                strbuf_append(&text, "*\n");
-                record_changed = !all_before;
-        } else {
-                for (size_t i = 0; before[i]; i++)
-                        strbuf_printf(&text, "%s\n", before[i]);
-                for (size_t i = 0; units[i]; i++)
-                        if (!strv_contains(before, units[i])) {
-                                strbuf_printf(&text, "%s\n", units[i]);
-                                record_changed = true;
-                        }
-        }
+        bool record_changed = removed_record(in, units, &text);
         bool changed = changeset_changed(&gen) || record_changed;
-        for (size_t k = 0; k < n_rm; k++)
-                changed = changed || changeset_changed(&rm[k]);
+        for (size_t k = 0; k < rm.n; k++)
+                changed = changed || changeset_changed(&rm.v[k]);
 
         changes_lines(&lines, &n_lines, &gen, " (the generator leaves it out until the next boot)");
-        for (size_t k = 0; k < n_rm; k++)
-                changes_lines(&lines, &n_lines, &rm[k], NULL);
+        for (size_t k = 0; k < rm.n; k++)
+                changes_lines(&lines, &n_lines, &rm.v[k], NULL);
         if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
                 log_error("nothing written (--no-reload writes without telling systemd)");
-                strbuf_done(&text);
-                goto out;
+                return EXIT_ENV;
         }
-        for (size_t k = 0; k < n_rm; k++)
-                if (changeset_changed(&rm[k]) && changeset_commit(&rm[k]) < 0) {
-                        strbuf_done(&text);
-                        goto out;
-                }
-        if (record_changed) {
-                _cleanup_free_ char *copy = xstrdup(record);
-                char *slash = strrchr(copy, '/');
-                *slash = '\0';
-                int q = mkdir_parents(copy, 0755);
-                _cleanup_close_ int dfd = q < 0 ? q : open_dir_at(AT_FDCWD, copy, true, NULL);
-                q = dfd < 0 ? dfd : write_file_atomic_at(dfd, slash + 1, text.s);
-                if (q < 0) {
-                        log_error_errno(q, "cannot write %s: %m", record);
-                        strbuf_done(&text);
-                        goto out;
-                }
-        }
-        strbuf_done(&text);
+        for (size_t k = 0; k < rm.n; k++)
+                if (changeset_changed(&rm.v[k]) && changeset_commit(&rm.v[k]) < 0)
+                        return EXIT_ENV;
+        if (record_changed && write_record(record, text.s) < 0)
+                return EXIT_ENV;
         if (changed && reload) {
-                struct changeset now;
-                if (bus_reload(bus) < 0) {
-                        log_error("recorded, but systemd did not reload: run systemctl daemon-reload");
-                        goto out;
-                }
-                if (changeset_for_removal(in->unit_dir, units, &now) < 0)
-                        goto out;
-                bool gone = changeset_count(&now, ACTION_REMOVED) == 0;
-                changeset_done(&now);
-                if (!gone) {
-                        log_error("systemd reloaded, but the generator still wrote drop-ins of those units into %s "
-                                  "(journalctl -b -t " GENERATOR_NAME " says why)",
-                                  in->unit_dir);
-                        goto out;
-                }
-                if (deploy_restart_or_tell(bus, &gen, false) != 0)
-                        goto out;
+                if (reload_and_check(bus, in, units, true) != EXIT_OK || deploy_restart_or_tell(bus, &gen, false) != 0)
+                        return EXIT_ENV;
         } else if (changed)
                 log_notice("the generator leaves them out from the next daemon-reload");
         changes_report(lines, n_lines, pools, false, changed, in->unit_dir, false, "nothing removed", json);
         if (reload)
                 changes_journal(&gen, JOURNAL_REMOVE, false);
-        for (size_t k = 0; k < n_rm; k++)
-                changes_journal(&rm[k], JOURNAL_REMOVE, false);
-        r = EXIT_OK;
-out:
-        bus_unrefp(&bus);
-        changeset_done(&gen);
-        for (size_t k = 0; k < n_rm; k++)
-                changeset_done(&rm[k]);
-        return r;
+        for (size_t k = 0; k < rm.n; k++)
+                changes_journal(&rm.v[k], JOURNAL_REMOVE, false);
+        return EXIT_OK;
 }

@@ -17,6 +17,9 @@ struct plan;
 struct root;
 struct topology;
 
+/* apply writes into one of systemd's two directories; NULL-terminated. */
+#define INPUTS_APPLY_DIRS_MAX 3
+
 struct inputs {
         struct root *root;
         struct topology *topology;
@@ -29,7 +32,7 @@ struct inputs {
          * apply_dirs (NULL-terminated) are where apply writes without it, from which apply and
          * remove take numaplan's drop-ins away. */
         bool generator;
-        const char *apply_dirs[3];
+        const char *apply_dirs[INPUTS_APPLY_DIRS_MAX];
         char *runtime_dir; /* the lock is <runtime_dir>.lock, the marker <runtime_dir>/applied */
         char *marker;
         char *exe; /* this binary, which the drop-ins run before a replica starts */
@@ -66,6 +69,7 @@ void inputs_read_tuning(struct inputs *in);
  * host. */
 int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret);
 void inputs_done(struct inputs *in);
+#define _cleanup_inputs_ _cleanup_(inputs_done)
 /* What a run does to replica units goes to this host's journal (systemd/journal.h) only when it
  * acts on this host's systemd: the `live` root, systemd's own unit directories (and the
  * generator's own, in generator mode). A replayed host, a test's unit directory, a staging tree

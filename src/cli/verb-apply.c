@@ -42,8 +42,9 @@ static const struct verb_option options[] = {
 
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct apply_args *a = args;
-        struct inputs in;
-        struct changeset cs;
+        _cleanup_inputs_ struct inputs in = {0};
+        _cleanup_changeset_ struct changeset cs = {0};
+        _cleanup_pool_changes_ struct pool_changes pools = {0};
         _cleanup_close_ int lock = -1;
 
         (void) argc;
@@ -55,7 +56,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return r;
         r = inputs_check_replay(&in, g, !a->no_reload && !a->check, "apply");
         if (r != EXIT_OK)
-                goto out;
+                return r;
         if (!a->check)
                 inputs_journal(&in, root_is_live(in.root));
 
@@ -65,8 +66,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 if (!unit_name_is_valid_service(in.plan->replicas[i].unit, &why)) {
                         log_error_at(replica_where(in.plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
                                      in.plan->replicas[i].unit, why);
-                        r = EXIT_USAGE;
-                        goto out;
+                        return EXIT_USAGE;
                 }
         }
 
@@ -78,29 +78,21 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (!a->no_reload && !a->check && !booted_with_systemd()) {
                 log_error(NOT_BOOTED_WITH_SYSTEMD);
                 log_error("nothing written (--no-reload writes without telling systemd)");
-                r = EXIT_ENV;
-                goto out;
+                return EXIT_ENV;
         }
         lock = inputs_lock(&in, !a->check);
-        if (lock < -1) {
-                r = -lock;
-                goto out;
-        }
+        if (lock < -1)
+                return -lock;
         /* A commit that was interrupted is finished first; --check writes nothing and says so. */
         if (a->check && changeset_interrupted(in.unit_dir)) {
                 log_notice("an interrupted apply is recorded in %s/" CHANGESET_JOURNAL ": the next apply finishes it",
                            in.unit_dir);
-                r = EXIT_FAILED;
-                goto out;
+                return EXIT_FAILED;
         }
-        if (!a->check && changeset_recover(in.unit_dir) < 0) {
-                r = EXIT_ENV;
-                goto out;
-        }
-        if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0) {
-                r = EXIT_ENV;
-                goto out;
-        }
+        if (!a->check && changeset_recover(in.unit_dir) < 0)
+                return EXIT_ENV;
+        if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0)
+                return EXIT_ENV;
         /* An empty plan removes every drop-in: what a read that came back empty (no accelerators
          * seen, a trimmed sysfs) would do. Removing all is remove's job, asked for by name. */
         size_t removed = changeset_count(&cs, ACTION_REMOVED);
@@ -109,33 +101,21 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                           "configuration places replicas by): applying it would remove all %zu of numaplan's drop-ins "
                           "in %s; nothing written. To remove them, run numaplan remove",
                           removed, in.unit_dir);
-                changeset_done(&cs);
-                r = EXIT_ENV;
-                goto out;
+                return EXIT_ENV;
         }
         /* The pools before the drop-ins and their marker: a replica must find its huge pages
          * when it starts. A shortfall is said and fails the apply, yet the drop-ins are written:
          * the placement is right, and a server that falls back to small pages still runs. */
-        struct pool_changes pools;
         int rp = changes_pools(&in, root_is_live(in.root), in.plan, a->check, &pools);
-        if (rp == EXIT_ENV && pools.n == 0) {
-                changeset_done(&cs);
-                r = rp;
-                goto out;
-        }
+        if (rp == EXIT_ENV && pools.n == 0)
+                return rp;
         if (in.generator)
                 r = generator_apply(&in, &cs, &pools, a->check, a->diff, !a->no_reload, a->restart, a->json);
         else
                 r = deploy_and_report(&cs, &pools, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
         if (r == EXIT_OK && !a->check)
                 changes_copies(&in, root_is_live(in.root), in.plan);
-        if (r == EXIT_OK)
-                r = rp;
-        pool_changes_done(&pools);
-        changeset_done(&cs);
-out:
-        inputs_done(&in);
-        return r;
+        return r == EXIT_OK ? rp : r;
 }
 
 const struct verb verb_apply = {

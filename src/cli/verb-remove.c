@@ -32,9 +32,11 @@ static const struct verb_option options[] = {
 
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct remove_args *a = args;
-        struct inputs in = {0};
-        struct changeset cs;
+        _cleanup_inputs_ struct inputs in = {0};
+        _cleanup_changeset_ struct changeset cs = {0};
+        _cleanup_pool_changes_ struct pool_changes pools = {0};
         _cleanup_close_ int lock = -1;
+        bool live = streq(g->sysfs_root, "/");
         int r;
 
         /* As systemctl takes them: no suffix means the service. */
@@ -54,56 +56,32 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         inputs_dirs(g, a->runtime, &in);
         r = inputs_check_replay(&in, g, !a->no_reload, "remove");
         if (r != EXIT_OK)
-                goto out;
-        inputs_journal(&in, streq(g->sysfs_root, "/"));
+                return r;
+        inputs_journal(&in, live);
         /* The same lock as apply: a remove must not interleave with an apply's commit. */
         /* Said before anything, the lock included, is written. */
         if (!a->no_reload && !booted_with_systemd()) {
                 log_error(NOT_BOOTED_WITH_SYSTEMD);
                 log_error("nothing written (--no-reload writes without telling systemd)");
-                r = EXIT_ENV;
-                goto out;
+                return EXIT_ENV;
         }
         lock = inputs_lock(&in, access(in.unit_dir, F_OK) == 0); /* no unit directory: nothing to remove */
-        if (lock < -1) {
-                r = -lock;
-                goto out;
-        }
-        if (in.generator) {
-                struct pool_changes pools = {0};
-                int rp = argc == 0 ? changes_pools(&in, streq(g->sysfs_root, "/"), NULL, false, &pools) : EXIT_OK;
-                r = generator_remove(&in, units, &pools, !a->no_reload, a->json);
-                if (r == EXIT_OK && argc == 0)
-                        changes_copies(&in, streq(g->sysfs_root, "/"), NULL);
-                if (r == EXIT_OK)
-                        r = rp;
-                pool_changes_done(&pools);
-                goto out;
-        }
-        if (changeset_recover(in.unit_dir) < 0) {
-                r = EXIT_ENV;
-                goto out;
-        }
-        if (changeset_for_removal(in.unit_dir, units, &cs) < 0) {
-                r = EXIT_ENV;
-                goto out;
-        }
+        if (lock < -1)
+                return -lock;
+        if (!in.generator && (changeset_recover(in.unit_dir) < 0 || changeset_for_removal(in.unit_dir, units, &cs) < 0))
+                return EXIT_ENV;
         /* Removing every drop-in gives back every huge page numaplan reserved; removing some
          * leaves the pools to the next apply, which sizes them for what stays. */
-        struct pool_changes pools = {0};
-        int rp = argc == 0 ? changes_pools(&in, streq(g->sysfs_root, "/"), NULL, false, &pools) : EXIT_OK;
-        r = deploy_and_report(&cs, &pools, NULL, false, false, !a->no_reload, false, a->json);
+        int rp = argc == 0 ? changes_pools(&in, live, NULL, false, &pools) : EXIT_OK;
+        if (in.generator)
+                r = generator_remove(&in, units, &pools, !a->no_reload, a->json);
+        else
+                r = deploy_and_report(&cs, &pools, NULL, false, false, !a->no_reload, false, a->json);
         /* Like the pools: removing all takes every copy away, removing some leaves them to the
          * next apply. */
         if (r == EXIT_OK && argc == 0)
-                changes_copies(&in, streq(g->sysfs_root, "/"), NULL);
-        if (r == EXIT_OK)
-                r = rp;
-        pool_changes_done(&pools);
-        changeset_done(&cs);
-out:
-        inputs_done(&in);
-        return r;
+                changes_copies(&in, live, NULL);
+        return r == EXIT_OK ? rp : r;
 }
 
 const struct verb verb_remove = {

@@ -134,52 +134,52 @@ static void print_table(const struct row *rows, size_t n) {
         table_print(t, stdout, NULL);
 }
 
+struct rows {
+        struct row *v;
+        size_t n;
+};
+
+static void rows_done(struct rows *r) {
+        for (size_t i = 0; i < r->n; i++)
+                unit_status_done(&r->v[i].s);
+        free(r->v);
+}
+
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct status_args *a = args;
         _cleanup_bus_ sd_bus *bus = NULL;
-        struct inputs in;
-        int r;
+        _cleanup_inputs_ struct inputs in = {0};
+        _cleanup_(rows_done) struct rows rows = {0};
 
-        r = inputs_load(g, a->config, false, &in);
+        int r = inputs_load(g, a->config, false, &in);
         if (r != EXIT_OK)
                 return r;
         _cleanup_free_ const struct placement **sel = NULL;
-        size_t n = 0;
-        r = inputs_select(&in, argc, argv, &sel, &n);
-        _cleanup_free_ struct row *rows = xmalloc0((n + 1) * sizeof(*rows));
-        for (size_t i = 0; i < n; i++)
-                rows[i].pl = sel[i];
+        r = inputs_select(&in, argc, argv, &sel, &rows.n);
         if (r != EXIT_OK)
-                goto out;
-        if (bus_connect(&bus) < 0) {
-                r = EXIT_ENV;
-                goto out;
-        }
-        for (size_t i = 0; i < n; i++) {
-                if (unit_status_read(bus, rows[i].pl->unit, &rows[i].s) < 0) {
-                        r = EXIT_ENV;
-                        goto out;
-                }
-                judge(&in, &rows[i]);
+                return r;
+        rows.v = xmalloc0((rows.n + 1) * sizeof(*rows.v));
+        if (bus_connect(&bus) < 0)
+                return EXIT_ENV;
+        for (size_t i = 0; i < rows.n; i++) {
+                rows.v[i].pl = sel[i];
+                if (unit_status_read(bus, rows.v[i].pl->unit, &rows.v[i].s) < 0)
+                        return EXIT_ENV;
+                judge(&in, &rows.v[i]);
         }
         bool interrupted = changeset_interrupted(in.unit_dir), all = !interrupted;
         if (interrupted)
                 log_warning("an apply was interrupted midway (%s/" CHANGESET_JOURNAL "): run numaplan apply to finish it",
                             in.unit_dir);
-        for (size_t i = 0; i < n; i++)
-                all = all && rows[i].ok;
+        for (size_t i = 0; i < rows.n; i++)
+                all = all && rows.v[i].ok;
         if (a->json)
-                print_json(rows, n, interrupted);
-        else if (n == 0)
+                print_json(rows.v, rows.n, interrupted);
+        else if (rows.n == 0)
                 printf("no replicas\n");
         else
-                print_table(rows, n);
-        r = all ? EXIT_OK : EXIT_FAILED;
-out:
-        for (size_t i = 0; i < n; i++)
-                unit_status_done(&rows[i].s);
-        inputs_done(&in);
-        return r;
+                print_table(rows.v, rows.n);
+        return all ? EXIT_OK : EXIT_FAILED;
 }
 
 const struct verb verb_status = {

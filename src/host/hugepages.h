@@ -29,6 +29,7 @@ struct pool_changes {
 };
 
 void pool_changes_done(struct pool_changes *c);
+#define _cleanup_pool_changes_ __attribute__((cleanup(pool_changes_done)))
 bool pool_changes_any(const struct pool_changes *c); /* a pool's size changes, or would */
 bool pool_changes_short(const struct pool_changes *c);
 

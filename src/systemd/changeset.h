@@ -44,6 +44,7 @@ char **changeset_our_units(const char *unit_dir);
 bool changeset_changed(const struct changeset *cs);
 size_t changeset_count(const struct changeset *cs, enum action a);
 void changeset_done(struct changeset *cs);
+#define _cleanup_changeset_ _cleanup_(changeset_done)
 const char *action_to_string(enum action a);
 
 /* The commit: stages every new file beside its target, records the whole change in a journal in
