@@ -85,17 +85,22 @@ int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len)
 }
 
 /* O_NONBLOCK: opening a FIFO must not wait for a writer before its type is known. */
-static int read_regular(int dirfd, const char *name, int extra_flags, size_t max, char **ret) {
-        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra_flags);
+int read_regular_fd(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
         struct stat st;
 
-        if (fd < 0)
-                return errno == ENXIO ? -EBADFD : -errno; /* a socket: open() refuses it */
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
-        return read_fd_all(fd, max, 0, ret, NULL);
+        return read_fd_all(fd, max, flags, ret, ret_len);
+}
+
+static int read_regular(int dirfd, const char *name, int extra_flags, size_t max, char **ret) {
+        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra_flags);
+
+        if (fd < 0)
+                return errno == ENXIO ? -EBADFD : -errno; /* a socket: open() refuses it */
+        return read_regular_fd(fd, max, 0, ret, NULL);
 }
 
 int read_regular_at(int dirfd, const char *name, size_t max, char **ret) {

@@ -19,9 +19,14 @@ int read_regular_at(int dirfd, const char *name, size_t max, char **ret);
 /* The same for a path, following links (for files systemd names, which it reads the same way). */
 int read_file(const char *path, char **ret);
 #define READ_FILE_MAX (1U << 20)
+/* The most any reader takes of one file: a numa_maps or maps of 100,000 mappings is some 10 MiB. */
+#define READ_PROC_MAX (64U << 20)
 /* The same with another limit (a process's maps may be tens of MiB). */
 int read_file_max(const char *path, size_t max, char **ret);
 
+/* A regular file open as `fd` (-EISDIR for a directory, -EBADFD for a FIFO, device or socket),
+ * read as read_fd_all() does: the one check every reader of a file makes. */
+int read_regular_fd(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len);
 /* Everything `fd` gives until end of file, NUL-terminated; -EFBIG past `max` bytes. With
  * READ_ONE_SHOT a short read is the end (sysfs attributes hand over all at once). */
 enum { READ_ONE_SHOT = 1 << 0 };

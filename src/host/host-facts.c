@@ -12,12 +12,21 @@
 #include "host/root.h"
 #include "host/sysfs-parse.h"
 
+uint64_t live_page_size(void) {
+        static uint64_t size;
+        if (!size) {
+                long s = sysconf(_SC_PAGESIZE);
+                size = s > 0 ? (uint64_t) s : 4096;
+        }
+        return size;
+}
+
 uint64_t host_page_size(struct root *root) {
         _cleanup_free_ char *auxv = NULL;
         size_t len;
 
         if (root_is_live(root))
-                return (uint64_t) sysconf(_SC_PAGESIZE);
+                return live_page_size();
         if (root_read_file(root, "proc/self/auxv", &auxv, &len) >= 0 && len % sizeof(Elf64_auxv_t) == 0)
                 for (size_t i = 0; i + sizeof(Elf64_auxv_t) <= len; i += sizeof(Elf64_auxv_t)) {
                         Elf64_auxv_t a;

@@ -15,6 +15,8 @@ struct root;
 /* The base page size in bytes: sysconf() live, AT_PAGESZ of proc/self/auxv in a capture, else
  * 4096. */
 uint64_t host_page_size(struct root *root);
+/* This machine's, for what acts on it (migrate, prepare): the one sysconf() of host/. */
+uint64_t live_page_size(void);
 /* USER_HZ, the unit of /proc/PID/stat's times: sysconf() live; 100 in a capture, which is what
  * every Linux architecture exports to user space. */
 long host_clock_ticks(struct root *root);

@@ -8,12 +8,12 @@
 #include "basic/util.h"
 #include "core/maps-range.h"
 #include "core/numa-maps.h"
+#include "host/host-facts.h"
 #include "host/migrate.h"
 #include "host/model-files.h"
 #include "host/numa-dl.h"
 #include "host/page-mover.h"
 
-#define PROC_FILE_MAX (64U << 20)
 
 static const struct mapping_pages *find_mapping(const struct mapping_pages *v, size_t n, size_t *cursor,
                                                 uint64_t start) {
@@ -31,7 +31,7 @@ static const struct mapping_pages *find_mapping(const struct mapping_pages *v, s
 
 static void by_node(const char *numa_maps, const struct cpuset *planned, uint64_t *ret) {
         struct page_tally t;
-        page_tally_init(&t, (uint64_t) sysconf(_SC_PAGESIZE) / 1024);
+        page_tally_init(&t, live_page_size() / 1024);
         (void) page_tally_add(&t, numa_maps, NULL, planned);
         memcpy(ret, t.total, sizeof(t.total));
         page_tally_done(&t);
@@ -64,7 +64,7 @@ static char *move_bulk(pid_t pid, const struct cpuset *planned, const char *befo
 
         _cleanup_free_ char *path = xasprintf("/proc/%d/numa_maps", (int) pid);
         char *after = NULL;
-        if (read_file_max(path, PROC_FILE_MAX, &after) < 0)
+        if (read_file_max(path, READ_PROC_MAX, &after) < 0)
                 return NULL;
         by_node(after, planned, now);
         for (unsigned n = 0; n < NUMA_NODES_MAX && n < MIGRATE_NODES_MAX; n++)
@@ -106,14 +106,14 @@ int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_i
         _cleanup_free_ struct mapping_pages *mp = NULL;
         struct stretches s = {0};
         size_t n_mp = 0, cursor = 0;
-        uint64_t base = (uint64_t) sysconf(_SC_PAGESIZE);
+        uint64_t base = live_page_size();
         int r = dlopen_libnuma();
         if (r < 0)
                 return r;
 
         /* Both read whole, then walked: the process goes on meanwhile, and a mapping gone since
          * shows as a page status, not an error. */
-        if (read_file_max(maps_path, PROC_FILE_MAX, &maps) < 0 || read_file_max(numa_path, PROC_FILE_MAX, &numa) < 0)
+        if (read_file_max(maps_path, READ_PROC_MAX, &maps) < 0 || read_file_max(numa_path, READ_PROC_MAX, &numa) < 0)
                 return -ESRCH;
         r = numa_maps_mappings(numa, planned, &mp, &n_mp);
         if (r < 0)
@@ -207,7 +207,7 @@ static void flush(struct files *f) {
 /* The file's data, as stretches: only what SEEK_DATA finds (a sparse file's holes hold no page
  * cache), page-aligned, runs close together merged into one while they fit one batch. */
 static void add_data(struct files *f, int fd, uint64_t size, const char *path) {
-        uint64_t page = (uint64_t) sysconf(_SC_PAGESIZE), batch = (uint64_t) STRETCH_BATCH * page;
+        uint64_t page = live_page_size(), batch = (uint64_t) STRETCH_BATCH * page;
         uint64_t run_start = 0, run_end = 0;
         bool have_run = false;
 
@@ -289,7 +289,7 @@ int migrate_files(char *const *paths, const struct cpuset *planned, bool dry, st
         int r = dlopen_libnuma();
         if (r < 0)
                 return r;
-        st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);
+        st->page_size = live_page_size();
         r = model_files_walk(paths, add_file, &f);
         flush(&f);
         if (f.links_out > LINKS_SAID_MAX)

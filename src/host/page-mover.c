@@ -12,6 +12,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "host/host-facts.h"
 #include "host/numa-dl.h"
 #include "host/page-mover.h"
 
@@ -20,7 +21,6 @@
  * (lru_cache_disable()): few large calls, not many small ones. */
 #define BATCH STRETCH_BATCH
 #define WORKERS_MAX 8
-#define PROC_FILE_MAX (64U << 20)
 
 void stretches_add(struct stretches *s, struct stretch run) {
         for (size_t done = 0; done < run.n; done += BATCH) {
@@ -117,7 +117,7 @@ static bool own_mapping(const void *addr, const struct cpuset *planned, struct m
         _cleanup_free_ char *text = NULL;
         _cleanup_free_ struct mapping_pages *v = NULL;
         size_t n = 0;
-        if (read_file_max("/proc/self/numa_maps", PROC_FILE_MAX, &text) < 0 || numa_maps_mappings(text, planned, &v, &n) < 0)
+        if (read_file_max("/proc/self/numa_maps", READ_PROC_MAX, &text) < 0 || numa_maps_mappings(text, planned, &v, &n) < 0)
                 return false;
         for (size_t i = 0; i < n; i++)
                 if (v[i].start == (uint64_t) (uintptr_t) addr) {
@@ -227,7 +227,7 @@ static void work(pid_t pid, const struct stretches *s, const struct cpuset *plan
                 m->target = cpuset_next(planned, 0);
         for (size_t i = 0; i < BATCH; i++)
                 m->targets[i] = m->target;
-        m->st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);
+        m->st->page_size = live_page_size();
 
         for (size_t i; (i = atomic_fetch_add(&sh->next, 1)) < s->n;) {
                 int r = move_stretch(m, &s->v[i]);
@@ -297,7 +297,7 @@ int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planne
         (void) sigaction(SIGBUS, &old_bus, NULL);
 
         int r = 0;
-        st->page_size = (uint64_t) sysconf(_SC_PAGESIZE);
+        st->page_size = live_page_size();
         for (unsigned w = 0; w < workers; w++) {
                 const struct migrate_stats *x = &sh->st[w];
                 st->resident += x->resident;

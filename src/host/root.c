@@ -138,21 +138,16 @@ static void record(struct root *r, const char *path, const char *data, size_t le
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len) {
         /* O_NONBLOCK and a regular file only: a FIFO would block, /dev/zero never end. */
         _cleanup_close_ int fd = open_under(r, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct stat st;
         char *buf = NULL;
         size_t len = 0;
 
         if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+                return errno == ENXIO ? -EBADFD : -errno; /* a socket: open() refuses it */
         /* A sysfs attribute (or its captured copy, a regular file) hands over everything in one
          * read, so a short read is the end: that saves a syscall per file, which is most of what
          * `show` costs. /proc files such as numa_maps come a page at a time: read until 0. */
         bool sysfs = startswith(rel(path), "sys/") != NULL;
-        int e = read_fd_all(fd, sysfs ? ROOT_SYSFS_FILE_MAX : ROOT_FILE_MAX, sysfs ? READ_ONE_SHOT : 0, &buf, &len);
+        int e = read_regular_fd(fd, sysfs ? ROOT_SYSFS_FILE_MAX : READ_PROC_MAX, sysfs ? READ_ONE_SHOT : 0, &buf, &len);
         if (e < 0)
                 return e;
         record(r, path, buf, len);

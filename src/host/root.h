@@ -36,10 +36,9 @@ int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_li
 /* "<root>/<path>" for libraries that want a path string (libpci). Caller frees. */
 char *root_join(const struct root *r, const char *path);
 
-/* The most numaplan reads of one file: a sysfs attribute holds a page or two (a CPU list of 8192
- * CPUs is 40 KiB at the very worst); a numa_maps of 100,000 mappings is some 10 MiB. */
+/* The most numaplan reads of one sysfs file: an attribute holds a page or two (a CPU list of 8192
+ * CPUs is 40 KiB at the very worst); other files up to READ_PROC_MAX (basic/fileio.h). */
 #define ROOT_SYSFS_FILE_MAX (1U << 20)
-#define ROOT_FILE_MAX (64U << 20)
 
 /* Reads a whole regular file into a malloc'd NUL-terminated buffer; -errno on failure: -EBADFD
  * for a FIFO, device or socket (never opened so as to block), -EFBIG past the size limit. In a
