@@ -47,7 +47,9 @@ int maps_parse_line(const char *p, const char *eol, struct maps_entry *e) {
                 return -EINVAL;
         memcpy(perms, p, 4);
         p += 5;
+        e->readable = perms[0] == 'r';
         e->exec = perms[2] == 'x';
+        e->end = end;
         if (number(&p, eol, 16, ' ', &offset) < 0 || number(&p, eol, 16, ':', &major) < 0 ||
             number(&p, eol, 16, ' ', &minor) < 0)
                 return -EINVAL;
@@ -105,4 +107,17 @@ int maps_files(const char *maps, struct maps_entry **ret, size_t *ret_n) {
         *ret = c.v;
         *ret_n = c.n;
         return 0;
+}
+
+bool maps_line_range(const char *line, size_t len, uint64_t *ret_start, uint64_t *ret_end) {
+        struct maps_entry e;
+
+        if (maps_parse_line(line, line + len, &e) < 0 || e.end <= e.start || !e.readable)
+                return false;
+        for (const char *q = line; q + 2 < line + len; q++)
+                if (q[0] == ' ' && q[1] == '[' && q[2] == 'v')
+                        return false;
+        *ret_start = e.start;
+        *ret_end = e.end;
+        return true;
 }

@@ -22,9 +22,9 @@ static inline bool file_id_eq(struct file_id a, struct file_id b) {
 int file_id_compare(const void *a, const void *b);
 
 struct maps_entry {
-        uint64_t start;
+        uint64_t start, end;
         struct file_id id;
-        bool exec;
+        bool readable, exec;
 };
 
 /* One line, [line, eol): any mapping, anonymous ones with inode 0. -EINVAL when it does not parse. */
@@ -36,3 +36,8 @@ int maps_each_file(const char *maps, void (*fn)(const struct maps_entry *e, void
 
 /* Every file mapping of the text, in its order (*ret NULL when there is none). */
 int maps_files(const char *maps, struct maps_entry **ret, size_t *ret_n);
+
+/* Which address ranges `migrate` scans: a line's [start, end) when it is the process's own
+ * mapping; false for the kernel's (vdso, vvar, vsyscall), a guard gap (not even readable), or a
+ * line that does not parse or whose start is not below its end. */
+bool maps_line_range(const char *line, size_t len, uint64_t *ret_start, uint64_t *ret_end);

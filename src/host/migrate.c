@@ -6,7 +6,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "core/maps-range.h"
+#include "core/proc-maps.h"
 #include "core/numa-maps.h"
 #include "host/host-facts.h"
 #include "host/migrate.h"

@@ -7,7 +7,7 @@
 
 #include "basic/util.h"
 #include "core/hugepages.h"
-#include "core/maps-range.h"
+#include "core/proc-maps.h"
 #include "core/migrate.h"
 #include "core/numa-maps.h"
 #include "core/planner.h"

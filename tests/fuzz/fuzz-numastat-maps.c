@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The readers of the kernel's counters that verify and migrate trust: a node's numastat, and a
  * process's /proc/PID/maps, each given the whole input. */
-#include "core/maps-range.h"
+#include "core/proc-maps.h"
 #include "fuzz.h"
 #include "host/numastat.h"
 
