@@ -134,3 +134,13 @@ int log_error_at_done(struct error_at *e) {
         error_at_done(e);
         return -EINVAL;
 }
+
+static void say_oom(void) {
+        static const char msg[] = "numaplan: out of memory\n";
+        (void) !write(STDERR_FILENO, msg, sizeof(msg) - 1);
+}
+
+/* The pure half's allocator says out-of-memory through this layer. */
+__attribute__((constructor)) static void set_oom_hook(void) {
+        oom_hook = say_oom;
+}

@@ -9,8 +9,12 @@
 
 #include "basic/util.h"
 
+void (*oom_hook)(void);
+
+/* Pure: the message is the I/O layer's (basic/log.c sets the hook); the end is abort(). */
 static void oom(void) {
-        fputs("numaplan: out of memory\n", stderr);
+        if (oom_hook)
+                oom_hook();
         abort();
 }
 

@@ -115,7 +115,9 @@ static inline size_t strv_length(char *const *v) {
         return n;
 }
 
-/* Out-of-memory is the one error we do not thread through every caller's message. */
+/* Out-of-memory is the one error we do not thread through every caller's message: the process
+ * aborts, after `oom_hook` (set by basic/log.c) says so. */
+extern void (*oom_hook)(void);
 void *xmalloc0(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);

@@ -192,16 +192,18 @@ int inputs_select(const struct inputs *in, int argc, char **argv, const struct p
         return r;
 }
 
-int inputs_lock(const struct inputs *in, bool create) {
+int inputs_lock(const struct inputs *in, bool create, int *ret_fd) {
         _cleanup_free_ char *lock = xasprintf("%s.lock", in->runtime_dir), *copy = xstrdup(lock);
+
+        *ret_fd = -1;
         /* A command that writes nothing (apply --check) creates nothing: it waits for a holder
          * when there can be one, and otherwise needs no lock. */
         if (!create && access(lock, F_OK) < 0)
-                return -1;
+                return EXIT_OK;
         int r = mkdir_parents(dirname(copy), 0755);
         if (r < 0) {
                 log_error_errno(r, "cannot create the directory of %s: %m", lock);
-                return -EXIT_ENV;
+                return EXIT_ENV;
         }
         /* Bounded: a holder that hangs must not hang every later apply of the host with it. */
         unsigned timeout = LOCK_TIMEOUT_S;
@@ -210,12 +212,13 @@ int inputs_lock(const struct inputs *in, bool create) {
                 timeout = (unsigned) strtoul(e, NULL, 10);
         int fd = lock_file(lock, timeout);
         if (fd == -ETIMEDOUT)
-                return -EXIT_ENV; /* said who holds it */
+                return EXIT_ENV; /* said who holds it */
         if (fd < 0) {
                 log_error_errno(fd, "cannot take the apply lock %s: %m", lock);
-                return -EXIT_ENV;
+                return EXIT_ENV;
         }
-        return fd;
+        *ret_fd = fd;
+        return EXIT_OK;
 }
 
 int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb) {

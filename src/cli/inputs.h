@@ -84,8 +84,9 @@ int inputs_select(const struct inputs *in, int argc, char **argv, const struct p
  * default this long (an apply --restart waits for its restarts under the lock). */
 #define LOCK_TIMEOUT_S 300
 /* Takes apply's lock (<runtime_dir>.lock), creating it and its directory with `create`; without,
- * only a lock that exists. Returns the descriptor, -1 for no lock, or -EXIT_ENV. */
-int inputs_lock(const struct inputs *in, bool create);
+ * only a lock that exists. EXIT_OK with the descriptor in *ret_fd (-1: no lock to take), or
+ * EXIT_ENV, said. */
+int inputs_lock(const struct inputs *in, bool create, int *ret_fd);
 /* Refuses, with EXIT_USAGE, to deploy a replayed host's plan (or, for remove, anything under a
  * replayed root) to this host's systemd or unit directories. */
 int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb);

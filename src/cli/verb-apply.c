@@ -80,9 +80,9 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 log_error("nothing written (--no-reload writes without telling systemd)");
                 return EXIT_ENV;
         }
-        lock = inputs_lock(&in, !a->check);
-        if (lock < -1)
-                return -lock;
+        r = inputs_lock(&in, !a->check, &lock);
+        if (r != EXIT_OK)
+                return r;
         /* A commit that was interrupted is finished first; --check writes nothing and says so. */
         if (a->check && changeset_interrupted(in.unit_dir)) {
                 log_notice("an interrupted apply is recorded in %s/" CHANGESET_JOURNAL ": the next apply finishes it",

@@ -65,9 +65,9 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 log_error("nothing written (--no-reload writes without telling systemd)");
                 return EXIT_ENV;
         }
-        lock = inputs_lock(&in, access(in.unit_dir, F_OK) == 0); /* no unit directory: nothing to remove */
-        if (lock < -1)
-                return -lock;
+        r = inputs_lock(&in, access(in.unit_dir, F_OK) == 0, &lock); /* no unit directory: nothing to remove */
+        if (r != EXIT_OK)
+                return r;
         if (!in.generator && (changeset_recover(in.unit_dir) < 0 || changeset_for_removal(in.unit_dir, units, &cs) < 0))
                 return EXIT_ENV;
         /* Removing every drop-in gives back every huge page numaplan reserved; removing some

@@ -81,11 +81,11 @@ static char *subject(const char *unit_dir, const char *unit, int udfd) {
         return dropin_path(unit_dir, unit);
 }
 
+/* The unit directory's descriptor; -ENOENT when there is none yet (no drop-ins: not an error,
+ * and read_dropin() takes it so), another -errno said. */
 static int open_unit_dir(const char *unit_dir) {
         int fd = open_dir_at(AT_FDCWD, unit_dir, false, NULL);
-        if (fd == -ENOENT)
-                return -1; /* nothing there yet: no drop-ins */
-        if (fd < 0)
+        if (fd < 0 && fd != -ENOENT)
                 return log_error_errno(fd, "cannot open %s: %m", unit_dir);
         return fd;
 }
@@ -135,7 +135,7 @@ int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const
         _cleanup_close_ int udfd = open_unit_dir(unit_dir);
         int r = 0;
 
-        if (udfd < -1)
+        if (udfd < 0 && udfd != -ENOENT)
                 r = udfd;
         for (size_t i = 0; r >= 0 && i < p->n_replicas; i++) {
                 const struct placement *pl = &p->replicas[i];
@@ -185,7 +185,7 @@ int changeset_for_removal(const char *unit_dir, char *const *units, struct chang
         _cleanup_strv_free_ char **ours = NULL;
         _cleanup_close_ int udfd = open_unit_dir(unit_dir);
 
-        if (udfd < -1) {
+        if (udfd < 0 && udfd != -ENOENT) {
                 changeset_done(&cs);
                 return udfd;
         }
