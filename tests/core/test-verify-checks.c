@@ -3,9 +3,7 @@
  * override detection. The readers are tests/host's; the end-to-end proof with a real systemd is
  * the VM tier's. */
 
-#include "host/root.h"
 #include "tap.h"
-#include "host/tasks.h"
 #include "tmproot.h"
 #include "basic/util.h"
 #include "core/verify-checks.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The planner on every fixture host: worked examples with exact expectations, then property
- * tests: random replica sets on each host, the placement rules of numaplan.conf(5) checked as invariants on
- * every plan, and determinism. Usage: test-planner FIXTURES_DIR */
+/* The planner on every fixture host as libhost reads it (so here, not among the core's tests,
+ * which make their hosts themselves): worked examples with exact expectations, then property
+ * tests: random replica sets on each host, the placement rules of numaplan.conf(5) checked as
+ * invariants on every plan, and determinism. Usage: test-planner FIXTURES_DIR */
 
 #include <dirent.h>
 
