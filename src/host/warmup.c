@@ -47,6 +47,8 @@ int warmup_run(const char *url, const char *body, uint64_t timeout_ms, struct wa
         sym_curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
         sym_curl_easy_setopt(c, CURLOPT_USERAGENT, "numaplan-verify");
 
+        CURLcode before = CURLE_OK;
+        long before_status = 0;
         for (;;) {
                 uint64_t left = deadline > now_ms() ? deadline - now_ms() : 0;
                 if (left == 0)
@@ -63,8 +65,16 @@ int warmup_run(const char *url, const char *body, uint64_t timeout_ms, struct wa
                         break;
                 }
                 bool not_ready = (last == CURLE_OK && w.status == 503) || last == CURLE_COULDNT_CONNECT;
-                if (!not_ready)
+                if (!not_ready) {
+                        /* A try the deadline cut short says no more than the one before it. */
+                        if (last == CURLE_OPERATION_TIMEDOUT && (before == CURLE_COULDNT_CONNECT || before_status == 503)) {
+                                last = before;
+                                w.status = before_status;
+                        }
                         break;
+                }
+                before = last;
+                before_status = w.status;
                 left = deadline > now_ms() ? deadline - now_ms() : 0;
                 sleep_ms(left < RETRY_MS ? left : RETRY_MS);
         }

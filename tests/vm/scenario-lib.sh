@@ -70,9 +70,12 @@ vm_done() {
 	exit 1
 }
 
+# json_flat [--foreign]: a JSON document on stdin as "path<TAB>value" lines. numaplan's documents
+# are also kept in $SHARE/results for the host to check against their schemas; --foreign (a
+# document of another program's, such as Ansible's results) is not.
 json_flat() {
 	local keep=
-	[ -d "${SHARE:-}/results" ] && keep=$SHARE/results/${SCENARIO:-scenario}.$BASHPID.$RANDOM.json
+	[ "${1:-}" != --foreign ] && [ -d "${SHARE:-}/results" ] && keep=$SHARE/results/${SCENARIO:-scenario}.$BASHPID.$RANDOM.json
 	awk -v keep="$keep" '
 	function path(   j, p) {
 		p = ""

@@ -1,8 +1,9 @@
 #!/bin/bash
-# Replicas side by side: the real engine as llama@0 on node 0 and llama@1 on node 1 (per = node),
-# one template unit, in three shapes:
-#   own models: each its own copy of the model file; both pass, every check ok, and the engine's
-#     binary, which one of them read first, is the other's shared program code, not judged;
+# Replicas side by side: the real engine (llama.cpp through node-llama-cpp, its model mmapped) as
+# llama@0 on node 0 and llama@1 on node 1 (per = node), one template unit, in three shapes:
+#   own models: each its own copy of the model file; both pass, every check ok, llama.cpp's threads
+#     on their node's CPUs only and the model mmapped from it; the engine's binary, which one of
+#     them read first, is the other's shared program code, not judged;
 #     migrate of llama@1, and its restart, leave llama@0's locality as it was;
 #   one model without copies: plan warns model-shared; verify fails llama@1, naming llama-0 and
 #     model-copies, with no migrate advice;
@@ -105,6 +106,21 @@ for i in 0 1; do
 	if all_checks_ok "$own" $i; then vm_ok "own models: every check of llama@$i passes"; else
 		vm_not_ok "own models: every check of llama@$i passes"; show_failures "$own"; fi
 done
+# What the engine itself does on its node: llama.cpp on the plan's CPUs (NUMAPLAN_NCORES threads),
+# the model mmapped from its node, every thread allowed its node's CPUs only and last run there.
+cpus_of=(0-1 2-3)
+for i in 0 1; do
+	said=$(journalctl -b -u llama@$i.service -o cat 2>/dev/null | grep -E "^engine: ready" | tail -1)
+	vm_check_match "llama@$i runs llama.cpp with a thread a core of its plan, the model mmapped" "$said" "threads=2 .*mmap=true"
+	ENGINE=llama@$i.service engine_threads_in "${cpus_of[i]}"
+	if [ "$THREADS" -gt 2 ] && [ -z "$STRAY" ]; then vm_ok "all $THREADS threads of llama@$i may run on CPUs ${cpus_of[i]} only, and last ran there"; else
+		vm_not_ok "all threads of llama@$i run on CPUs ${cpus_of[i]} only ($THREADS threads)" "$STRAY"; fi
+	file=$(numa_share $i "$SRV/$i.gguf" "$(systemctl show -P MainPID llama@$i.service)")
+	if at_least "$file" 99; then vm_ok "llama@$i maps its model from node $i ($file% of the file's pages, numa_maps)"; else
+		vm_not_ok "llama@$i maps its model from node $i" "$file%"; fi
+done
+vm_diag "engine (llama.cpp): pages on node 1: $(own_local "$own" 1)% of $(json_get units.1.pages.own.total <<<"$own") own pages of llama@1; start to ready of both, together: see steps"
+
 for i in 0 1; do
 	other=llama@$((1 - i)).service
 	sh=$(json_get units.$i.pages.shared.total <<<"$own")

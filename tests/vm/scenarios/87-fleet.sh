@@ -38,7 +38,7 @@ line = [l for l in open(sys.argv[1]) if l.startswith("localhost | ")][0]
 status, doc = line[len("localhost | "):].split(" => ", 1)
 r = json.loads(doc)
 r["failed"] = bool(r.get("failed")) or status.startswith("FAILED")
-print(json.dumps(r))' "$1.out" 2>&1 | json_flat)
+print(json.dumps(r))' "$1.out" 2>&1 | json_flat --foreign)
 	vm_diag "ansible numaplan.host.$1 $2: $((SECONDS - t0)) s"
 }
 
