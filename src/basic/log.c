@@ -101,11 +101,11 @@ int log_internal(int level, int error, const char *fmt, ...) {
 int log_error_at(struct where at, const char *fmt, ...) {
         va_list ap;
 
-        char prefix[4096];
-        if (at.line)
-                snprintf(prefix, sizeof(prefix), "%s:%u: ", strempty(at.file), at.line);
-        else
-                snprintf(prefix, sizeof(prefix), "%s: ", strempty(at.file));
+        char prefix[4096] = "";
+        if (at.file && at.line) /* no file: written nowhere, so no "file:" to name */
+                snprintf(prefix, sizeof(prefix), "%s:%u: ", at.file, at.line);
+        else if (at.file)
+                snprintf(prefix, sizeof(prefix), "%s: ", at.file);
         va_start(ap, fmt);
         remember(prefix, fmt, ap);
         va_end(ap);
@@ -118,10 +118,7 @@ int log_error_at(struct where at, const char *fmt, ...) {
                 log_error("%s%s", prefix, msg);
                 return -EINVAL;
         }
-        if (at.line)
-                fprintf(stderr, "%s:%u: ", strempty(at.file), at.line);
-        else
-                fprintf(stderr, "%s: ", strempty(at.file));
+        fputs(prefix, stderr);
         va_start(ap, fmt);
         vfprintf(stderr, fmt, ap);
         va_end(ap);

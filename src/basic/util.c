@@ -136,7 +136,8 @@ void format_bytes(char *buf, size_t n, uint64_t bytes) {
         double v = (double) bytes;
         size_t u = 0;
 
-        while (v >= 1024.0 && u + 1 < ELEMENTSOF(units)) {
+        /* Up a unit from what one decimal would print as 1024.0 (1048575 bytes is 1.0 MiB). */
+        while (v >= 1023.95 && u + 1 < ELEMENTSOF(units)) {
                 v /= 1024.0;
                 u++;
         }

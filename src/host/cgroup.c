@@ -129,7 +129,7 @@ static int add_processes(struct root *root, const char *mount, const char *cgrou
         return 0;
 }
 
-/* Every cgroup below `cgroup`, parents before children, in directory order. Bounded: a unit
+/* Every cgroup below `cgroup`, parents before children, siblings by name. Bounded: a unit
  * that delegates may make cgroups, but not make numaplan walk forever. */
 #define CGROUP_DEPTH_MAX 16
 #define CGROUPS_MAX 4096

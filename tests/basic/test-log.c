@@ -74,6 +74,7 @@ static void with_errno(void) {
 static void at_lines(void) {
         log_error_at((struct where){"/etc/numaplan.conf", 12}, "unknown key '%s'", "nodess");
         log_error_at((struct where){"/etc/numaplan.conf", 0}, "not a regular file");
+        log_error_at((struct where){NULL, 0}, "written nowhere");
         struct error_at e = {0};
         error_at_set(&e, (struct where){"b.conf", 3}, "from the core");
         int r = log_error_at_done(&e);
@@ -131,8 +132,10 @@ int main(void) {
         is_str(at,
                "/etc/numaplan.conf:12: unknown key 'nodess'\n"
                "/etc/numaplan.conf: not a regular file\n"
+               "written nowhere\n"
                "b.conf:3: from the core\n",
-               "log_error_at: file:line: message, file: message for line 0; log_error_at_done frees");
+               "log_error_at: file:line: message, file: message for line 0, the message alone for no file; "
+               "log_error_at_done frees");
         log_set_max_level(LOG_ERR - 1);
         _cleanup_free_ char *at_quiet = logged(at_lines);
         is_str(at_quiet, "", "log_error_at below LOG_ERR prints nothing");
