@@ -605,5 +605,6 @@ const struct verb verb_verify = {
                        "D-Bus (NUMAPolicy, NUMAMask, CPU affinity, effective CPUs and memory nodes, drop-ins),\n"
                        "the server's processes (the unit's cgroup and those below it, or the container that\n"
                        "container = names) and their allowed CPUs and nodes, a warm-up request, and the share\n"
-                       "of its resident pages on its planned nodes. Exit 0 when every check passes, 1 otherwise.",
+                       "of its own resident pages on its planned nodes (program code that other units map too\n"
+                       "is shown apart, not judged). Exit 0 when every check passes, 1 otherwise.",
 };
