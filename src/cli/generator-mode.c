@@ -53,6 +53,19 @@ static void unrefp(sd_bus **bus) {
         bus_unrefp(bus);
 }
 
+/* systemd first, when there is a reload to come (a handover it would not hear of is a half
+ * step); then apply's drop-ins go. EXIT_OK, or EXIT_ENV said. */
+static int connect_and_commit(struct apply_sets *rm, bool reload, sd_bus **bus) {
+        if (reload && (bus_connect(bus) < 0 || bus_check_version(*bus) < 0)) {
+                log_error("nothing written (--no-reload writes without telling systemd)");
+                return EXIT_ENV;
+        }
+        for (size_t k = 0; k < rm->n; k++)
+                if (changeset_changed(&rm->v[k]) && changeset_commit(&rm->v[k]) < 0)
+                        return EXIT_ENV;
+        return EXIT_OK;
+}
+
 /* The reload that runs the generator, and whether its directory then holds `want` (the plan's
  * drop-ins, or none of `units`). EXIT_OK, or EXIT_ENV said. */
 static int reload_and_check(sd_bus *bus, const struct inputs *in, char *const *units, bool removal) {
@@ -117,14 +130,8 @@ int generator_apply(const struct inputs *in, const struct changeset *gen, const 
                 changes_report(lines, n_lines, pools, true, changed, in->unit_dir, false, nothing, json);
                 return changed ? EXIT_FAILED : EXIT_OK;
         }
-        /* systemd first: a handover it would not hear of is a half step. */
-        if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
-                log_error("nothing written (--no-reload writes without telling systemd)");
+        if (connect_and_commit(&rm, changed && reload, &bus) != EXIT_OK)
                 return EXIT_ENV;
-        }
-        for (size_t k = 0; k < rm.n; k++)
-                if (changeset_changed(&rm.v[k]) && changeset_commit(&rm.v[k]) < 0)
-                        return EXIT_ENV;
         if (unlink_if_there(record) < 0 || unlink_if_there(apply_marker) < 0)
                 return EXIT_ENV;
         if (changed && reload) {
@@ -202,13 +209,8 @@ int generator_remove(const struct inputs *in, char *const *units, const struct p
         changes_lines(&lines, &n_lines, &gen, " (the generator leaves it out until the next boot)");
         for (size_t k = 0; k < rm.n; k++)
                 changes_lines(&lines, &n_lines, &rm.v[k], NULL);
-        if (changed && reload && (bus_connect(&bus) < 0 || bus_check_version(bus) < 0)) {
-                log_error("nothing written (--no-reload writes without telling systemd)");
+        if (connect_and_commit(&rm, changed && reload, &bus) != EXIT_OK)
                 return EXIT_ENV;
-        }
-        for (size_t k = 0; k < rm.n; k++)
-                if (changeset_changed(&rm.v[k]) && changeset_commit(&rm.v[k]) < 0)
-                        return EXIT_ENV;
         if (record_changed && write_record(record, text.s) < 0)
                 return EXIT_ENV;
         if (changed && reload) {

@@ -23,8 +23,7 @@ struct apply_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct apply_args, config, "FILE",
-                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_CONFIG(struct apply_args),
         VERB_FLAG("check", 0, struct apply_args, check,
                   "change nothing; exit 1 when changes are pending"),
         VERB_FLAG("diff", 0, struct apply_args, diff,

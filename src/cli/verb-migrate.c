@@ -32,8 +32,7 @@ struct migrate_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct migrate_args, config, "FILE",
-                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_CONFIG(struct migrate_args),
         VERB_FLAG("dry-run", 0, struct migrate_args, dry_run,
                   "only say what would move"),
         VERB_FLAG("json", 0, struct migrate_args, json,

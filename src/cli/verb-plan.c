@@ -162,8 +162,7 @@ struct plan_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct plan_args, config, "FILE",
-                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_CONFIG(struct plan_args),
         VERB_FLAG("json", 0, struct plan_args, json,
                   "one JSON document on stdout (numaplan(8) lists its keys)"),
         {},

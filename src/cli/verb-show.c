@@ -314,8 +314,7 @@ struct show_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct show_args, config, "FILE",
-                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_CONFIG(struct show_args),
         VERB_FLAG("json", 0, struct show_args, json,
                   "one JSON document on stdout (numaplan(8) lists its keys)"),
         VERB_FLAG("matrix", 0, struct show_args, matrix,

@@ -26,8 +26,7 @@ struct status_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct status_args, config, "FILE",
-                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_CONFIG(struct status_args),
         VERB_FLAG("json", 0, struct status_args, json,
                   "one JSON document on stdout"),
         {},

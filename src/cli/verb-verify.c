@@ -515,8 +515,7 @@ struct verify_args {
 };
 
 static const struct verb_option options[] = {
-        VERB_VALUE("config", 'c', struct verify_args, config, "FILE",
-                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/"),
+        VERB_CONFIG(struct verify_args),
         VERB_FLAG("no-warmup", 0, struct verify_args, no_warmup,
                   "do not send the warm-up request"),
         VERB_FLAG("json", 0, struct verify_args, json,

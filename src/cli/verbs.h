@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "host/config-files.h"
+
 enum {
         EXIT_OK = 0,     /* success, in sync, verified */
         EXIT_FAILED = 1, /* verification failed; apply --check: changes pending */
@@ -36,6 +38,9 @@ struct verb_option {
 };
 #define VERB_FLAG(name, short_name, type, field, help) {name, short_name, false, offsetof(type, field), NULL, help}
 #define VERB_VALUE(name, short_name, type, field, arg, help) {name, short_name, true, offsetof(type, field), arg, help}
+/* -c FILE, as every verb that reads the configuration takes it (into `type`'s `config`). */
+#define VERB_CONFIG(type) \
+        VERB_VALUE("config", 'c', type, config, "FILE", "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/")
 
 struct verb {
         const char *name;
