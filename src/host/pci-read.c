@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <sys/stat.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "basic/log.h"
 #include "basic/util.h"
@@ -362,12 +363,25 @@ struct names {
         struct pci_ids ids;
 };
 
+/* Where sd_hwdb_new() looks for the compiled database, in its order: without one, libudev is not
+ * worth loading (it takes longer than a name's lookup in pci.ids). */
+static bool hwdb_present(void) {
+        static const char *const paths[] = {"/etc/systemd/hwdb/hwdb.bin", "/etc/udev/hwdb.bin",
+                                            "/usr/lib/systemd/hwdb/hwdb.bin", "/lib/systemd/hwdb/hwdb.bin",
+                                            "/usr/lib/udev/hwdb.bin", "/lib/udev/hwdb.bin"};
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
+                if (access(paths[i], F_OK) == 0)
+                        return true;
+        return false;
+}
+
 static void hwdb_lookup(struct names *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
         char key[64];
 
         if (!h->hwdb_tried) {
                 h->hwdb_tried = true;
-                if (dlopen_libudev() >= 0 && (h->udev = sym_udev_new()))
+                if (hwdb_present() && dlopen_libudev() >= 0 && (h->udev = sym_udev_new()))
                         h->hwdb = sym_udev_hwdb_new(h->udev);
         }
         if (!h->hwdb)
@@ -422,6 +436,16 @@ static void lookup_name(struct names *h, struct accelerator *a) {
                 a->name = xasprintf("%s %s", v, d);
         else if (v)
                 a->name = xasprintf("%s Device %04x", v, a->device);
+}
+
+/* Devices of one model (eight GPUs) are looked up once. */
+static void name_device(struct names *h, struct accelerator *list, size_t i) {
+        for (size_t j = 0; j < i; j++)
+                if (list[j].ids_known && list[j].vendor == list[i].vendor && list[j].device == list[i].device) {
+                        list[i].name = list[j].name ? xstrdup(list[j].name) : NULL;
+                        return;
+                }
+        lookup_name(h, &list[i]);
 }
 
 static int compare_accel(const void *x, const void *y) {
@@ -489,7 +513,7 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
                 accelerator_resolve_node(a, a->sysfs_numa_node, t);
                 a->compute = a->kind == PCI_ACCELERATOR && (!a->ids_known || pci_is_compute(a->vendor, a->class));
                 if (flags & PCI_NAMES && a->ids_known)
-                        lookup_name(&names, a);
+                        name_device(&names, list, i);
         }
         names_done(&names);
         if (flags & PCI_CONFIG) {
