@@ -33,7 +33,7 @@ enum warning_subject { SUBJECT_HOST, SUBJECT_NODE, SUBJECT_PCI, SUBJECT_REPLICA 
         X(CGROUP_V1, "cgroup-v1", WARNING, HOST, "no cgroup v2 cpuset controller: AllowedCPUs= and AllowedMemoryNodes= are not enforced") \
         X(OVERLAPPING_CPUS, "overlapping-cpus", WARNING, HOST, "firmware lists CPUs in more than one node") \
         X(PCI_INCOMPLETE, "pci-incomplete", WARNING, PCI, "a PCI device's sysfs directory lacks files numaplan reads") \
-        X(PCI_UNREADABLE, "pci-unreadable", WARNING, HOST, "the PCI tree cannot be scanned") \
+        X(PCI_UNREADABLE, "pci-unreadable", WARNING, HOST, "libpci cannot read config space") \
         X(DISTANCES_INVALID, "distances-invalid", WARNING, HOST, "a node's distance row is not what a kernel writes") \
         X(DISTANCE_ROW, "distance-row-length", NOTICE, HOST, "distance rows list every possible node, not only the online ones") \
         X(MEMINFO_INVALID, "meminfo-invalid", WARNING, NODE, "a node's meminfo says more memory free than it has") \

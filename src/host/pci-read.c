@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* Accelerators, through libpci's sysfs backend (its sysfs.path pointed into the root).
+/* Accelerators, network adapters and NVMe drives, from their sysfs files under the root; the PCI
+ * Express capability in config space through libpci's sysfs backend (its sysfs.path pointed into
+ * the root).
  *
- * Two costs shape this file. libpci (with libudev and zlib) takes longer to load than all of
- * `numactl --hardware` takes to run, and its ID database longer still, so numaplan first reads
- * each device's class, as libpci's own first step would, and loads libpci only when an
- * accelerator class is there. And libpci reports errors through a callback that must not return
- * (its default calls exit()): ours jumps back to the call that failed, so a trimmed sysfs tree
- * costs one device's details, never the process. */
+ * Cost shapes this file. libpci (with libudev and zlib) takes longer to load than all of
+ * `numactl --hardware` takes to run, and its ID database longer still. So numaplan reads class,
+ * IDs and node from each device's files itself, opening the directory of a device it keeps once;
+ * loads libpci only for config space (show, snapshot, verify --metrics), and only for devices that
+ * have a config file, handing it just those (pci_get_dev, no scan of the bus); and looks a name up
+ * in udev's hwdb, else in pci.ids for that device alone. libpci reports errors through a callback
+ * that must not return (its default calls exit()): ours jumps back to the call that failed, so a
+ * trimmed sysfs tree costs one device's details, never the process. */
 
 #include <setjmp.h>
 #include <sys/stat.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "basic/log.h"
 #include "basic/util.h"
 #include "core/pci.h"
 #include "core/topology.h"
 #include "host/pci-dl.h"
+#include "host/pci-ids.h"
 #include "host/pci-read.h"
 #include "host/root.h"
 #include "host/tuning-parse.h"
@@ -118,6 +124,7 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
         *ret_n = 0;
         if (root_opendir(root, PCI_DEVICES, &d) < 0)
                 return; /* no PCI tree (containers, trimmed captures): no accelerators */
+        (void) root_keep_dir(root, PCI_DEVICES); /* each entry's link is read from it */
         while ((de = readdir(d))) {
                 struct accelerator a = {.numa_node = -1};
                 uint64_t class;
@@ -142,6 +149,7 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
                         free(a.path);
                         continue;
                 }
+                (void) root_keep_dir(root, a.path); /* the rest of its files are read from it */
                 list = xrealloc(list, (n + 1) * sizeof(*list));
                 list[n++] = a;
         }
@@ -150,170 +158,37 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
         *ret_n = n;
 }
 
-/* libpci names the files it failed on by their full path; a warning names them as the host
- * does (/sys/...), so that a replayed capture warns as the captured host did. */
-static const char *unrooted_error(struct root *root) {
-        static char buf[sizeof(pci_error_message)];
-        _cleanup_free_ char *prefix = root_join(root, "sys");
-        const char *p = strstr(pci_error_message, prefix);
+/* The vendor and device IDs, from their files. A file that cannot be read is said as libpci said
+ * it when it read them ("Cannot open ..."), naming the bus entry, so that a replayed capture
+ * warns as the captured host did; the device is then reported without IDs. */
+static void read_ids(struct root *root, struct warnings *w, struct accelerator *a) {
+        static const char *const files[] = {"vendor", "device"};
+        uint16_t ids[ELEMENTSOF(files)];
 
-        if (!p || streq(prefix, "/sys"))
-                return pci_error_message;
-        snprintf(buf, sizeof(buf), "%.*s/sys%s", (int) (p - pci_error_message), pci_error_message, p + strlen(prefix));
-        return buf;
-}
-
-/* One libpci call; false (pci_error_message says why) when libpci gave up. */
-static bool pci_fill(struct pci_dev *d, int flags) {
-        if (setjmp(pci_jump) != 0)
-                return false;
-        sym_pci_fill_info(d, flags);
-        return true;
-}
-
-/* libpci reads a capture with plain open(): a FIFO there would hang it, a link out of the capture
- * (an absolute one) would read this machine's files. Before handing it a capture, check what it
- * will open: each device's entry and the attribute files of its sysfs backend. */
-static bool safe_for_libpci(struct root *root, struct warnings *w) {
-        static const char *const files[] = {"config", "vendor", "device", "class", "numa_node", "irq", "resource",
-                                            "revision", "subsystem_vendor", "subsystem_device", "label"};
-        struct dirent *de;
-        DIR *d;
-        bool safe = true;
-
-        if (root_opendir(root, PCI_DEVICES, &d) < 0)
-                return true;
-        while (safe && (de = readdir(d))) {
-                if (de->d_name[0] == '.')
-                        continue;
-                _cleanup_free_ char *entry = xasprintf(PCI_DEVICES "/%s", de->d_name), *link = NULL;
-                struct stat st;
-                if (root_lstat(root, entry, &st, &link) >= 0 && link && link[0] == '/') {
-                        warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
-                                     "/%s is a link out of the capture (%s): PCI devices read from their files alone",
-                                     entry, link);
-                        safe = false;
-                }
-                for (size_t j = 0; safe && j < ELEMENTSOF(files); j++) {
-                        _cleanup_free_ char *p = xasprintf("%s/%s", entry, files[j]);
-                        if (root_lstat(root, p, &st, NULL) >= 0 && !S_ISREG(st.st_mode)) {
-                                warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
-                                             "/%s is not a regular file: PCI devices read from their files alone", p);
-                                safe = false;
-                        }
-                }
-        }
-        closedir(d);
-        return safe;
-}
-
-static struct pci_access *pci_open(struct root *root, struct warnings *w) {
-        _cleanup_free_ char *sysfs_path = root_join(root, "sys/bus/pci");
-
-        if (root_is_capture(root) && !safe_for_libpci(root, w))
-                return NULL;
-        if (dlopen_libpci() < 0)
-                return NULL;
-        struct pci_access *pacc = sym_pci_alloc();
-        pacc->error = on_pci_error;
-        pacc->warning = on_pci_warning;
-        pacc->debug = on_pci_debug;
-        pacc->method = PCI_ACCESS_SYS_BUS_PCI;
-        pacc->id_lookup_mode = 0; /* no ~/.pciids-cache, no network lookups */
-        sym_pci_set_param(pacc, "sysfs.path", sysfs_path);
-        if (setjmp(pci_jump) != 0) {
-                warnings_add(w, WARNING_PCI_UNREADABLE, NULL, "libpci cannot read /sys/bus/pci: %s", unrooted_error(root));
-                sym_pci_cleanup(pacc);
-                return NULL;
-        }
-        sym_pci_init(pacc);
-        sym_pci_scan_bus(pacc);
-        return pacc;
-}
-
-static struct accelerator *find(struct accelerator *list, size_t n, const struct pci_dev *d) {
-        for (size_t i = 0; i < n; i++)
-                if (list[i].address.domain == (unsigned) d->domain && list[i].address.bus == d->bus &&
-                    list[i].address.dev == d->dev && list[i].address.func == d->func)
-                        return &list[i];
-        return NULL;
-}
-
-/* Device Control of the PCI Express capability, for MaxReadReq and MaxPayload. sysfs hands a
- * reader without CAP_SYS_ADMIN only the first 64 bytes of config space, where the capability list
- * starts but no capability lives: libpci then finds none, and a read past 64 bytes tells that
- * apart from a function that has none. */
-static void read_config(struct root *root, struct pci_dev *d, struct accelerator *a) {
-        _cleanup_free_ char *p = device_path(a, "config");
-        struct stat st;
-        uint8_t probe[4];
-
-        if (a->kind == PCI_STORAGE)
-                return;
-        root_record_file(root, p); /* libpci reads it itself */
-        a->pcie.config = PCIE_CONFIG_UNREAD;
-        if (!pci_fill(d, PCI_FILL_CAPS))
-                return;
-        if (setjmp(pci_jump) != 0)
-                return;
-        struct pci_cap *cap = sym_pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
-        if (!cap) {
-                /* Only now is it worth the system calls to say why. */
-                a->pcie.config = sym_pci_read_block(d, 64, probe, sizeof(probe)) ? PCIE_CONFIG_NO_CAP
-                                 : root_lstat(root, p, &st, NULL) < 0           ? PCIE_CONFIG_ABSENT
-                                                                                : PCIE_CONFIG_SHORT;
-                return;
-        }
-        uint16_t ctl = sym_pci_read_word(d, cap->addr + PCI_EXP_DEVCTL);
-        a->pcie.config = pcie_devctl_decode(ctl, &a->pcie.max_read_request, &a->pcie.max_payload) >= 0
-                                 ? PCIE_CONFIG_READ
-                                 : PCIE_CONFIG_INVALID;
-}
-
-/* What libpci says of each candidate. Candidates it cannot read keep ids_known false. */
-static void fill_from_libpci(struct root *root, struct pci_access *pacc, struct warnings *w, struct accelerator *list,
-                             size_t n, bool config) {
-        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
-                struct accelerator *a = find(list, n, d);
-                if (!a)
-                        continue;
-                /* The class (with its programming interface) is known from the scan. */
-                if (!pci_fill(d, PCI_FILL_IDENT)) {
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *p = device_path(a, files[i]), *s = NULL;
+                _cleanup_free_ char *shown = xasprintf("/" PCI_DEVICES "/%s/%s", a->pci, files[i]);
+                _cleanup_free_ char *why = NULL;
+                uint64_t v;
+                int r = root_read_string(root, p, &s);
+                if (r == -EBADFD || r == -EISDIR)
+                        why = xasprintf("%s is not a regular file", shown);
+                else if (r == -EFBIG)
+                        why = xasprintf("%s is larger than any such file", shown);
+                else if (r < 0)
+                        why = xasprintf("Cannot open %s: %s", shown, strerror(-r));
+                else if (parse_uint64(s, 16, &v) < 0 || v > 0xffff)
+                        why = xasprintf("%s: '%s' is no PCI ID", shown, s);
+                if (why) {
                         warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: %s; reported from the files present",
-                                     a->pci, unrooted_error(root));
-                        continue;
+                                     a->pci, why);
+                        return;
                 }
-                a->vendor = d->vendor_id;
-                a->device = d->device_id;
-                a->ids_known = true;
-                if (config)
-                        read_config(root, d, a);
+                ids[i] = (uint16_t) v;
         }
-}
-
-/* Devices libpci never got to (not there, kept out of a capture, failing): their sizes are
- * unread, or there was nothing to read. */
-static void config_unread(struct root *root, struct accelerator *list, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                struct accelerator *a = &list[i];
-                if (a->pcie.config != PCIE_CONFIG_NOT_READ || a->kind == PCI_STORAGE)
-                        continue;
-                _cleanup_free_ char *p = device_path(a, "config");
-                struct stat st;
-                a->pcie.config = root_lstat(root, p, &st, NULL) < 0 ? PCIE_CONFIG_ABSENT : PCIE_CONFIG_UNREAD;
-        }
-}
-
-/* libpci could not read this device (a trimmed capture): take what its files still say. */
-static void salvage(struct root *root, struct accelerator *a) {
-        uint64_t vendor, device;
-
-        a->ids_known = read_hex(root, a, "vendor", &vendor) && read_hex(root, a, "device", &device) &&
-                       vendor <= 0xffff && device <= 0xffff;
-        if (a->ids_known) {
-                a->vendor = (uint16_t) vendor;
-                a->device = (uint16_t) device;
-        }
+        a->vendor = ids[0];
+        a->device = ids[1];
+        a->ids_known = true;
 }
 
 /* The device's numa_node, read here rather than by libpci, which keeps an int of whatever the
@@ -350,20 +225,163 @@ static void read_local_cpus(struct root *root, struct warnings *w, struct accele
         }
 }
 
+/* libpci names the files it failed on by their full path; a warning names them as the host
+ * does (/sys/...), so that a replayed capture warns as the captured host did. */
+static const char *unrooted_error(struct root *root) {
+        static char buf[sizeof(pci_error_message)];
+        _cleanup_free_ char *prefix = root_join(root, "sys");
+        const char *p = strstr(pci_error_message, prefix);
+
+        if (!p || streq(prefix, "/sys"))
+                return pci_error_message;
+        snprintf(buf, sizeof(buf), "%.*s/sys%s", (int) (p - pci_error_message), pci_error_message, p + strlen(prefix));
+        return buf;
+}
+
+/* One libpci call; false (pci_error_message says why) when libpci gave up. */
+static bool pci_fill(struct pci_dev *d, int flags) {
+        if (setjmp(pci_jump) != 0)
+                return false;
+        sym_pci_fill_info(d, flags);
+        return true;
+}
+
+/* libpci opens <sysfs.path>/devices/ADDR/config with plain open(): in a capture, a link out of it
+ * (an absolute one) would have it read this machine's files, a FIFO would hang it. Before handing
+ * it a device, check that the file it will open is the one the root shows (`st`), and regular. */
+static bool config_safe(struct root *root, struct warnings *w, const struct accelerator *a, const struct stat *st) {
+        _cleanup_free_ char *entry = xasprintf(PCI_DEVICES "/%s", a->pci), *link = NULL;
+        _cleanup_free_ char *config = xasprintf("%s/config", entry), *opened = root_join(root, config);
+        struct stat est, cst;
+
+        if (root_lstat(root, entry, &est, &link) >= 0 && link && link[0] == '/')
+                warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
+                             "/%s is a link out of the capture (%s): PCI devices read from their files alone", entry, link);
+        else if (!S_ISREG(st->st_mode))
+                warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
+                             "/%s is not a regular file: PCI devices read from their files alone", config);
+        else if (stat(opened, &cst) < 0 || cst.st_dev != st->st_dev || cst.st_ino != st->st_ino)
+                warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
+                             "/%s leads out of the capture: PCI devices read from their files alone", config);
+        else
+                return true;
+        return false;
+}
+
+/* libpci, set up for config space alone: it scans nothing, and reads each device it is handed. */
+static struct pci_access *pci_open(struct root *root, struct warnings *w) {
+        _cleanup_free_ char *sysfs_path = root_join(root, "sys/bus/pci");
+
+        if (dlopen_libpci() < 0)
+                return NULL;
+        struct pci_access *pacc = sym_pci_alloc();
+        pacc->error = on_pci_error;
+        pacc->warning = on_pci_warning;
+        pacc->debug = on_pci_debug;
+        pacc->method = PCI_ACCESS_SYS_BUS_PCI;
+        pacc->id_lookup_mode = 0; /* no ~/.pciids-cache, no network lookups */
+        sym_pci_set_param(pacc, "sysfs.path", sysfs_path);
+        if (setjmp(pci_jump) != 0) {
+                warnings_add(w, WARNING_PCI_UNREADABLE, NULL, "libpci cannot read /sys/bus/pci: %s", unrooted_error(root));
+                sym_pci_cleanup(pacc);
+                return NULL;
+        }
+        sym_pci_init(pacc);
+        return pacc;
+}
+
+/* Device Control of the PCI Express capability, for MaxReadReq and MaxPayload. sysfs hands a
+ * reader without CAP_SYS_ADMIN only the first 64 bytes of config space, where the capability list
+ * starts but no capability lives: libpci then finds none, and a read past 64 bytes tells that
+ * apart from a function that has none. */
+static void decode_config(struct root *root, struct pci_dev *d, struct accelerator *a, const char *path) {
+        struct stat st;
+        uint8_t probe[4];
+
+        if (!pci_fill(d, PCI_FILL_CAPS))
+                return;
+        if (setjmp(pci_jump) != 0)
+                return;
+        struct pci_cap *cap = sym_pci_find_cap(d, PCI_CAP_ID_EXP, PCI_CAP_NORMAL);
+        if (!cap) {
+                /* Only now is it worth the system calls to say why. */
+                a->pcie.config = sym_pci_read_block(d, 64, probe, sizeof(probe)) ? PCIE_CONFIG_NO_CAP
+                                 : root_lstat(root, path, &st, NULL) < 0        ? PCIE_CONFIG_ABSENT
+                                                                                : PCIE_CONFIG_SHORT;
+                return;
+        }
+        uint16_t ctl = sym_pci_read_word(d, cap->addr + PCI_EXP_DEVCTL);
+        a->pcie.config = pcie_devctl_decode(ctl, &a->pcie.max_read_request, &a->pcie.max_payload) >= 0
+                                 ? PCIE_CONFIG_READ
+                                 : PCIE_CONFIG_INVALID;
+}
+
+static void read_config(struct root *root, struct pci_access *pacc, struct accelerator *a) {
+        _cleanup_free_ char *p = device_path(a, "config");
+
+        root_record_file(root, p); /* libpci reads it itself */
+        a->pcie.config = PCIE_CONFIG_UNREAD;
+        struct pci_dev *d = sym_pci_get_dev(pacc, (int) a->address.domain, (int) a->address.bus, (int) a->address.dev,
+                                            (int) a->address.func);
+        decode_config(root, d, a, p);
+        sym_pci_free_dev(d);
+}
+
+/* The Device Control sizes of accelerators and network adapters (drives have none read): absent
+ * without a config file, unread where libpci is missing, kept out or failing, or without IDs. */
+static void read_configs(struct root *root, struct warnings *w, struct accelerator **devs, size_t n) {
+        bool safe = true, any = false;
+
+        for (size_t i = 0; i < n; i++) {
+                struct accelerator *a = devs[i];
+                _cleanup_free_ char *p = device_path(a, "config");
+                struct stat st;
+                if (a->kind == PCI_STORAGE)
+                        continue;
+                a->pcie.config = root_lstat(root, p, &st, NULL) < 0 ? PCIE_CONFIG_ABSENT : PCIE_CONFIG_UNREAD;
+                if (a->pcie.config == PCIE_CONFIG_ABSENT || !a->ids_known)
+                        continue;
+                any = true;
+                if (safe && root_is_capture(root))
+                        safe = config_safe(root, w, a, &st);
+        }
+        struct pci_access *pacc = any && safe ? pci_open(root, w) : NULL;
+        if (!pacc)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (devs[i]->kind != PCI_STORAGE && devs[i]->ids_known && devs[i]->pcie.config == PCIE_CONFIG_UNREAD)
+                        read_config(root, pacc, devs[i]);
+        sym_pci_cleanup(pacc);
+}
+
 /* udev's hardware database: "pci:v000010DEd00002335" gives ID_VENDOR_FROM_DATABASE and
  * ID_MODEL_FROM_DATABASE, as libpci's own hwdb lookup asks it. */
-struct hwdb {
-        bool tried;
+struct names {
+        bool hwdb_tried, ids_tried;
         struct udev *udev;
         struct udev_hwdb *hwdb;
+        struct pci_ids ids;
 };
 
-static void hwdb_lookup(struct hwdb *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
+/* Where sd_hwdb_new() looks for the compiled database, in its order: without one, libudev is not
+ * worth loading (it takes longer than a name's lookup in pci.ids). */
+static bool hwdb_present(void) {
+        static const char *const paths[] = {"/etc/systemd/hwdb/hwdb.bin", "/etc/udev/hwdb.bin",
+                                            "/usr/lib/systemd/hwdb/hwdb.bin", "/lib/systemd/hwdb/hwdb.bin",
+                                            "/usr/lib/udev/hwdb.bin", "/lib/udev/hwdb.bin"};
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
+                if (access(paths[i], F_OK) == 0)
+                        return true;
+        return false;
+}
+
+static void hwdb_lookup(struct names *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
         char key[64];
 
-        if (!h->tried) {
-                h->tried = true;
-                if (dlopen_libudev() >= 0 && (h->udev = sym_udev_new()))
+        if (!h->hwdb_tried) {
+                h->hwdb_tried = true;
+                if (hwdb_present() && dlopen_libudev() >= 0 && (h->udev = sym_udev_new()))
                         h->hwdb = sym_udev_hwdb_new(h->udev);
         }
         if (!h->hwdb)
@@ -379,52 +397,55 @@ static void hwdb_lookup(struct hwdb *h, const struct accelerator *a, char **ret_
         }
 }
 
-static void hwdb_done(struct hwdb *h) {
+/* pci.ids where libpci finds it (this machine's, also for a capture, as lspci would name it). */
+static void ids_lookup(struct names *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
+        _cleanup_free_ char *v = NULL, *d = NULL;
+
+        if (!h->ids_tried) {
+                h->ids_tried = true;
+                int r = pci_ids_open(PCI_IDS_PATH, &h->ids);
+                if (r < 0)
+                        log_debug("no PCI ID database at %s (%s); names left out", PCI_IDS_PATH, strerror(-r));
+        }
+        if (!h->ids.text)
+                return;
+        pci_ids_lookup(&h->ids, a->vendor, a->device, &v, &d);
+        if (!*ret_vendor)
+                *ret_vendor = TAKE_PTR(v);
+        if (!*ret_model)
+                *ret_model = TAKE_PTR(d);
+}
+
+static void names_done(struct names *h) {
         if (h->hwdb)
                 sym_udev_hwdb_unref(h->hwdb);
         if (h->udev)
                 sym_udev_unref(h->udev);
+        pci_ids_close(&h->ids);
 }
 
-/* One lookup in the text database; NULL when not found. */
-static const char *lookup(struct pci_access *pacc, char *buf, int size, int flags, unsigned vendor,
-                          unsigned device) {
-        if (setjmp(pci_jump) != 0)
-                return NULL;
-        return sym_pci_lookup_name(pacc, buf, size, flags | PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB, (int) vendor,
-                                   (int) device);
-}
-
-static void load_database(struct pci_access *pacc) {
-        if (setjmp(pci_jump) != 0)
-                log_warning("PCI ID database: %s; names left out", pci_error_message);
-        else if (!sym_pci_load_name_list(pacc))
-                log_debug("no PCI ID database; names left out");
-}
-
-/* "Vendor Device" as lspci prints it. udev's hwdb first: it is mmap'ed and indexed, where
- * pci.ids takes some 20 ms to parse; pci.ids, through libpci, only for what hwdb lacks (or on
- * hosts without it). */
-static void lookup_name(struct pci_access *pacc, struct hwdb *h, bool *db_loaded, struct accelerator *a) {
+/* "Vendor Device" as lspci prints it. udev's hwdb first (mmap'ed and indexed); pci.ids only for
+ * what hwdb lacks, or on hosts without it. */
+static void lookup_name(struct names *h, struct accelerator *a) {
         _cleanup_free_ char *v = NULL, *d = NULL;
-        char vbuf[128], dbuf[128];
 
         hwdb_lookup(h, a, &v, &d);
-        if (!v || !d) {
-                if (!*db_loaded) {
-                        *db_loaded = true;
-                        load_database(pacc);
-                }
-                const char *s;
-                if (!v && (s = lookup(pacc, vbuf, sizeof(vbuf), PCI_LOOKUP_VENDOR, a->vendor, 0)))
-                        v = xstrdup(s);
-                if (!d && (s = lookup(pacc, dbuf, sizeof(dbuf), PCI_LOOKUP_DEVICE, a->vendor, a->device)))
-                        d = xstrdup(s);
-        }
+        if (!v || !d)
+                ids_lookup(h, a, &v, &d);
         if (v && d)
                 a->name = xasprintf("%s %s", v, d);
         else if (v)
                 a->name = xasprintf("%s Device %04x", v, a->device);
+}
+
+/* Devices of one model (eight GPUs) are looked up once. */
+static void name_device(struct names *h, struct accelerator *list, size_t i) {
+        for (size_t j = 0; j < i; j++)
+                if (list[j].ids_known && list[j].vendor == list[i].vendor && list[j].device == list[i].device) {
+                        list[i].name = list[j].name ? xstrdup(list[j].name) : NULL;
+                        return;
+                }
+        lookup_name(h, &list[i]);
 }
 
 static int compare_accel(const void *x, const void *y) {
@@ -476,42 +497,31 @@ static void take_kind(struct accelerator *list, size_t n, enum pci_kind kind, st
 int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w, struct topology *t) {
         struct accelerator *list;
         size_t n;
-        bool db_loaded = false, names = flags & PCI_NAMES;
-        struct hwdb hwdb = {0};
+        struct names names = {0};
 
         find_candidates(root, flags & PCI_DEVICES_TOO, w, &list, &n);
         if (n == 0)
                 return 0;
 
-        struct pci_access *pacc = pci_open(root, w);
-        if (pacc)
-                fill_from_libpci(root, pacc, w, list, n, flags & PCI_CONFIG);
-        if (flags & PCI_CONFIG)
-                config_unread(root, list, n);
-
+        for (size_t i = 0; i < n; i++)
+                read_ids(root, w, &list[i]);
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = &list[i];
-                if (!a->ids_known)
-                        salvage(root, a);
-                else {
-                        /* libpci read these itself: record them for `numaplan snapshot`. */
-                        static const char *const files[] = {"vendor", "device"};
-                        for (size_t j = 0; j < ELEMENTSOF(files); j++) {
-                                _cleanup_free_ char *p = device_path(a, files[j]);
-                                root_record_file(root, p);
-                        }
-                }
                 read_numa_node(root, w, a);
                 read_local_cpus(root, w, a);
                 read_iface(root, a);
                 accelerator_resolve_node(a, a->sysfs_numa_node, t);
                 a->compute = a->kind == PCI_ACCELERATOR && (!a->ids_known || pci_is_compute(a->vendor, a->class));
-                if (names && pacc && a->ids_known)
-                        lookup_name(pacc, &hwdb, &db_loaded, a);
+                if (flags & PCI_NAMES && a->ids_known)
+                        name_device(&names, list, i);
         }
-        if (pacc)
-                sym_pci_cleanup(pacc);
-        hwdb_done(&hwdb);
+        names_done(&names);
+        if (flags & PCI_CONFIG) {
+                _cleanup_free_ struct accelerator **devs = xmalloc0(n * sizeof(*devs));
+                for (size_t i = 0; i < n; i++)
+                        devs[i] = &list[i];
+                read_configs(root, w, devs, n);
+        }
 
         if (n > 1)
                 qsort(list, n, sizeof(*list), compare_accel);
@@ -524,21 +534,14 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
 }
 
 void pci_read_config(struct root *root, struct topology *t) {
-        struct warnings scratch = {0}; /* the first scan warned already */
-        struct accelerator *lists[] = {t->accels, t->nics};
-        size_t ns[] = {t->n_accels, t->n_nics};
-        struct pci_access *pacc = t->n_accels + t->n_nics > 0 ? pci_open(root, &scratch) : NULL;
+        struct warnings scratch = {0}; /* the first read warned already */
+        size_t n = t->n_accels + t->n_nics;
+        _cleanup_free_ struct accelerator **devs = xmalloc0((n + 1) * sizeof(*devs));
 
-        for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
-                if (pacc)
-                        for (struct pci_dev *d = pacc->devices; d; d = d->next) {
-                                struct accelerator *a = find(lists[l], ns[l], d);
-                                if (a && a->ids_known)
-                                        read_config(root, d, a);
-                        }
-                config_unread(root, lists[l], ns[l]);
-        }
-        if (pacc)
-                sym_pci_cleanup(pacc);
+        for (size_t i = 0; i < t->n_accels; i++)
+                devs[i] = &t->accels[i];
+        for (size_t i = 0; i < t->n_nics; i++)
+                devs[t->n_accels + i] = &t->nics[i];
+        read_configs(root, &scratch, devs, n);
         warnings_done(&scratch);
 }

@@ -16,6 +16,14 @@ struct root {
         bool recording;
         struct root_entry *rec;
         size_t n_rec;
+        struct kept_dir *kept; /* directories whose files are opened through a descriptor */
+        size_t n_kept;
+};
+
+struct kept_dir {
+        char *path; /* relative, as rel() gives it */
+        size_t len;
+        int fd;
 };
 
 /* openat() wants a relative path: "/sys/x" and "sys/x" mean the same file under the root. */
@@ -35,6 +43,55 @@ static int open_under(const struct root *r, const char *path, int flags) {
                         return (int) fd;
         }
         return openat(r->fd, rel(path), flags);
+}
+
+/* The kept directory that holds `path`'s last component directly, or NULL; *ret_name is that
+ * component. */
+static const struct kept_dir *kept_parent(const struct root *r, const char *path, const char **ret_name) {
+        const char *p = rel(path), *slash = strrchr(p, '/');
+
+        if (!slash)
+                return NULL;
+        size_t len = (size_t) (slash - p);
+        for (size_t i = 0; i < r->n_kept; i++)
+                if (r->kept[i].len == len && memcmp(r->kept[i].path, p, len) == 0) {
+                        *ret_name = slash + 1;
+                        return &r->kept[i];
+                }
+        return NULL;
+}
+
+/* Opens `path`, through its kept directory's descriptor when it has one: one component resolved
+ * instead of the whole path. In a capture that component must stay beneath the directory
+ * (RESOLVE_BENEATH); a link that leaves it (sysfs's iommu_group, an absolute one) is opened by
+ * its whole path instead, which resolves it inside the root as before. */
+static int open_file(const struct root *r, const char *path, int flags) {
+        const char *name;
+        const struct kept_dir *k = kept_parent(r, path, &name);
+
+        if (!k || !*name || streq(name, "..") || streq(name, "."))
+                return open_under(r, path, flags);
+        if (r->host)
+                return openat(k->fd, name, flags);
+        struct open_how how = {.flags = (uint64_t) flags, .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
+        long fd = syscall(SYS_openat2, k->fd, name, &how, sizeof(how));
+        if (fd >= 0 || (errno != EXDEV && errno != ENOSYS))
+                return (int) fd;
+        return open_under(r, path, flags);
+}
+
+int root_keep_dir(struct root *r, const char *path) {
+        const char *p = rel(path);
+
+        for (size_t i = 0; i < r->n_kept; i++)
+                if (streq(r->kept[i].path, p))
+                        return 0;
+        int fd = open_under(r, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        r->kept = xrealloc(r->kept, (r->n_kept + 1) * sizeof(*r->kept));
+        r->kept[r->n_kept++] = (struct kept_dir){.path = xstrdup(p), .len = strlen(p), .fd = fd};
+        return 0;
 }
 
 int root_open(const char *path, unsigned flags, struct root **ret) {
@@ -67,6 +124,11 @@ struct root *root_free(struct root *r) {
                 free(r->rec[i].link);
         }
         free(r->rec);
+        for (size_t i = 0; i < r->n_kept; i++) {
+                close(r->kept[i].fd);
+                free(r->kept[i].path);
+        }
+        free(r->kept);
         free(r->path);
         free(r);
         return NULL;
@@ -84,15 +146,7 @@ bool root_is_capture(const struct root *r) {
         return !r->host;
 }
 
-int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_link) {
-        _cleanup_free_ char *copy = xstrdup(rel(path));
-        char *slash = strrchr(copy, '/');
-        const char *name = slash ? slash + 1 : copy;
-        if (slash)
-                *slash = 0;
-        _cleanup_close_ int dfd = open_under(r, slash ? copy : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return -errno;
+static int lstat_at(int dfd, const char *name, struct stat *ret, char **ret_link) {
         if (fstatat(dfd, name, ret, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         if (ret_link) {
@@ -101,6 +155,24 @@ int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_li
                 *ret_link = n >= 0 ? xstrndup(buf, (size_t) n) : NULL;
         }
         return 0;
+}
+
+int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_link) {
+        const char *kept_name;
+        const struct kept_dir *k = kept_parent(r, path, &kept_name);
+
+        /* The last component is not followed: the kept directory's descriptor answers as well. */
+        if (k && *kept_name)
+                return lstat_at(k->fd, kept_name, ret, ret_link);
+        _cleanup_free_ char *copy = xstrdup(rel(path));
+        char *slash = strrchr(copy, '/');
+        const char *name = slash ? slash + 1 : copy;
+        if (slash)
+                *slash = 0;
+        _cleanup_close_ int dfd = open_under(r, slash ? copy : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        return lstat_at(dfd, name, ret, ret_link);
 }
 
 char *root_join(const struct root *r, const char *path) {
@@ -137,7 +209,7 @@ static void record(struct root *r, const char *path, const char *data, size_t le
 
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len) {
         /* O_NONBLOCK and a regular file only: a FIFO would block, /dev/zero never end. */
-        _cleanup_close_ int fd = open_under(r, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_close_ int fd = open_file(r, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         char *buf = NULL;
         size_t len = 0;
 
@@ -168,7 +240,7 @@ int root_read_string(struct root *r, const char *path, char **ret) {
 }
 
 int root_opendir(struct root *r, const char *path, DIR **ret) {
-        int fd = open_under(r, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = open_file(r, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         DIR *d = fdopendir(fd);

@@ -24,7 +24,17 @@ struct reader {
         struct root *root;
         struct topology *t;
         struct warnings *w;
+        bool meminfo_read; /* /proc/meminfo, read once for the huge page facts */
+        char *meminfo;
 };
+
+static const char *proc_meminfo(struct reader *x) {
+        if (!x->meminfo_read) {
+                x->meminfo_read = true;
+                (void) root_read_file(x->root, "proc/meminfo", &x->meminfo, NULL);
+        }
+        return x->meminfo;
+}
 
 /* Why a file could not be used, in words. */
 static const char *why(int r) {
@@ -203,10 +213,10 @@ static void read_cpu_topology(struct reader *x) {
 
 /* /proc/meminfo's Hugetlb counts the pages of every pool of every size: when it says 0, the
  * per-node pools need not be read one file at a time. Older kernels lack it: read them. */
-static bool any_hugepages(struct root *root) {
-        _cleanup_free_ char *s = NULL;
+static bool any_hugepages(struct reader *x) {
+        const char *s = proc_meminfo(x);
         uint64_t v;
-        return root_read_file(root, "proc/meminfo", &s, NULL) < 0 || meminfo_get(s, "Hugetlb", &v) < 0 || v > 0;
+        return !s || meminfo_get(s, "Hugetlb", &v) < 0 || v > 0;
 }
 
 static void read_hugepages(struct reader *x, struct node *n) {
@@ -404,7 +414,7 @@ static void read_nodes(struct reader *x, bool cpus_known) {
         }
 
         t->has_node_dirs = true;
-        bool hugepages = any_hugepages(x->root);
+        bool hugepages = any_hugepages(x);
         t->n_nodes = cpuset_count(&ids);
         t->nodes = xmalloc0(t->n_nodes * sizeof(struct node));
         size_t i = 0;
@@ -461,11 +471,11 @@ static void check_node_facts(const struct topology *t, struct warnings *w) {
 /* The huge page sizes the kernel offers (each has a pool per node), and its default: what
  * hugepages = is planned in. */
 static void read_hugepage_sizes(struct reader *x) {
-        _cleanup_free_ char *meminfo = NULL;
+        const char *meminfo = proc_meminfo(x);
         uint64_t kb;
         DIR *d;
 
-        if (root_read_file(x->root, "proc/meminfo", &meminfo, NULL) >= 0 && meminfo_get(meminfo, "Hugepagesize", &kb) >= 0)
+        if (meminfo && meminfo_get(meminfo, "Hugepagesize", &kb) >= 0)
                 x->t->hugepage_default_kb = kb / 1024; /* meminfo_get gives bytes */
         if (root_opendir(x->root, "sys/kernel/mm/hugepages", &d) < 0)
                 return;
@@ -544,6 +554,7 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
         check_node_facts(t, w);
 
         read_host_settings(&x);
+        x.meminfo = mfree(x.meminfo);
         unsigned pci = (flags & TOPOLOGY_NAMES ? PCI_NAMES : 0) | (flags & TOPOLOGY_DEVICES ? PCI_DEVICES_TOO : 0) |
                        (flags & TOPOLOGY_TUNING ? PCI_CONFIG : 0);
         r = pci_read_accelerators(root, pci, w, t);

@@ -1,21 +1,47 @@
 #!/bin/bash
-# numaplan show against its peers on this host, in one hyperfine run: numactl --hardware (the
-# goal: no slower) and lstopo-no-graphics (hwloc's full topology).
+# numaplan show against its peers in one hyperfine run: lstopo-no-graphics of the same root
+# (goal: at most 0.5x) and numactl --hardware on this host (goal: at most 2x), on this host or,
+# with --sysfs-root DIR, on a replayed root (lstopo --input DIR).
+#
+# NO_HWDB=1 measures a host without udev's hwdb.bin, where names come from pci.ids: the run is
+# repeated in a mount namespace of its own (unshare, as root or in a user namespace) in which an
+# empty tmpfs hides each directory holding a hwdb.bin where sd_hwdb_new() looks; this machine's
+# files stay as they are, and the namespace ends with the run. Without any hwdb.bin here, this
+# host is one already.
 # Needs: hyperfine numactl hwloc-nox (apt-get install -y hyperfine numactl hwloc-nox).
-# Usage: tests/bench/show.sh [NUMAPLAN] [--sysfs-root DIR]
+# Usage: [NO_HWDB=1] tests/bench/show.sh [NUMAPLAN] [--sysfs-root DIR]
 set -eu
-numaplan=${1:-build/src/numaplan}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+numaplan=$(realpath "${1:-build/src/numaplan}")
 shift || true
-runs=${RUNS:-2000}
-hyperfine -N --warmup 100 --runs "$runs" --export-json "${OUT:-/tmp/numaplan-bench-show.json}" \
-	"numactl --hardware" \
-	"$numaplan show $*" \
-	"$numaplan show --json $*" \
-	"lstopo-no-graphics --of console"
-python3 - "${OUT:-/tmp/numaplan-bench-show.json}" <<'PY'
-import json, sys
-r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
-base = r["numactl --hardware"]["mean"]
-for cmd, x in r.items():
-    print("%-45s mean %.3f ms  median %.3f ms  ratio to numactl %.2f" % (cmd, x["mean"] * 1e3, x["median"] * 1e3, x["mean"] / base))
-PY
+root=
+[ "${1:-}" = --sysfs-root ] && root=$(realpath "$2")
+hwdb_dirs=()
+for f in /etc/systemd/hwdb/hwdb.bin /etc/udev/hwdb.bin /usr/lib/systemd/hwdb/hwdb.bin /lib/systemd/hwdb/hwdb.bin \
+	/usr/lib/udev/hwdb.bin /lib/udev/hwdb.bin; do
+	[ -e "$f" ] && hwdb_dirs+=("$(dirname "$(realpath "$f")")")
+done
+if [ -n "${NO_HWDB:-}" ] && [ -z "${NUMAPLAN_BENCH_HIDE:-}" ] && [ ${#hwdb_dirs[@]} -gt 0 ]; then
+	as_root=()
+	[ "$(id -u)" -eq 0 ] || as_root=(--map-root-user)
+	args=("$numaplan")
+	[ -z "$root" ] || args+=(--sysfs-root "$root")
+	NUMAPLAN_BENCH_HIDE="${hwdb_dirs[*]}" exec unshare "${as_root[@]}" --mount --propagation private bash -c '
+		for d in $NUMAPLAN_BENCH_HIDE; do mount -t tmpfs -o ro,size=4k none "$d" || exit; done
+		exec "$@"' bash bash "$0" "${args[@]}"
+fi
+if [ -n "${NO_HWDB:-}" ]; then
+	for f in /etc/systemd/hwdb/hwdb.bin /etc/udev/hwdb.bin /usr/lib/systemd/hwdb/hwdb.bin /lib/systemd/hwdb/hwdb.bin \
+		/usr/lib/udev/hwdb.bin /lib/udev/hwdb.bin; do
+		[ ! -e "$f" ] || { echo "NO_HWDB: $f is still there" >&2; exit 1; }
+	done
+	echo "no hwdb.bin in this run: names from pci.ids"
+fi
+out=${OUT:-$(mktemp)}
+show="$numaplan show -c /dev/null ${root:+--sysfs-root $root}"
+lstopo="lstopo-no-graphics ${root:+--input $root}"
+hyperfine -N --style none --warmup 100 --runs "${RUNS:-2000}" --export-json "$out" \
+	--command-name numactl "numactl --hardware" --command-name show "$show" \
+	--command-name "show --json" "$show --json" --command-name lstopo "$lstopo --of console"
+python3 "$src/tests/bench/ratios.py" "$out" numactl=numactl show=show "show --json=show --json" lstopo=lstopo \
+	-- "show<=0.5*lstopo" "show<=2*numactl"
