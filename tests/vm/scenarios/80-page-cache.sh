@@ -46,10 +46,11 @@ rm -f "$UNITS/$LLAMA.d/10-user.conf"
 systemctl daemon-reload
 # The same start with the cache already in place: what ExecStartPre= costs when nothing moves.
 systemctl stop $LLAMA
+journal_mark
 t0=$EPOCHREALTIME
 systemctl start $LLAMA
 t1=$EPOCHREALTIME
-said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep "model page cache:" | tail -1)
+said=$(unit_said $LLAMA "model page cache:" | grep "model page cache:" | tail -1)
 vm_check_match "a start with the cache in place moves nothing" "$said" "8192 of 8192 pages on node 1 already; moved 0 pages"
 vm_diag "start with the model in place: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; prepare: ${said#*; }"
 
@@ -59,8 +60,9 @@ drop_caches
 systemd-run --unit=other.service -p NUMAPolicy=bind -p NUMAMask=0 -p CPUAffinity=0-1 \
 	"$STANDIN" --listen 127.0.0.1:8096 --model "$MODEL" >/dev/null 2>&1
 wait_ready 8096 120 || vm_not_ok "the other server serves"
+journal_mark
 systemctl start $LLAMA
-said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep -E "model page cache:|mapped by other running" | tail -2)
+said=$(unit_said $LLAMA "mapped by other running" | grep -E "model page cache:|mapped by other running" | tail -2)
 vm_check_match "a start leaves the pages another running server maps, and says so" "$said" \
 	"8192 of the cached pages are mapped by other running processes"
 other=$(numa_share 0 "$MODEL" "$(systemctl show -P MainPID other.service)")
