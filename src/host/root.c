@@ -45,31 +45,32 @@ static int open_under(const struct root *r, const char *path, int flags) {
         return openat(r->fd, rel(path), flags);
 }
 
-/* The kept directory that holds `path`'s last component directly, or NULL; *ret_name is that
- * component. */
+/* The nearest kept directory above `path`, or NULL; *ret_name is the rest of the path below it. */
 static const struct kept_dir *kept_parent(const struct root *r, const char *path, const char **ret_name) {
-        const char *p = rel(path), *slash = strrchr(p, '/');
+        const char *p = rel(path);
+        const struct kept_dir *best = NULL;
 
-        if (!slash)
-                return NULL;
-        size_t len = (size_t) (slash - p);
-        for (size_t i = 0; i < r->n_kept; i++)
-                if (r->kept[i].len == len && memcmp(r->kept[i].path, p, len) == 0) {
-                        *ret_name = slash + 1;
-                        return &r->kept[i];
-                }
-        return NULL;
+        for (size_t i = 0; i < r->n_kept; i++) {
+                const struct kept_dir *k = &r->kept[i];
+                if (k->len < strlen(p) && p[k->len] == '/' && memcmp(k->path, p, k->len) == 0 &&
+                    (!best || k->len > best->len))
+                        best = k;
+        }
+        if (best)
+                *ret_name = p + best->len + 1;
+        return best;
 }
 
-/* Opens `path`, through its kept directory's descriptor when it has one: one component resolved
- * instead of the whole path. In a capture that component must stay beneath the directory
- * (RESOLVE_BENEATH); a link that leaves it (sysfs's iommu_group, an absolute one) is opened by
- * its whole path instead, which resolves it inside the root as before. */
+/* Opens `path`, through its nearest kept directory's descriptor when it has one: only the
+ * components below it are resolved, not the whole path. In a capture they must stay beneath the
+ * directory (RESOLVE_BENEATH); a path that leaves it (a link such as sysfs's iommu_group, an
+ * absolute one, "..") is opened by its whole path instead, which resolves it inside the root as
+ * before, so the file is the same either way. */
 static int open_file(const struct root *r, const char *path, int flags) {
         const char *name;
         const struct kept_dir *k = kept_parent(r, path, &name);
 
-        if (!k || !*name || streq(name, "..") || streq(name, "."))
+        if (!k || !*name)
                 return open_under(r, path, flags);
         if (r->host)
                 return openat(k->fd, name, flags);
@@ -161,8 +162,9 @@ int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_li
         const char *kept_name;
         const struct kept_dir *k = kept_parent(r, path, &kept_name);
 
-        /* The last component is not followed: the kept directory's descriptor answers as well. */
-        if (k && *kept_name)
+        /* The last component is not followed: the descriptor of a kept directory holding it
+         * directly answers as well (a deeper path's links would resolve outside the root). */
+        if (k && *kept_name && !strchr(kept_name, '/'))
                 return lstat_at(k->fd, kept_name, ret, ret_link);
         _cleanup_free_ char *copy = xstrdup(rel(path));
         char *slash = strrchr(copy, '/');

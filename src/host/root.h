@@ -48,9 +48,10 @@ int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len
 int root_read_string(struct root *r, const char *path, char **ret);
 /* Opens a directory for listing; -errno on failure. Listing a directory records it. */
 int root_opendir(struct root *r, const char *path, DIR **ret);
-/* Keeps directory `path` open: the reads, listings and lstat()s of the files directly in it then
- * resolve one component from its descriptor rather than the whole path, with the same result
- * (and the same path recorded). For a directory many files are read from (a PCI device's). */
+/* Keeps directory `path` open: the reads and listings of the files below it then resolve only
+ * the components below it, from its descriptor, and the lstat()s of the files directly in it
+ * one component, with the same result (and the same path recorded). For a directory many files
+ * are read from (a PCI device's, sysfs's cpu and node directories). */
 int root_keep_dir(struct root *r, const char *path);
 
 /* Recording (ROOT_RECORD): every successful read adds its path (and its content, so that a

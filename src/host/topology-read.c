@@ -518,17 +518,18 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
         struct reader x = {.root = root, .t = t, .w = w};
         struct cpuset present;
         bool cpus_known;
-        DIR *d;
         int r;
 
         /* Without it there is no host here at all, not a host without CPUs: planning nothing would
          * remove every drop-in. */
-        r = root_opendir(root, "sys/devices/system", &d);
+        r = root_keep_dir(root, "sys/devices/system");
         if (r < 0) {
                 _cleanup_free_ char *p = root_join(root, "sys/devices/system");
                 return log_error_errno(r, "%s: %m: not a host's sysfs", p);
         }
-        closedir(d);
+        /* Each CPU's and node's files are opened from these, not walked to from the root. */
+        (void) root_keep_dir(root, SYS_CPU);
+        (void) root_keep_dir(root, SYS_NODE);
 
         read_cpus(&x, &present, &cpus_known);
         read_nodes(&x, cpus_known);
