@@ -14,6 +14,7 @@
 
 #include <setjmp.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -327,20 +328,37 @@ static void read_config(struct root *root, struct pci_access *pacc, struct accel
         sym_pci_free_dev(d);
 }
 
+/* Since Linux 4.13 the kernel gives a PCI Express function its link attributes (max_link_speed
+ * and the others) and a conventional PCI function none. So on this machine's own sysfs, under
+ * such a kernel, a device without them has no PCI Express capability, known without loading
+ * libpci (about as long as numactl --hardware takes to run) to look for it. A capture is read
+ * with libpci as always: its files may have been trimmed. */
+static bool kernel_marks_pcie(struct root *root) {
+        struct utsname u;
+        unsigned major, minor;
+
+        return root_is_live(root) && uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+               (major > 4 || (major == 4 && minor >= 13));
+}
+
 /* The Device Control sizes of accelerators and network adapters (drives have none read): absent
  * without a config file, unread where libpci is missing, kept out or failing, or without IDs. */
 static void read_configs(struct root *root, struct warnings *w, struct accelerator **devs, size_t n) {
-        bool safe = true, any = false;
+        bool safe = true, any = false, marked = kernel_marks_pcie(root);
 
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = devs[i];
-                _cleanup_free_ char *p = device_path(a, "config");
+                _cleanup_free_ char *p = device_path(a, "config"), *link = device_path(a, "max_link_speed");
                 struct stat st;
                 if (a->kind == PCI_STORAGE)
                         continue;
                 a->pcie.config = root_lstat(root, p, &st, NULL) < 0 ? PCIE_CONFIG_ABSENT : PCIE_CONFIG_UNREAD;
                 if (a->pcie.config == PCIE_CONFIG_ABSENT || !a->ids_known)
                         continue;
+                if (marked && root_lstat(root, link, &st, NULL) < 0) {
+                        a->pcie.config = PCIE_CONFIG_NO_CAP;
+                        continue;
+                }
                 any = true;
                 if (safe && root_is_capture(root))
                         safe = config_safe(root, w, a, &st);
