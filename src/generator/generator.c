@@ -78,11 +78,15 @@ static void add_unit(char ***v, size_t *n, const char *value) {
         if (!unit_name_is_valid_service(probe, NULL))
                 return;
         if (strstr(u, "%i")) {
-                char *t = unit_template_instance(u, "");
+                /* %i in a template's instance ("tp@%i.service", "tp@.%i.service"): every
+                 * instance takes the template's drop-ins ("tp@.service"). %i anywhere else
+                 * ("tp.%i.service") names no unit a drop-in could be written for. */
+                const char *at = strchr(u, '@');
+                if (!at || strstr(u, "%i") < at)
+                        return;
+                char *t = xasprintf("%.*s@.service", (int) (at - u), u);
                 free(u);
                 u = t;
-                if (!strstr(u, "@."))
-                        return; /* %i outside a template's instance ("tp.%i.service"): no unit */
         } else if (!unit_name_is_valid_service(u, NULL))
                 return;
         if (strv_contains(*v, u))

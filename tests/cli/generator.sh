@@ -130,6 +130,18 @@ mkdir -p "$g"
 is "a configuration that does not parse: exit 0" "$?" 0
 check "its units are kept from starting all the same" test -f "$g/garbled@0.service.d/50-numaplan.conf"
 
+# %i inside a template's instance but not all of it: its instances ("dot@.0.service") take the
+# template's drop-ins, "dot@.service", never those of an instance named "dot@..service".
+dotted=$(conf dotted.conf "[replicas dot]
+unit = dot@.%i.service
+per = node
+nodess = 1")
+g=$scratch/dotted/gen
+mkdir -p "$g"
+"$gen_bin" --sysfs-root "$dgx" -c "$dotted" --unit-dir "$scratch/dotted/etc" "$g" 2>"$scratch/dotted.err"
+check "%i inside an instance: its template is kept from starting" test -f "$g/dot@.service.d/50-numaplan.conf"
+is "and no other unit is" "$(ls -A "$g" | tr '\n' ' ')" "dot@.service.d "
+
 # Hardware that no longer fits: the accelerator the configuration names is gone.
 gone=$(conf gone.conf "[replica llama]
 unit = llama-server@0.service
