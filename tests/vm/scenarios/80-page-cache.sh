@@ -25,13 +25,14 @@ fill_on_node0
 dry=$("$NUMAPLAN" prepare --dry-run --nodes 1 -- "$MODEL" 2>&1)
 vm_check_match "before the start, the model's cache is on node 0" "$dry" "32.0 MiB cached, 0 of 8192 pages on node 1 already"
 free1=$(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node1/meminfo)
+journal_mark
 t0=$EPOCHREALTIME
 systemctl start $LLAMA
 t1=$EPOCHREALTIME
 wait_ready 8080 120 || vm_not_ok "the replica serves"
 vm_diag "node 1 had $((free1 / 1024)) MiB free before the start"
 pid=$(systemctl show -P MainPID $LLAMA)
-said=$(journalctl -b -u $LLAMA -o cat 2>/dev/null | grep "model page cache:" | tail -1)
+said=$(unit_said $LLAMA "model page cache:" | grep "model page cache:" | tail -1)
 vm_check_eq "the server runs as nobody" "$(stat -c %U /proc/$pid)" nobody
 vm_check_match "ExecStartPre= said what it moved (journal)" "$said" "moved 8192 pages \(32.0 MiB\) in [0-9.]+ s, from node 0: 8192 to node 1: 8192"
 file1=$(numa_share 1 "$MODEL" "$pid")

@@ -46,9 +46,10 @@ vm_check "apply with model =" "$NUMAPLAN" apply
 lap apply
 vm_check_match "the drop-in prepares the model before the start" "$(cat "$UNITS/$ENGINE.d/50-numaplan.conf")" \
 	"ExecStartPre=-\+\"/usr/local/bin/numaplan\" prepare --nodes 1 -- \"$ENGINE_MODEL\""
+journal_mark
 engine_start || { engine_cleanup; vm_done; }
 lap "start with the move"
-said=$(journalctl -b -u $ENGINE -o cat 2>/dev/null | grep "model page cache:" | tail -1)
+said=$(unit_said $ENGINE "model page cache:" | grep "model page cache:" | tail -1)
 vm_check_match "ExecStartPre= moved the model's cache (journal)" "$said" \
 	"moved $pages pages \([0-9.]+ MiB\) in [0-9.]+ s, from node 0: $pages to node 1: $pages"
 verify_json $ENGINE

@@ -202,9 +202,10 @@ vm_check "model-copies: apply" "$NUMAPLAN" apply
 vm_check_match "llama@1 reads node 1's copy" "$(systemctl show -P Environment $L1)" \
 	"NUMAPLAN_MODEL=/run/numaplan/models/node1$SHARED"
 drop_caches
+journal_mark
 start_both together || { stop_both; vm_done; }
 lap copies-start
-said=$(journalctl -b -u $L1 -o cat 2>/dev/null | grep "model copy in" | tail -1)
+said=$(unit_said $L1 "model copy in" | grep "model copy in" | tail -1)
 vm_check_match "prepare made node 1's copy at the start" "$said" "model copy in /run/numaplan/models/node1: 1 file .* copied"
 vm_check_match "on a tmpfs bound to node 1" "$(findmnt -no FSTYPE,OPTIONS /run/numaplan/models/node1)" "tmpfs.*mpol=bind:1"
 verify_json $L0 $L1
