@@ -5,66 +5,90 @@
 #include "basic/cpuset.h"
 #include "basic/util.h"
 
-#define WORDS (CPUSET_MAX / 64)
+static unsigned max_words(const struct cpuset *a, const struct cpuset *b) {
+        return a->words > b->words ? a->words : b->words;
+}
+
+static unsigned min_words(const struct cpuset *a, const struct cpuset *b) {
+        return a->words < b->words ? a->words : b->words;
+}
+
+/* A portable popcount: without -mpopcnt, __builtin_popcountll is a call into libgcc. */
+static unsigned popcount64(uint64_t w) {
+        w = w - ((w >> 1) & UINT64_C(0x5555555555555555));
+        w = (w & UINT64_C(0x3333333333333333)) + ((w >> 2) & UINT64_C(0x3333333333333333));
+        w = (w + (w >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+        return (unsigned) ((w * UINT64_C(0x0101010101010101)) >> 56);
+}
 
 unsigned cpuset_count(const struct cpuset *s) {
         unsigned n = 0;
-        for (size_t i = 0; i < WORDS; i++)
-                n += (unsigned) __builtin_popcountll(s->bits[i]);
+        for (unsigned i = 0; i < s->words; i++)
+                n += popcount64(s->bits[i]);
         return n;
 }
 
 bool cpuset_is_empty(const struct cpuset *s) {
-        for (size_t i = 0; i < WORDS; i++)
+        for (unsigned i = 0; i < s->words; i++)
                 if (s->bits[i])
                         return false;
         return true;
 }
 
 bool cpuset_equal(const struct cpuset *a, const struct cpuset *b) {
-        return memcmp(a->bits, b->bits, sizeof(a->bits)) == 0;
+        for (unsigned i = 0, n = max_words(a, b); i < n; i++)
+                if (a->bits[i] != b->bits[i])
+                        return false;
+        return true;
 }
 
 bool cpuset_is_subset(const struct cpuset *a, const struct cpuset *b) {
-        for (size_t i = 0; i < WORDS; i++)
+        for (unsigned i = 0; i < a->words; i++)
                 if (a->bits[i] & ~b->bits[i])
                         return false;
         return true;
 }
 
 bool cpuset_intersects(const struct cpuset *a, const struct cpuset *b) {
-        for (size_t i = 0; i < WORDS; i++)
+        for (unsigned i = 0, n = min_words(a, b); i < n; i++)
                 if (a->bits[i] & b->bits[i])
                         return true;
         return false;
 }
 
 void cpuset_or(struct cpuset *dst, const struct cpuset *src) {
-        for (size_t i = 0; i < WORDS; i++)
+        for (unsigned i = 0; i < src->words; i++)
                 dst->bits[i] |= src->bits[i];
+        dst->words = max_words(dst, src);
 }
 
 void cpuset_and(struct cpuset *dst, const struct cpuset *src) {
-        for (size_t i = 0; i < WORDS; i++)
+        unsigned n = min_words(dst, src);
+        for (unsigned i = 0; i < n; i++)
                 dst->bits[i] &= src->bits[i];
+        for (unsigned i = n; i < dst->words; i++)
+                dst->bits[i] = 0;
+        dst->words = n;
 }
 
 void cpuset_andnot(struct cpuset *dst, const struct cpuset *src) {
-        for (size_t i = 0; i < WORDS; i++)
+        for (unsigned i = 0, n = min_words(dst, src); i < n; i++)
                 dst->bits[i] &= ~src->bits[i];
 }
 
 int cpuset_next(const struct cpuset *s, int from) {
         if (from < 0)
                 from = 0;
-        for (size_t w = (size_t) from / 64; w < WORDS; w++) {
-                uint64_t word = s->bits[w];
-                if (w == (size_t) from / 64)
-                        word &= ~UINT64_C(0) << (from % 64);
-                if (word)
-                        return (int) (w * 64) + __builtin_ctzll(word);
+        unsigned w = (unsigned) from / 64;
+        if (w >= s->words)
+                return -1;
+        uint64_t word = s->bits[w] & (~UINT64_C(0) << (from % 64));
+        while (!word) {
+                if (++w >= s->words)
+                        return -1;
+                word = s->bits[w];
         }
-        return -1;
+        return (int) (w * 64) + __builtin_ctzll(word);
 }
 
 /* Parses a decimal id at *p, advancing it. */
@@ -175,19 +199,31 @@ int cpuset_parse_mask(const char *s, struct cpuset *ret) {
         return 0;
 }
 
+/* Decimal digits of `v` ending at `end`; returns where they start. */
+static char *put_id(char *end, unsigned v) {
+        do
+                *--end = (char) ('0' + v % 10);
+        while (v /= 10);
+        return end;
+}
+
 char *cpuset_format(const struct cpuset *s) {
         struct strbuf b = {0};
 
+        /* Formatted by hand: plan formats a few sets a replica, and printf is most of that. */
         for (int i = cpuset_next(s, 0); i >= 0;) {
+                char item[2 * 12 + 2], *end = item + sizeof(item), *p = end;
                 int j = i;
                 while (cpuset_isset(s, j + 1))
                         j++;
+                if (j != i) {
+                        p = put_id(p, (unsigned) j);
+                        *--p = '-';
+                }
+                p = put_id(p, (unsigned) i);
                 if (b.len)
-                        strbuf_append(&b, ",");
-                if (j == i)
-                        strbuf_printf(&b, "%d", i);
-                else
-                        strbuf_printf(&b, "%d-%d", i, j);
+                        *--p = ',';
+                strbuf_append_n(&b, p, (size_t) (end - p));
                 i = cpuset_next(s, j + 1);
         }
         return strbuf_steal(&b);

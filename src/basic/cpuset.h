@@ -12,6 +12,9 @@
 #define CPUSET_MAX 8192
 
 struct cpuset {
+        /* The words in use: bits[words] and every word after it are 0. Real sets use the first
+         * word or two, so operations stop there instead of walking all 128. */
+        unsigned words;
         uint64_t bits[CPUSET_MAX / 64];
 };
 
@@ -19,8 +22,11 @@ static inline void cpuset_clear(struct cpuset *s) {
         *s = (struct cpuset){0};
 }
 static inline void cpuset_set(struct cpuset *s, unsigned i) {
-        if (i < CPUSET_MAX)
-                s->bits[i / 64] |= UINT64_C(1) << (i % 64);
+        if (i >= CPUSET_MAX)
+                return;
+        s->bits[i / 64] |= UINT64_C(1) << (i % 64);
+        if (i / 64 >= s->words)
+                s->words = i / 64 + 1;
 }
 static inline bool cpuset_isset(const struct cpuset *s, int i) {
         return i >= 0 && i < CPUSET_MAX && (s->bits[i / 64] >> (i % 64)) & 1;

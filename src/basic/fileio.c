@@ -56,26 +56,39 @@ int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created) {
 }
 
 int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
-        size_t cap = 4096, len = 0;
-        _cleanup_free_ char *buf = xmalloc0(cap + 1);
+        /* Most files numaplan reads are sysfs attributes of a few bytes: read into the stack and
+         * allocate what they hold, not a zeroed page each. */
+        char first[4096];
+        size_t len = 0;
+        ssize_t n;
 
-        for (;;) {
-                ssize_t n = read(fd, buf + len, cap - len);
+        do
+                n = read(fd, first, sizeof(first));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        len = (size_t) n;
+        if (len > max)
+                return -EFBIG;
+        bool more = len == sizeof(first) || (len > 0 && !(flags & READ_ONE_SHOT));
+        size_t cap = more ? 2 * sizeof(first) : len;
+        _cleanup_free_ char *buf = xmalloc(cap + 1);
+        memcpy(buf, first, len);
+        while (more) {
+                if (len == cap) {
+                        cap *= 2;
+                        buf = xrealloc(buf, cap + 1);
+                }
+                n = read(fd, buf + len, cap - len);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
                         return -errno;
                 }
-                if (n == 0)
-                        break;
                 len += (size_t) n;
                 if (len > max)
                         return -EFBIG;
-                if (len == cap) {
-                        cap *= 2;
-                        buf = xrealloc(buf, cap + 1);
-                } else if (flags & READ_ONE_SHOT)
-                        break;
+                more = n > 0 && (len == cap || !(flags & READ_ONE_SHOT));
         }
         buf[len] = 0;
         *ret = TAKE_PTR(buf);

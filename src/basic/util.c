@@ -25,6 +25,13 @@ void *xmalloc0(size_t n) {
         return p;
 }
 
+void *xmalloc(size_t n) {
+        void *p = malloc(n ? n : 1);
+        if (!p)
+                oom();
+        return p;
+}
+
 void *xrealloc(void *p, size_t n) {
         p = realloc(p, n ? n : 1);
         if (!p)
@@ -46,10 +53,22 @@ char *xstrndup(const char *s, size_t n) {
         return p;
 }
 
+/* Formatted once into the stack when short, as nearly all of numaplan's strings are, and copied
+ * out at their length; glibc's vasprintf grows a heap buffer and shrinks it again. */
 char *xvasprintf(const char *fmt, va_list ap) {
-        char *s;
-        if (vasprintf(&s, fmt, ap) < 0)
+        char small[256];
+        va_list again;
+
+        va_copy(again, ap);
+        int n = vsnprintf(small, sizeof(small), fmt, ap);
+        if (n < 0)
                 oom();
+        char *s = xmalloc((size_t) n + 1);
+        if ((size_t) n < sizeof(small))
+                memcpy(s, small, (size_t) n + 1);
+        else
+                vsnprintf(s, (size_t) n + 1, fmt, again);
+        va_end(again);
         return s;
 }
 
@@ -72,25 +91,37 @@ static void strbuf_reserve(struct strbuf *b, size_t extra) {
         b->cap = cap;
 }
 
-void strbuf_append(struct strbuf *b, const char *s) {
-        size_t n = strlen(s);
+void strbuf_append_n(struct strbuf *b, const char *s, size_t n) {
         strbuf_reserve(b, n);
-        memcpy(b->s + b->len, s, n + 1);
+        memcpy(b->s + b->len, s, n);
         b->len += n;
+        b->s[b->len] = 0;
+}
+
+void strbuf_append(struct strbuf *b, const char *s) {
+        strbuf_append_n(b, s, strlen(s));
+}
+
+void strbuf_putc(struct strbuf *b, char c) {
+        strbuf_append_n(b, &c, 1);
 }
 
 void strbuf_printf(struct strbuf *b, const char *fmt, ...) {
         va_list ap;
 
+        /* Into the room there is first: formatted a second time only when it did not fit. */
+        size_t room = b->cap > b->len ? b->cap - b->len : 0;
         va_start(ap, fmt);
-        int n = vsnprintf(NULL, 0, fmt, ap);
+        int n = vsnprintf(room ? b->s + b->len : NULL, room, fmt, ap);
         va_end(ap);
         if (n < 0)
                 oom();
-        strbuf_reserve(b, (size_t) n);
-        va_start(ap, fmt);
-        vsnprintf(b->s + b->len, (size_t) n + 1, fmt, ap);
-        va_end(ap);
+        if ((size_t) n >= room) {
+                strbuf_reserve(b, (size_t) n);
+                va_start(ap, fmt);
+                vsnprintf(b->s + b->len, (size_t) n + 1, fmt, ap);
+                va_end(ap);
+        }
         b->len += (size_t) n;
 }
 

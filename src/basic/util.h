@@ -118,6 +118,7 @@ static inline size_t strv_length(char *const *v) {
 /* Out-of-memory is the one error we do not thread through every caller's message: the process
  * aborts, after `oom_hook` (set by basic/log.c) says so. */
 extern void (*oom_hook)(void);
+void *xmalloc(size_t n);
 void *xmalloc0(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
@@ -131,6 +132,8 @@ struct strbuf {
         size_t len, cap;
 };
 void strbuf_append(struct strbuf *b, const char *s);
+void strbuf_append_n(struct strbuf *b, const char *s, size_t n);
+void strbuf_putc(struct strbuf *b, char c);
 void strbuf_printf(struct strbuf *b, const char *fmt, ...) _printf_(2, 3);
 static inline char *strbuf_steal(struct strbuf *b) {
         char *s = b->s ? b->s : xstrdup("");

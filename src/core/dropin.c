@@ -71,12 +71,9 @@ static void describe_memory(const struct plan *p, const struct placement *pl, st
 static void command_word(struct strbuf *b, const char *s, bool first) {
         strbuf_append(b, first ? "\"" : " \"");
         for (; *s; s++) {
-                if (*s == '%' || *s == '$')
-                        strbuf_printf(b, "%c%c", *s, *s);
-                else if (*s == '"' || *s == '\\')
-                        strbuf_printf(b, "\\%c", *s);
-                else
-                        strbuf_printf(b, "%c", *s);
+                if (*s == '%' || *s == '$' || *s == '"' || *s == '\\')
+                        strbuf_putc(b, *s == '%' || *s == '$' ? *s : '\\');
+                strbuf_putc(b, *s);
         }
         strbuf_append(b, "\"");
 }
@@ -85,13 +82,11 @@ static void command_word(struct strbuf *b, const char *s, bool first) {
  * backslashes escaped, so that any path arrives as it is. */
 static void environment_word(struct strbuf *b, const char *key, const char *value) {
         strbuf_printf(b, "\"%s=", key);
-        for (const char *s = value; *s; s++)
-                if (*s == '%')
-                        strbuf_append(b, "%%");
-                else if (*s == '"' || *s == '\\')
-                        strbuf_printf(b, "\\%c", *s);
-                else
-                        strbuf_printf(b, "%c", *s);
+        for (const char *s = value; *s; s++) {
+                if (*s == '%' || *s == '"' || *s == '\\')
+                        strbuf_putc(b, *s == '%' ? '%' : '\\');
+                strbuf_putc(b, *s);
+        }
         strbuf_append(b, "\"");
 }
 

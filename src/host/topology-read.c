@@ -57,47 +57,61 @@ static const char *why(int r) {
 /* A file that could not be used: a warning naming it (as the host names it, /sys/...) and the
  * consequence. `code` is WARNING_SYSFS_MALFORMED when the rest still plans right, else
  * WARNING_HOST_UNPLANNABLE. */
+_printf_(5, 0) static void unusable_v(struct reader *x, enum warning_code code, const char *path, int r,
+                                       const char *fmt, va_list ap) {
+        _cleanup_free_ char *consequence = xvasprintf(fmt, ap);
+        warnings_add(x->w, code, NULL, "/%s: %s: %s", path, why(r), consequence);
+}
+
 _printf_(5, 6) static void unusable(struct reader *x, enum warning_code code, const char *path, int r,
                                      const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
-        _cleanup_free_ char *consequence = xvasprintf(fmt, ap);
+        unusable_v(x, code, path, r, fmt, ap);
         va_end(ap);
-        warnings_add(x->w, code, NULL, "/%s: %s: %s", path, why(r), consequence);
 }
 
-/* Reads a CPU set from a list file or, failing that, a mask file. *ret_found is false when
- * neither could be read: absent, or unusable (then said with `code`). */
-static void read_cpuset(struct reader *x, const char *list_path, const char *mask_path, enum warning_code code,
-                        const char *consequence, struct cpuset *ret, bool *ret_found) {
-        const char *paths[] = {list_path, mask_path};
+/* Reads a CPU set from the list file `dir`/`list` or, failing that, the mask file `dir`/`mask`
+ * (when there is one). *ret_found is false when neither could be read: absent, or unusable (then
+ * said with `code` and the consequence that `fmt` words, formatted only then). */
+_printf_(8, 9) static void read_cpuset(struct reader *x, const char *dir, const char *list, const char *mask,
+                                       enum warning_code code, struct cpuset *ret, bool *ret_found,
+                                       const char *fmt, ...) {
+        const char *names[] = {list, mask};
+        char paths[ELEMENTSOF(names)][128]; /* a CPU's or node's directory and an attribute name */
         int bad = 0;
-        const char *bad_path = NULL;
+        size_t bad_i = 0;
 
         *ret_found = false;
         cpuset_clear(ret);
-        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
                 _cleanup_free_ char *s = NULL;
-                if (!paths[i])
+                if (!names[i])
                         continue;
+                snprintf(paths[i], sizeof(paths[i]), "%s/%s", dir, names[i]);
                 int r = root_read_file(x->root, paths[i], &s, NULL);
                 if (r >= 0)
                         r = i == 0 ? cpuset_parse_list(s, ret) : cpuset_parse_mask(s, ret);
                 if (r >= 0) {
                         *ret_found = true;
                         if (bad) /* the kernel writes both alike: one of them is not the kernel's */
-                                unusable(x, WARNING_SYSFS_MALFORMED, bad_path, bad, "read from /%s instead", paths[i]);
+                                unusable(x, WARNING_SYSFS_MALFORMED, paths[bad_i], bad, "read from /%s instead",
+                                         paths[i]);
                         return;
                 }
                 cpuset_clear(ret);
                 if (r != -ENOENT && !bad) {
                         bad = r;
-                        bad_path = paths[i];
+                        bad_i = i;
                 }
         }
-        if (bad)
-                unusable(x, code, bad_path, bad, "%s", consequence);
+        if (bad) {
+                va_list ap;
+                va_start(ap, fmt);
+                unusable_v(x, code, paths[bad_i], bad, fmt, ap);
+                va_end(ap);
+        }
 }
 
 /* The ids of a directory's "<prefix><number>" entries, e.g. cpu0 or node3. */
@@ -125,10 +139,10 @@ static void read_cpus(struct reader *x, struct cpuset *ret_present, bool *ret_kn
         struct cpuset dirs;
         bool online_found, found;
 
-        read_cpuset(x, SYS_CPU "/online", NULL, WARNING_SYSFS_MALFORMED, "online CPUs taken from each cpuN/online",
-                    &t->online_cpus, &online_found);
-        read_cpuset(x, SYS_CPU "/present", NULL, WARNING_SYSFS_MALFORMED, "present CPUs taken from the cpuN directories",
-                    ret_present, &found);
+        read_cpuset(x, SYS_CPU, "online", NULL, WARNING_SYSFS_MALFORMED, &t->online_cpus, &online_found,
+                    "online CPUs taken from each cpuN/online");
+        read_cpuset(x, SYS_CPU, "present", NULL, WARNING_SYSFS_MALFORMED, ret_present, &found,
+                    "present CPUs taken from the cpuN directories");
         if (online_found && found) {
                 *ret_known = true;
                 return;
@@ -164,16 +178,15 @@ static void read_cpu_topology(struct reader *x) {
         _cleanup_free_ bool *socket_done = xmalloc0((size_t) (n > 0 ? n : 1));
 
         CPUSET_FOREACH(c, &t->online_cpus) {
+                char dir[64];
+                snprintf(dir, sizeof(dir), SYS_CPU "/cpu%d/topology", c);
                 if (t->core_of[c] < 0) {
-                        _cleanup_free_ char *l = xasprintf(SYS_CPU "/cpu%d/topology/thread_siblings_list", c),
-                                            *m = xasprintf(SYS_CPU "/cpu%d/topology/thread_siblings", c),
-                                            *what = xasprintf("the SMT siblings of CPU %d are unknown, so cores "
-                                                              "cannot be split between replicas",
-                                                              c);
                         struct cpuset sib;
                         bool found;
 
-                        read_cpuset(x, l, m, WARNING_HOST_UNPLANNABLE, what, &sib, &found);
+                        read_cpuset(x, dir, "thread_siblings_list", "thread_siblings", WARNING_HOST_UNPLANNABLE, &sib,
+                                    &found, "the SMT siblings of CPU %d are unknown, so cores cannot be split between "
+                                    "replicas", c);
                         cpuset_and(&sib, &t->online_cpus);
                         cpuset_set(&sib, (unsigned) c);
                         int leader = cpuset_next(&sib, 0);
@@ -182,11 +195,7 @@ static void read_cpu_topology(struct reader *x) {
                                         t->core_of[s] = leader;
                 }
                 if (!socket_done[c]) {
-                        _cleanup_free_ char *idp = xasprintf(SYS_CPU "/cpu%d/topology/physical_package_id", c),
-                                            *pl = xasprintf(SYS_CPU "/cpu%d/topology/package_cpus_list", c),
-                                            *cl = xasprintf(SYS_CPU "/cpu%d/topology/core_siblings_list", c),
-                                            *cm = xasprintf(SYS_CPU "/cpu%d/topology/core_siblings", c),
-                                            *s = NULL;
+                        _cleanup_free_ char *idp = xasprintf("%s/physical_package_id", dir), *s = NULL;
                         int id = -1;
                         struct cpuset pkg;
                         bool found;
@@ -196,10 +205,11 @@ static void read_cpu_topology(struct reader *x) {
                                 unusable(x, WARNING_SYSFS_MALFORMED, idp, -EINVAL, "CPU %d's socket is unknown", c);
                                 id = -1;
                         }
-                        read_cpuset(x, pl, NULL, WARNING_SYSFS_MALFORMED, "sockets are shown as unknown", &pkg, &found);
+                        read_cpuset(x, dir, "package_cpus_list", NULL, WARNING_SYSFS_MALFORMED, &pkg, &found,
+                                    "sockets are shown as unknown");
                         if (!found) /* before Linux 5.10 */
-                                read_cpuset(x, cl, cm, WARNING_SYSFS_MALFORMED, "sockets are shown as unknown", &pkg,
-                                            &found);
+                                read_cpuset(x, dir, "core_siblings_list", "core_siblings", WARNING_SYSFS_MALFORMED, &pkg,
+                                            &found, "sockets are shown as unknown");
                         cpuset_and(&pkg, &t->online_cpus);
                         cpuset_set(&pkg, (unsigned) c);
                         CPUSET_FOREACH(s2, &pkg)
@@ -347,13 +357,13 @@ static void read_distances(struct reader *x, struct node *n, const struct cpuset
 }
 
 static void read_node(struct reader *x, struct node *n, const struct cpuset *online, bool cpus_known, bool hugepages) {
-        _cleanup_free_ char *cl = xasprintf(SYS_NODE "/node%d/cpulist", n->id),
-                            *cm = xasprintf(SYS_NODE "/node%d/cpumap", n->id),
-                            *mi = xasprintf(SYS_NODE "/node%d/meminfo", n->id),
-                            *what = xasprintf("node %d's CPUs are unknown", n->id);
+        char dir[64], mi[80];
         bool found;
 
-        read_cpuset(x, cl, cm, WARNING_HOST_UNPLANNABLE, what, &n->cpus, &found);
+        snprintf(dir, sizeof(dir), SYS_NODE "/node%d", n->id);
+        snprintf(mi, sizeof(mi), "%s/meminfo", dir);
+        read_cpuset(x, dir, "cpulist", "cpumap", WARNING_HOST_UNPLANNABLE, &n->cpus, &found, "node %d's CPUs are unknown",
+                    n->id);
         if (cpus_known)
                 cpuset_and(&n->cpus, &x->t->online_cpus);
         read_meminfo(x, mi, n);
@@ -389,8 +399,8 @@ static void read_nodes(struct reader *x, bool cpus_known) {
         struct cpuset ids;
         bool found;
 
-        read_cpuset(x, SYS_NODE "/online", NULL, WARNING_SYSFS_MALFORMED, "nodes taken from the nodeN directories", &ids,
-                    &found);
+        read_cpuset(x, SYS_NODE, "online", NULL, WARNING_SYSFS_MALFORMED, &ids, &found,
+                    "nodes taken from the nodeN directories");
         if (found && cpuset_is_empty(&ids)) {
                 /* A kernel with NUMA always has a node online: an empty list is not the kernel's. */
                 warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL,

@@ -81,6 +81,32 @@ int main(void) {
         cpuset_parse_list("64,8191", &c);
         is_int(cpuset_next(&c, 65), 8191, "next crosses words");
 
+        /* Sets of different widths: the operations look at the words in use, and what a set
+         * loses past its low words stays lost. */
+        struct cpuset wide, narrow;
+        cpuset_parse_list("3,8000", &wide);
+        cpuset_parse_list("3", &narrow);
+        ok(!cpuset_equal(&wide, &narrow) && !cpuset_equal(&narrow, &wide), "3,8000 is not 3, either way round");
+        ok(cpuset_is_subset(&narrow, &wide) && !cpuset_is_subset(&wide, &narrow), "3 is inside 3,8000, not the reverse");
+        c = wide;
+        cpuset_and(&c, &narrow);
+        ok(cpuset_equal(&c, &narrow) && cpuset_equal(&narrow, &c), "3,8000 and 3 is 3");
+        is_int(cpuset_next(&c, 4), -1, "nothing left past 3 after and");
+        cpuset_set(&c, 8100);
+        _cleanup_free_ char *g = cpuset_format(&c);
+        is_str(g, "3,8100", "a bit set after and is the only high one (8000 did not come back)");
+        c = wide;
+        cpuset_parse_list("8000", &b);
+        cpuset_andnot(&c, &b);
+        ok(cpuset_equal(&c, &narrow), "3,8000 less 8000 equals 3, though it spans more words");
+        is_int(cpuset_count(&c), 1, "and counts one");
+        c = narrow;
+        cpuset_or(&c, &wide);
+        ok(cpuset_equal(&c, &wide) && cpuset_isset(&c, 8000), "3 or 3,8000 is 3,8000");
+        ok(!cpuset_intersects(&narrow, &b) && cpuset_intersects(&wide, &b), "intersection looks at the high words");
+        cpuset_parse_list("0-8191", &c);
+        is_int(cpuset_count(&c), 8192, "every CPU counted");
+
         /* systemd's D-Bus byte arrays: bit n in byte n/8. */
         uint8_t bytes[] = {0x0c, 0x00, 0x01};
         ok(cpuset_from_bytes(bytes, sizeof(bytes), &c) == 0, "byte array decodes");
