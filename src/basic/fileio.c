@@ -55,6 +55,23 @@ int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created) {
         }
 }
 
+bool dir_is_empty_at(int dirfd, const char *name) {
+        int fd = open_dir_at(dirfd, name, false, NULL);
+        if (fd == -ENOENT)
+                return true;
+        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return false;
+        }
+        struct dirent *de;
+        while ((de = readdir(d)) && (streq(de->d_name, ".") || streq(de->d_name, "..")))
+                ;
+        closedir(d);
+        return !de;
+}
+
 int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
         /* Most files numaplan reads are sysfs attributes of a few bytes: read into the stack and
          * allocate what they hold, not a zeroed page each. */
@@ -132,7 +149,7 @@ bool is_temporary_name(const char *entry) {
         return startswith(entry, ".#") != NULL;
 }
 
-int write_temporary_at(int dirfd, const char *name, const char *content, char **ret_tmp) {
+int write_temporary_at(int dirfd, const char *name, const char *content, unsigned flags, char **ret_tmp) {
         static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
         size_t len = strlen(content);
         _cleanup_free_ char *tmp = NULL;
@@ -167,7 +184,7 @@ int write_temporary_at(int dirfd, const char *name, const char *content, char **
                 }
                 done += (size_t) n;
         }
-        if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+        if (fchmod(fd, 0644) < 0 || (!(flags & WRITE_VOLATILE) && fsync(fd) < 0)) {
                 r = -errno;
                 (void) unlinkat(dirfd, tmp, 0);
                 return r;
@@ -193,11 +210,11 @@ void remove_stale_temporaries_at(int dirfd, const char *name) {
         closedir(d);
 }
 
-int rename_durably_at(int dirfd, const char *from, const char *to) {
+int rename_at(int dirfd, const char *from, const char *to, unsigned flags) {
         int r = write_step("rename", to);
         if (r < 0)
                 return r;
-        if (renameat(dirfd, from, dirfd, to) < 0 || fsync(dirfd) < 0)
+        if (renameat(dirfd, from, dirfd, to) < 0 || (!(flags & WRITE_VOLATILE) && fsync(dirfd) < 0))
                 return -errno;
         return 0;
 }
@@ -211,18 +228,36 @@ int unlink_durably_at(int dirfd, const char *name) {
         return 0;
 }
 
-int write_file_atomic_at(int dirfd, const char *name, const char *content) {
+int write_file_atomic_at_full(int dirfd, const char *name, const char *content, unsigned flags) {
         _cleanup_free_ char *tmp = NULL;
-        int r = write_temporary_at(dirfd, name, content, &tmp);
+        int r = write_temporary_at(dirfd, name, content, flags, &tmp);
         if (r < 0)
                 return r;
-        r = rename_durably_at(dirfd, tmp, name);
+        r = rename_at(dirfd, tmp, name, flags);
         if (r < 0)
                 (void) unlinkat(dirfd, tmp, 0);
         return r;
 }
 
+char *self_exe(void) {
+        char buf[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+        if (n <= 0 || n == (ssize_t) sizeof(buf) - 1)
+                return NULL;
+        buf[n] = 0;
+        static const char deleted[] = " (deleted)";
+        if (buf[0] != '/' || ((size_t) n >= strlen(deleted) && streq(buf + n - strlen(deleted), deleted)))
+                return NULL;
+        return xstrdup(buf);
+}
+
 int mkdir_parents(const char *path, int mode) {
+        /* Most often the parents are there: one call, not one a component. */
+        if (mkdir(path, (mode_t) mode) == 0 || errno == EEXIST)
+                return 0;
+        if (errno != ENOENT)
+                return -errno;
         _cleanup_free_ char *p = xstrdup(path);
         for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
                 if (s)

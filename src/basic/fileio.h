@@ -14,6 +14,8 @@
 /* Opens directory `name` under `dirfd` (AT_FDCWD: a path) without following a final symbolic
  * link. With `create`, makes it (0755) when absent and sets *ret_created. */
 int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created);
+/* Whether directory `name` under `dirfd` holds nothing (or is not there). */
+bool dir_is_empty_at(int dirfd, const char *name);
 /* Regular file `name` under `dirfd`, NUL-terminated; -ENOENT when absent. */
 int read_regular_at(int dirfd, const char *name, size_t max, char **ret);
 /* The same for a path, following links (for files systemd names, which it reads the same way). */
@@ -32,19 +34,32 @@ int read_regular_fd(int fd, size_t max, unsigned flags, char **ret, size_t *ret_
 enum { READ_ONE_SHOT = 1 << 0 };
 int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len);
 
+/* WRITE_VOLATILE: no fsync, for files that are made anew at every boot and kept in memory (a
+ * generator's directory): the replace is still atomic, and a crash loses nothing that lasts. */
+enum { WRITE_VOLATILE = 1 << 0 };
 /* Writes `content` to a new temporary beside `name`, mode 0644, fsync'ed; its name (relative to
  * dirfd) in *ret_tmp. */
-int write_temporary_at(int dirfd, const char *name, const char *content, char **ret_tmp);
+int write_temporary_at(int dirfd, const char *name, const char *content, unsigned flags, char **ret_tmp);
 /* renameat() and then fsync() of the directory, so the new name survives a crash. */
-int rename_durably_at(int dirfd, const char *from, const char *to);
+int rename_at(int dirfd, const char *from, const char *to, unsigned flags);
+static inline int rename_durably_at(int dirfd, const char *from, const char *to) {
+        return rename_at(dirfd, from, to, 0);
+}
 int unlink_durably_at(int dirfd, const char *name);
-/* The whole replace: write_temporary_at() + rename_durably_at(). */
-int write_file_atomic_at(int dirfd, const char *name, const char *content);
+/* The whole replace: write_temporary_at() + rename_at(). */
+int write_file_atomic_at_full(int dirfd, const char *name, const char *content, unsigned flags);
+static inline int write_file_atomic_at(int dirfd, const char *name, const char *content) {
+        return write_file_atomic_at_full(dirfd, name, content, 0);
+}
 /* Removes the temporaries of `name` that a process killed before renaming them left behind. */
 void remove_stale_temporaries_at(int dirfd, const char *name);
 /* Whether `entry` is such a temporary of some file. */
 bool is_temporary_name(const char *entry);
 
+/* This program's path (/proc/self/exe: absolute, links resolved), or NULL when it is gone (an
+ * upgrade replaced it) or cannot be read. Caller frees. */
+char *self_exe(void);
+/* mkdir -p: the path, and each parent it lacks. */
 int mkdir_parents(const char *path, int mode);
 
 /* Takes an exclusive lock on `path` (created if needed, never through a link). Waits for another

@@ -88,12 +88,12 @@ int log_internal(int level, int error, const char *fmt, ...) {
                 errno = saved;
                 return error;
         }
-        fputs(level <= LOG_ERR ? "numaplan: error: " : level == LOG_WARNING ? "numaplan: warning: " : "numaplan: ",
-              stderr);
+        /* One write a message: stderr is unbuffered, and a generator's lines are read line by line. */
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        _cleanup_free_ char *message = xvasprintf(fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        fprintf(stderr, "%s%s\n",
+                level <= LOG_ERR ? "numaplan: error: " : level == LOG_WARNING ? "numaplan: warning: " : "numaplan: ", message);
         errno = saved;
         return error;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <libgen.h>
+#include <sys/stat.h>
 
 #include "basic/fileio.h"
 #include "basic/log.h"
@@ -17,12 +18,15 @@
 #include "systemd/generator-files.h"
 #include "systemd/journal.h"
 
+/* One of systemd's unit directories, by name or by identity (a link to one, a bind mount of one). */
 static bool is_systemd_unit_dir(const char *dir) {
         static const char *const dirs[] = {UNIT_DIR_PERSISTENT, UNIT_DIR_RUNTIME};
-        _cleanup_free_ char *real = realpath(dir, NULL);
+        struct stat st, sys;
+        bool known = stat(dir, &st) == 0;
 
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                if (streq(dir, dirs[i]) || (real && streq(real, dirs[i])))
+                if (streq(dir, dirs[i]) ||
+                    (known && stat(dirs[i], &sys) == 0 && st.st_dev == sys.st_dev && st.st_ino == sys.st_ino))
                         return true;
         return false;
 }
@@ -57,7 +61,7 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
          * generator mode, the generator's, which writes them). */
         in->exe = in->generator ? generator_exe_for(g->generator_dir) : NULL;
         if (!in->exe)
-                in->exe = realpath("/proc/self/exe", NULL);
+                in->exe = self_exe();
         free(in->models);
         in->models = xasprintf("%s/models", in->runtime_dir);
         in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe, .models = in->models};

@@ -13,7 +13,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -44,9 +48,8 @@
 
 /* --- Files below a directory, never through a link ------------------------------------------- */
 
-static int read_unit_file(const char *dir, const char *unit, const char *name, char **ret) {
+static int read_unit_file_at(int udfd, const char *unit, const char *name, char **ret) {
         _cleanup_free_ char *d = xasprintf("%s.d", unit);
-        _cleanup_close_ int udfd = open_dir_at(AT_FDCWD, dir, false, NULL);
         *ret = NULL;
         if (udfd < 0)
                 return udfd;
@@ -54,6 +57,11 @@ static int read_unit_file(const char *dir, const char *unit, const char *name, c
         if (dfd < 0)
                 return dfd;
         return read_regular_at(dfd, name, DROPIN_SIZE_MAX, ret);
+}
+
+static int read_unit_file(const char *dir, const char *unit, const char *name, char **ret) {
+        _cleanup_close_ int udfd = open_dir_at(AT_FDCWD, dir, false, NULL);
+        return read_unit_file_at(udfd, unit, name, ret);
 }
 
 static int write_unit_file(const char *dir, const char *unit, const char *name, const char *text) {
@@ -171,10 +179,15 @@ static void add_recorded_units(const struct inputs *in, char ***v, size_t *n) {
 static int report_fd = -1;
 
 static void report_units(char *const *units) {
+        struct strbuf lines = {0};
+
         for (size_t i = 0; report_fd >= 0 && units && units[i]; i++) {
-                _cleanup_free_ char *line = xasprintf("%s\n", units[i]);
-                (void) !write(report_fd, line, strlen(line));
+                strbuf_append(&lines, units[i]);
+                strbuf_putc(&lines, '\n');
         }
+        if (lines.len) /* at once: every line the parent reads wakes it */
+                (void) !write(report_fd, lines.s, lines.len);
+        strbuf_done(&lines);
 }
 
 char *generator_block_text(const char *why, const char *marker) {
@@ -247,10 +260,10 @@ static void block_all(const struct globals *g, const char *config_path) {
  * generator was installed): a second drop-in keeps it from starting with that placement, until
  * apply takes it away. An admin's own file of that name (a link to /dev/null included) is theirs
  * and wins, as systemd makes it. Returns whether the unit is blocked. */
-static bool check_conflict(const struct inputs *in, const char *unit) {
+static bool check_conflict(const struct inputs *in, const int *apply_fds, const char *unit) {
         for (size_t k = 0; in->apply_dirs[k]; k++) {
                 _cleanup_free_ char *old = NULL, *path = dropin_path(in->apply_dirs[k], unit);
-                if (read_unit_file(in->apply_dirs[k], unit, DROPIN_NAME, &old) < 0 || !startswith(old, DROPIN_HEADER))
+                if (read_unit_file_at(apply_fds[k], unit, DROPIN_NAME, &old) < 0 || !startswith(old, DROPIN_HEADER))
                         continue;
                 _cleanup_free_ char *text = xasprintf(
                         DROPIN_HEADER "-generator. Do not edit: run numaplan apply, which hands the unit to the generator.\n"
@@ -296,6 +309,9 @@ static void generate(const struct globals *g, const char *config_path) {
                 report_units(units);
                 free(units);
         }
+        /* systemd empties a generator's directory before every run: into an empty one the
+         * drop-ins go without journal or fsync (changeset_commit_fresh()). */
+        bool fresh = dir_is_empty_at(AT_FDCWD, in.unit_dir);
         if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0) {
                 inputs_done(&in);
                 return;
@@ -310,11 +326,16 @@ static void generate(const struct globals *g, const char *config_path) {
                         left_out++;
                 }
         }
-        r = changeset_changed(&cs) ? changeset_commit(&cs) : 0;
+        r = !changeset_changed(&cs) ? 0 : fresh ? changeset_commit_fresh(&cs) : -EEXIST;
+        if (r == -EEXIST)
+                r = changeset_commit(&cs);
+        int apply_fds[ELEMENTSOF(in.apply_dirs)];
+        for (size_t k = 0; k < ELEMENTSOF(in.apply_dirs); k++)
+                apply_fds[k] = r >= 0 && in.apply_dirs[k] ? open_dir_at(AT_FDCWD, in.apply_dirs[k], false, NULL) : -1;
         for (size_t i = 0; r >= 0 && i < cs.n; i++) {
                 if (!cs.v[i].new)
                         continue;
-                if (!check_conflict(&in, cs.v[i].unit)) {
+                if (!check_conflict(&in, apply_fds, cs.v[i].unit) && !fresh) {
                         _cleanup_free_ char *d = xasprintf("%s/%s.d/" GENERATOR_CONFLICT_NAME, in.unit_dir, cs.v[i].unit);
                         (void) unlink(d); /* of an earlier run into the same directory */
                 }
@@ -328,9 +349,12 @@ static void generate(const struct globals *g, const char *config_path) {
                                       pl && cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
                 placed++;
         }
+        for (size_t k = 0; k < ELEMENTSOF(apply_fds); k++)
+                if (apply_fds[k] >= 0)
+                        close(apply_fds[k]);
         /* Last, as apply's: the marker says every drop-in is in place. */
         if (r >= 0)
-                r = deploy_write_marker(in.marker);
+                r = deploy_write_marker(in.marker, fresh ? WRITE_VOLATILE : 0);
         if (r >= 0) {
                 _cleanup_free_ char *sources = config_sources(in.config);
                 log_notice("placed %zu replica%s from %s: %s%s", placed, placed == 1 ? "" : "s", sources,
@@ -361,13 +385,6 @@ static void generator_help(void) {
 
 /* --- The time limit --------------------------------------------------------------------------- */
 
-static volatile sig_atomic_t timed_out;
-
-static void on_alarm(int sig) {
-        (void) sig;
-        timed_out = 1;
-}
-
 /* What a worker that did not finish left in the generator's directory: its temporaries and its
  * commit's journal go (nothing will finish that commit: the next daemon-reload starts afresh);
  * the drop-ins it put in place stay, asserting the marker it never wrote. */
@@ -394,17 +411,31 @@ static void clean_up_after(const char *dir) {
                 closedir(d);
 }
 
-/* The worker did not finish: say what is in place, and keep every unit it named from starting. */
-static void after_worker(const struct globals *g, char **units, const char *how) {
+/* The worker did not finish: say what is in place, and keep every unit it named (`reported`, one
+ * a line) from starting. */
+static void after_worker(const struct globals *g, const char *reported, const char *how) {
         struct inputs in = {0};
         struct strbuf placed = {0}, blocked = {0};
         size_t n_placed = 0, n_blocked = 0;
+        _cleanup_strv_free_ char **units = xmalloc0(sizeof(char *));
+        _cleanup_free_ char *lines = xstrdup(reported);
+        size_t n = 0;
 
+        for (char *line = lines, *next; *line; line = next) {
+                next = line + strcspn(line, "\n");
+                if (*next)
+                        *next++ = '\0';
+                if (*line && !strv_contains(units, line)) {
+                        units = xrealloc(units, (n + 2) * sizeof(char *));
+                        units[n++] = xstrdup(line);
+                        units[n] = NULL;
+                }
+        }
         inputs_dirs(g, false, &in);
         clean_up_after(in.unit_dir);
         _cleanup_free_ char *why = xasprintf(GENERATOR_NAME " %s", how),
                             *text = generator_block_text(why, in.marker);
-        for (size_t i = 0; units && units[i]; i++) {
+        for (size_t i = 0; units[i]; i++) {
                 _cleanup_free_ char *old = NULL;
                 struct strbuf *b = &placed;
                 if (read_unit_file(in.unit_dir, units[i], DROPIN_NAME, &old) < 0 || !old) {
@@ -429,80 +460,179 @@ static void after_worker(const struct globals *g, char **units, const char *how)
         inputs_done(&in);
 }
 
-/* The work happens in a child, so that the time limit can be kept however it is stuck (a disk
- * that stopped answering): the parent waits, reading the units the child names, and after
- * GENERATOR_TIMEOUT_S stops it and finishes what it left. */
-static void run_bounded(struct globals *g, const char *config) {
+/* The work happens in a worker process, so that the time limit can be kept however it is stuck
+ * (a disk that stopped answering): the parent waits, reading the units the worker names, and
+ * after GENERATOR_TIMEOUT_S stops it and finishes what it left.
+ *
+ * The worker runs in the parent's memory (clone() with CLONE_VM, as posix_spawn() starts its
+ * child): a fork copied the page tables and faulted every page of code and data in again, which
+ * cost as much as the plan. The price is a discipline. While the worker runs, the parent touches
+ * nothing the worker may be using (the heap, stdio, errno: no call that can fail), only poll()
+ * and read() of its pipe and of a signalfd, into memory the worker never sees; it learns of the
+ * worker's end from SIGCHLD and of the time from SIGALRM, both blocked and read from the signalfd.
+ * A worker that ended otherwise than by finishing may have left the heap half-changed: what
+ * follows it runs in a fresh image of the program (exec, with --worker-ended). */
+
+#define WORKER_STACK_SIZE (8U << 20) /* a main thread's default */
+#define REPORT_MAX (64U << 10)
+
+static char reported[REPORT_MAX + 1]; /* the worker's lines, as the parent read them */
+static char worker_ended[128];        /* how it ended, when not by finishing */
+
+struct worker_args {
+        struct globals *g;
+        const char *config;
+        int report_fd;
+        sigset_t mask;   /* the parent's, before it blocked SIGALRM and SIGCHLD */
+        bool pinned;     /* the parent is on one CPU for the start: */
+        cpu_set_t cpus;  /* the ones it may use */
+};
+
+static int worker(void *userdata) {
+        struct worker_args *a = userdata;
+
+        report_fd = a->report_fd;
+        sigprocmask(SIG_SETMASK, &a->mask, NULL);
+        if (a->pinned)
+                (void) sched_setaffinity(0, sizeof(a->cpus), &a->cpus);
+        generate(a->g, a->config);
+        fflush(NULL); /* its buffers are the parent's too */
+        _exit(EXIT_OK);
+}
+
+/* Until the worker is gone, or the time is up (then it is killed, and waited for 2 s more).
+ * Returns false when it did not finish, with worker_ended saying how. */
+static bool wait_for_worker(pid_t child, int report, int sfd) {
+        struct pollfd fds[] = {{.fd = sfd, .events = POLLIN}, {.fd = report, .events = POLLIN}};
+        size_t got = 0;
+        bool killed = false;
+
+        for (;;) {
+                if (poll(fds, fds[1].fd >= 0 ? 2 : 1, -1) <= 0)
+                        continue;
+                if (fds[1].fd >= 0 && fds[1].revents) {
+                        char scratch[256]; /* what does not fit is read, not kept */
+                        ssize_t n = got < REPORT_MAX ? read(report, reported + got, REPORT_MAX - got)
+                                                     : read(report, scratch, sizeof(scratch));
+                        if (n > 0 && got < REPORT_MAX)
+                                got += (size_t) n;
+                        else if (n <= 0)
+                                fds[1].fd = -1; /* the worker's end is closed: it is exiting */
+                        continue;
+                }
+                struct signalfd_siginfo si;
+                if (!fds[0].revents || read(sfd, &si, sizeof(si)) != sizeof(si))
+                        continue;
+                if (si.ssi_signo == SIGALRM && !killed) {
+                        kill(child, SIGKILL);
+                        killed = true;
+                        snprintf(worker_ended, sizeof(worker_ended), "was not done after %d s: stopped",
+                                 GENERATOR_TIMEOUT_S);
+                        /* One stuck where even SIGKILL waits (a dead disk) is not waited for long. */
+                        alarm(2);
+                } else if (si.ssi_signo == SIGALRM)
+                        return false;
+                /* SIGCHLD: the worker is gone; what it wrote is all in the pipe by now. */
+                int status;
+                if (si.ssi_signo != SIGCHLD || waitpid(child, &status, WNOHANG) != child)
+                        continue;
+                while (fds[1].fd >= 0 && got < REPORT_MAX) {
+                        ssize_t n = read(report, reported + got, REPORT_MAX - got);
+                        if (n <= 0)
+                                break;
+                        got += (size_t) n;
+                }
+                if (!killed && WIFSIGNALED(status))
+                        snprintf(worker_ended, sizeof(worker_ended), "stopped by signal %d (%s)", WTERMSIG(status),
+                                 sigdescr_np(WTERMSIG(status)) ? sigdescr_np(WTERMSIG(status)) : "?");
+                return !killed && !WIFSIGNALED(status);
+        }
+}
+
+/* The worker did not finish: after_worker() in a fresh image, with how it ended and what it
+ * named; in this one only if that cannot be. */
+static void finish_after_worker(struct globals *g, int argc, char **argv) {
+        static char ended[sizeof(worker_ended) + 32], units[sizeof(reported) + 32];
+        static char *args[64];
+
+        snprintf(ended, sizeof(ended), "--worker-ended=%s", worker_ended);
+        snprintf(units, sizeof(units), "--worker-units=%s", reported);
+        if ((size_t) argc + 3 <= ELEMENTSOF(args)) {
+                args[0] = argv[0];
+                args[1] = ended;
+                args[2] = units;
+                for (int i = 1; i < argc; i++)
+                        args[i + 2] = argv[i];
+                args[argc + 2] = NULL;
+                execv("/proc/self/exe", args);
+        }
+        after_worker(g, reported, worker_ended);
+}
+
+static void run_bounded(struct globals *g, const char *config, int argc, char **argv) {
+        struct worker_args a = {.g = g, .config = config};
+        sigset_t mask;
         int p[2];
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGALRM);
+        sigaddset(&mask, SIGCHLD);
         if (pipe2(p, O_CLOEXEC) < 0) {
                 generate(g, config); /* unbounded, then, rather than not at all */
                 return;
         }
-        fflush(NULL);
-        pid_t child = fork();
-        if (child == 0) {
+        int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+        void *stack = mmap(NULL, WORKER_STACK_SIZE, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+        if (sfd < 0 || stack == MAP_FAILED || mprotect(stack, 4096, PROT_NONE) < 0) { /* a guard page */
+                if (sfd >= 0)
+                        close(sfd);
+                if (stack != MAP_FAILED)
+                        munmap(stack, WORKER_STACK_SIZE);
                 close(p[0]);
-                report_fd = p[1];
-                signal(SIGALRM, SIG_DFL);
-                generate(g, config);
-                _exit(EXIT_OK);
-        }
-        close(p[1]);
-        if (child < 0) {
-                close(p[0]);
+                close(p[1]);
                 generate(g, config);
                 return;
         }
-        struct sigaction sa = {.sa_handler = on_alarm};
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGALRM, &sa, NULL); /* no SA_RESTART: the read below returns */
+        a.report_fd = p[1];
+        /* The worker starts on this CPU, where the parent is about to sleep, and takes back every
+         * CPU at once; the parent stays here until the worker is done. Another CPU woken for the
+         * worker, and this one for the parent at the end, cost more in a virtual machine than the
+         * clone itself (0.2 ms of a generator's 6 ms). */
+        int cpu = sched_getcpu();
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        if (cpu >= 0 && cpu < CPU_SETSIZE)
+                CPU_SET(cpu, &one);
+        a.pinned = cpu >= 0 && cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof(a.cpus), &a.cpus) == 0 &&
+                   sched_setaffinity(0, sizeof(one), &one) == 0;
+        sigprocmask(SIG_BLOCK, &mask, &a.mask);
+        fflush(NULL);
+        pid_t child = clone(worker, (char *) stack + WORKER_STACK_SIZE, CLONE_VM | SIGCHLD, &a);
+        close(p[1]);
+        if (child < 0) {
+                if (a.pinned)
+                        (void) sched_setaffinity(0, sizeof(a.cpus), &a.cpus);
+                sigprocmask(SIG_SETMASK, &a.mask, NULL);
+                close(p[0]);
+                close(sfd);
+                munmap(stack, WORKER_STACK_SIZE);
+                generate(g, config);
+                return;
+        }
         alarm(GENERATOR_TIMEOUT_S);
-
-        struct strbuf got = {0};
-        char buf[4096];
-        for (;;) {
-                ssize_t n = read(p[0], buf, sizeof(buf) - 1);
-                if (n > 0) {
-                        buf[n] = 0;
-                        strbuf_append(&got, buf);
-                        continue;
-                }
-                if (n < 0 && errno == EINTR && !timed_out)
-                        continue;
-                break;
-        }
+        bool finished = wait_for_worker(child, p[0], sfd);
         alarm(0);
+        if (a.pinned) /* woken on the CPU the worker ended on, it takes back the rest */
+                (void) sched_setaffinity(0, sizeof(a.cpus), &a.cpus);
         close(p[0]);
-        int status = 0;
-        _cleanup_free_ char *how = NULL;
-        if (timed_out) {
-                kill(child, SIGKILL);
-                how = xasprintf("was not done after %d s: stopped", GENERATOR_TIMEOUT_S);
+        close(sfd);
+        sigprocmask(SIG_SETMASK, &a.mask, NULL);
+        if (finished) {
+                munmap(stack, WORKER_STACK_SIZE); /* a worker stuck in the kernel would still be on it */
+                return;
         }
-        /* A child stuck where even SIGKILL waits (a dead disk) is not waited for long: the
-         * alarm ends the wait (EINTR). One that is done is reaped at once, not on a poll's tick. */
-        alarm(2);
-        (void) waitpid(child, &status, 0);
-        alarm(0);
-        if (!how && WIFSIGNALED(status))
-                how = xasprintf("stopped by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-        if (how) {
-                char **units = xmalloc0(sizeof(char *));
-                size_t n = 0;
-                for (char *line = got.s, *next; line && *line; line = next) {
-                        next = strchr(line, '\n');
-                        if (next)
-                                *next++ = '\0';
-                        if (*line && !strv_contains(units, line)) {
-                                units = xrealloc(units, (n + 2) * sizeof(char *));
-                                units[n++] = xstrdup(line);
-                                units[n] = NULL;
-                        }
-                }
-                after_worker(g, units, how);
-                strv_free(units);
-        }
-        strbuf_done(&got);
+        finish_after_worker(g, argc, argv);
 }
 
 /* As systemd tells it (in_initrd()): $SYSTEMD_IN_INITRD when set, else /etc/initrd-release, here
@@ -517,12 +647,15 @@ static bool in_initrd(const char *root) {
 
 int generator_main(int argc, char **argv) {
         struct globals g = {.sysfs_root = "/"};
-        const char *config = NULL, *dirs[4] = {0};
+        const char *config = NULL, *dirs[4] = {0}, *ended = NULL, *units = NULL;
         int n_dirs = 0, verbosity = 0;
 
         for (int i = 1; i < argc; i++) {
-                static const char *const names[] = {"--config", "-c", "--sysfs-root", "--unit-dir", "--runtime-dir"};
-                const char **dst[] = {&config, &config, &g.sysfs_root, &g.unit_dir, &g.runtime_dir};
+                /* --worker-ended and --worker-units are the generator's own, to itself: the
+                 * fresh image that finishes after a worker that did not (run_bounded()). */
+                static const char *const names[] = {"--config",   "-c", "--sysfs-root", "--unit-dir", "--runtime-dir",
+                                                    "--worker-ended", "--worker-units"};
+                const char **dst[] = {&config, &config, &g.sysfs_root, &g.unit_dir, &g.runtime_dir, &ended, &units};
                 const char *a = argv[i];
                 bool taken = false;
 
@@ -570,7 +703,10 @@ int generator_main(int argc, char **argv) {
         }
         /* Bounded: the boot waits for every generator. */
         g.generator_dir = dirs[0];
-        run_bounded(&g, config);
+        if (ended)
+                after_worker(&g, units ? units : "", ended);
+        else
+                run_bounded(&g, config, argc, argv);
         return EXIT_OK;
 }
 

@@ -52,6 +52,12 @@ const char *action_to_string(enum action a);
  * fails, every file already changed is restored; if the process dies midway, the journal lets
  * changeset_recover() finish the change. Logs, naming any file it could not restore; -errno. */
 int changeset_commit(const struct changeset *cs);
+/* The commit into a directory that holds none of the set's files and is made anew at every boot,
+ * in memory (a generator's, which systemd empties before each run): every file staged beside its
+ * place and then renamed into it, with neither journal nor fsync. What a stopped commit leaves is
+ * whole drop-ins and temporaries; the generator's marker, written last, is what the units wait
+ * for. -EEXIST, having written nothing, when a change is not a creation. Logs; -errno. */
+int changeset_commit_fresh(const struct changeset *cs);
 /* Finishes (or, if it was being undone, undoes) a commit that was interrupted, and removes the
  * temporaries of killed runs. For every command that writes, before it reads the directory.
  * Returns 1 when there was something to finish, 0 when not, -errno. */

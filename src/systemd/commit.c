@@ -251,7 +251,7 @@ int changeset_commit(const struct changeset *cs) {
                 e[n] = (struct entry){.dir = c->dir, .old = c->old};
                 if (c->new) {
                         _cleanup_close_ int dfd = open_dir_at(udfd, c->dir, true, &e[n].made_dir);
-                        r = dfd < 0 ? dfd : write_temporary_at(dfd, DROPIN_NAME, c->new, &staged[n]);
+                        r = dfd < 0 ? dfd : write_temporary_at(dfd, DROPIN_NAME, c->new, 0, &staged[n]);
                         e[n].staged = staged[n];
                         if (r < 0)
                                 log_error_errno(r, "cannot write beside %s: %m", c->path);
@@ -301,5 +301,52 @@ int changeset_commit(const struct changeset *cs) {
         }
         for (size_t i = 0; i < n; i++)
                 free(staged[i]);
+        return r;
+}
+
+int changeset_commit_fresh(const struct changeset *cs) {
+        _cleanup_free_ char **staged = xmalloc0((cs->n + 1) * sizeof(char *));
+        int r = 0;
+
+        for (size_t i = 0; i < cs->n; i++)
+                if (cs->v[i].action != ACTION_CREATED && cs->v[i].action != ACTION_UNCHANGED)
+                        return -EEXIST;
+        r = mkdir_parents(cs->unit_dir, 0755);
+        _cleanup_close_ int udfd = r < 0 ? r : open_dir_at(AT_FDCWD, cs->unit_dir, false, NULL);
+        if (udfd < 0)
+                return log_error_errno(udfd, "cannot open %s: %m", cs->unit_dir);
+
+        /* Staged first and then renamed, as a journaled commit does, so that a worker stopped
+         * midway leaves whole drop-ins and temporaries, never a part of a drop-in. */
+        for (size_t i = 0; r >= 0 && i < cs->n; i++) {
+                const struct change *c = &cs->v[i];
+                if (c->action != ACTION_CREATED)
+                        continue;
+                _cleanup_close_ int dfd = mkdirat(udfd, c->dir, 0755) < 0 && errno != EEXIST
+                                                  ? -errno
+                                                  : open_dir_at(udfd, c->dir, false, NULL);
+                r = dfd < 0 ? dfd : write_temporary_at(dfd, DROPIN_NAME, c->new, WRITE_VOLATILE, &staged[i]);
+                if (r < 0)
+                        log_error_errno(r, "cannot write beside %s: %m", c->path);
+        }
+        for (size_t i = 0; r >= 0 && i < cs->n; i++) {
+                const struct change *c = &cs->v[i];
+                if (c->action != ACTION_CREATED)
+                        continue;
+                _cleanup_close_ int dfd = open_dir_at(udfd, c->dir, false, NULL);
+                r = dfd < 0 ? dfd : rename_at(dfd, staged[i], DROPIN_NAME, WRITE_VOLATILE);
+                if (r < 0)
+                        log_error_errno(r, "cannot put %s in place: %m", c->path);
+                else
+                        staged[i] = mfree(staged[i]);
+        }
+        /* What is in place stays: it asserts the marker, which is not written after a failure. */
+        for (size_t i = 0; i < cs->n; i++)
+                if (staged[i]) {
+                        _cleanup_close_ int dfd = open_dir_at(udfd, cs->v[i].dir, false, NULL);
+                        if (dfd >= 0)
+                                (void) unlinkat(dfd, staged[i], 0);
+                        free(staged[i]);
+                }
         return r;
 }

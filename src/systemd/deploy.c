@@ -11,7 +11,7 @@
 
 #define MARKER_TEXT "numaplan apply succeeded on this boot\n"
 
-int deploy_write_marker(const char *marker) {
+int deploy_write_marker(const char *marker, unsigned flags) {
         _cleanup_free_ char *dir_copy = xstrdup(marker), *name_copy = xstrdup(marker), *old = NULL;
         const char *dir = dirname(dir_copy), *name = basename(name_copy);
         _cleanup_close_ int dfd = -1;
@@ -19,13 +19,14 @@ int deploy_write_marker(const char *marker) {
         int r = mkdir_parents(dir, 0755);
         if (r >= 0)
                 r = dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
-        if (r >= 0) {
+        if (r >= 0 && !(flags & WRITE_VOLATILE)) {
                 remove_stale_temporaries_at(dfd, name);
                 /* Idempotent like the drop-ins: an apply that changes nothing writes nothing. */
                 if (read_regular_at(dfd, name, 4096, &old) >= 0 && streq(old, MARKER_TEXT))
                         return 0;
-                r = write_file_atomic_at(dfd, name, MARKER_TEXT);
         }
+        if (r >= 0)
+                r = write_file_atomic_at_full(dfd, name, MARKER_TEXT, flags);
         if (r < 0)
                 return log_error_errno(r,
                                        "cannot create %s: %m; every replica's drop-in asserts it, so the replicas will "
@@ -106,7 +107,7 @@ int deploy(struct deployment *d, const struct changeset *cs, const struct deploy
         /* Last: the marker says the drop-ins are in place and systemd knows them. */
         ret->stage = DEPLOY_MARKER;
         if (o->marker) {
-                r = deploy_write_marker(o->marker);
+                r = deploy_write_marker(o->marker, 0);
                 if (r < 0)
                         return r;
         }

@@ -44,5 +44,6 @@ void deployment_done(struct deployment *d);
 /* Pinning takes effect when a unit starts: restarts the running units of `cs` that changed, or
  * says they run with their old placement. Returns the number of restarts that failed, or -errno. */
 int deploy_restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart);
-/* Creates `marker` (and its directory) atomically. Logs; -errno. */
-int deploy_write_marker(const char *marker);
+/* Creates `marker` (and its directory) atomically; with WRITE_VOLATILE into a directory made
+ * anew (a generator's): nothing there to look at first, and no fsync. Logs; -errno. */
+int deploy_write_marker(const char *marker, unsigned flags);

@@ -228,7 +228,7 @@ static void writes(void) {
         char *tmp = NULL;
 
         mode_t old_mask = umask(077);
-        ok(write_temporary_at(fd, "t.conf", "staged\n", &tmp) == 0 && is_temporary_name(tmp) &&
+        ok(write_temporary_at(fd, "t.conf", "staged\n", 0, &tmp) == 0 && is_temporary_name(tmp) &&
                    startswith(tmp, ".#t.conf.") && strlen(tmp) == strlen(".#t.conf.") + 6,
            "write_temporary_at: .#<name>.XXXXXX beside it");
         _cleanup_free_ char *staged = tmp ? content_of(tmp) : NULL;
@@ -270,6 +270,21 @@ static void writes(void) {
         if (mkdirat(fd, "d.conf", 0755) < 0)
                 abort();
         ok(write_file_atomic_at(fd, "d.conf", "x\n") < 0 && temporaries() == 0, "a directory in the way: an error, no temporary");
+
+        /* Volatile (a generator's directory): the same atomic replace, less the fsyncs. */
+        ok(write_file_atomic_at_full(fd, "v.conf", "one\n", WRITE_VOLATILE) == 0 &&
+                   write_file_atomic_at_full(fd, "v.conf", "two\n", WRITE_VOLATILE) == 0 && temporaries() == 0,
+           "WRITE_VOLATILE: created and replaced, no temporary left");
+        _cleanup_free_ char *v = content_of("v.conf");
+        is_str(v, "two\n", "holding the new content");
+
+        /* What the generator asks of its directory before it writes there without a journal. */
+        ok(dir_is_empty_at(fd, "absent.d"), "dir_is_empty_at: an absent directory is empty");
+        if (mkdirat(fd, "empty.d", 0755) < 0 || symlinkat("empty.d", fd, "link.d") < 0)
+                abort();
+        ok(dir_is_empty_at(fd, "empty.d"), "an empty one is");
+        ok(!dir_is_empty_at(fd, "link.d"), "a link to one is not (never followed)");
+        ok(!dir_is_empty_at(AT_FDCWD, dir), "one with files is not");
 }
 
 /* Holds the lock on `path` in a child until told on `release`; returns its PID. */

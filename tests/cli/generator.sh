@@ -302,15 +302,16 @@ check "with /etc/initrd-release it writes nothing" test -z "$(ls -A "$g")"
 SYSTEMD_IN_INITRD=0 "$gen_bin" --sysfs-root "$initrd_root" -c "$good" --unit-dir "$scratch/initrd-etc" "$g" 2>/dev/null
 check "SYSTEMD_IN_INITRD=0 overrides it, as for systemd" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
 
-# A disk that stops answering mid-commit: the first drop-in is in place, the next two are
-# temporaries. Its time up (SIGALRM, as its alarm sends it), the generator cleans up, keeps the
+# A disk that stops answering mid-commit: into its empty directory the generator stages the three
+# drop-ins (write steps 1-3), then renames them in turn; stopped at the second rename (step 5), the
+# first drop-in is in place, the next two are temporaries. Its time up (SIGALRM, as its alarm sends it), the generator cleans up, keeps the
 # other two from starting, and says only what happened.
 g=$scratch/stall
 mkdir -p "$g"
-NUMAPLAN_TEST_STALL_AT_STEP=7 "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
+NUMAPLAN_TEST_STALL_AT_STEP=5 "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
 	2>"$scratch/stall.err" &
 gen_pid=$!
-for _ in $(seq 1 200); do grep -q "stalled at write step 7" "$scratch/stall.err" && break; sleep 0.05; done
+for _ in $(seq 1 200); do grep -q "stalled at write step 5" "$scratch/stall.err" && break; sleep 0.05; done
 kill -ALRM "$gen_pid"
 wait "$gen_pid"
 is "stalled: the generator exits 0 when its time is up" "$?" 0
