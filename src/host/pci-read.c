@@ -505,7 +505,10 @@ static void number_accelerators(struct topology *t) {
 
 /* Moves the devices of `kind` from `list` into *ret. */
 static void take_kind(struct accelerator *list, size_t n, enum pci_kind kind, struct accelerator **ret, size_t *ret_n) {
-        *ret = xmalloc0((n + 1) * sizeof(**ret));
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+                k += list[i].kind == kind;
+        *ret = xmalloc0((k + 1) * sizeof(**ret)); /* a device is over 1 KiB: its CPU set */
         *ret_n = 0;
         for (size_t i = 0; i < n; i++)
                 if (list[i].kind == kind)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 
 #include "basic/fileio.h"
 #include "basic/log.h"
@@ -12,7 +14,9 @@
 struct root {
         int fd;
         char *path;
-        bool host; /* this machine's own / */
+        bool host;        /* this machine's own / */
+        bool kernel_sys;  /* and its sys/ is sysfs, */
+        bool kernel_proc; /* its proc/ procfs: files only the kernel makes */
         bool recording;
         struct root_entry *rec;
         size_t n_rec;
@@ -111,6 +115,11 @@ int root_open(const char *path, unsigned flags, struct root **ret) {
         r->path = xstrdup(path);
         r->host = stat("/", &slash) == 0 && st.st_dev == slash.st_dev && st.st_ino == slash.st_ino;
         r->recording = flags & ROOT_RECORD;
+        if (r->host) {
+                struct statfs fs;
+                r->kernel_sys = statfs("/sys", &fs) == 0 && fs.f_type == SYSFS_MAGIC;
+                r->kernel_proc = statfs("/proc", &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+        }
         *ret = r;
         return 0;
 }
@@ -220,8 +229,14 @@ int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len
         /* A sysfs attribute (or its captured copy, a regular file) hands over everything in one
          * read, so a short read is the end: that saves a syscall per file, which is most of what
          * `show` costs. /proc files such as numa_maps come a page at a time: read until 0. */
-        bool sysfs = startswith(rel(path), "sys/") != NULL;
-        int e = read_regular_fd(fd, sysfs ? ROOT_SYSFS_FILE_MAX : READ_PROC_MAX, sysfs ? READ_ONE_SHOT : 0, &buf, &len);
+        bool sysfs = startswith(rel(path), "sys/") != NULL, procfs = !sysfs && startswith(rel(path), "proc/");
+        size_t max = sysfs ? ROOT_SYSFS_FILE_MAX : READ_PROC_MAX;
+        unsigned flags = sysfs ? READ_ONE_SHOT : 0;
+        /* This machine's sysfs and procfs hold no FIFO or device (a directory fails the read with
+         * -EISDIR, as the check says it): the fstat() of the check is a quarter of the calls a
+         * file costs, so it is left to captures, which are someone's files. */
+        int e = (sysfs && r->kernel_sys) || (procfs && r->kernel_proc) ? read_fd_all(fd, max, flags, &buf, &len)
+                                                                       : read_regular_fd(fd, max, flags, &buf, &len);
         if (e < 0)
                 return e;
         record(r, path, buf, len);

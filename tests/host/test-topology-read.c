@@ -157,10 +157,33 @@ static void test_fallbacks(void) {
         topology_free(t);
 }
 
+/* This machine's own root: its sysfs and procfs files read without the regular-file check, with
+ * the same answers the check gives; a capture's FIFO is still refused by it. */
+static void test_live_root(void) {
+        _cleanup_root_ struct root *live = NULL;
+        _cleanup_free_ char *status = NULL, *dir = NULL, *fifo = NULL;
+
+        if (!ok(root_open("/", 0, &live) == 0 && root_is_live(live), "/ is the live root"))
+                return;
+        ok(root_read_file(live, "proc/self/status", &status, NULL) == 0 && strstr(status, "Cpus_allowed_list:"),
+           "a procfs file reads whole");
+        is_int(root_read_file(live, "sys/devices/system/cpu", &dir, NULL), -EISDIR, "a sysfs directory: -EISDIR");
+        is_int(root_read_file(live, "proc/self", &dir, NULL), -EISDIR, "a procfs directory: -EISDIR");
+
+        _cleanup_tmpdir_ char *c = make_tmpdir();
+        _cleanup_free_ char *path = xasprintf("%s/sys", c);
+        _cleanup_root_ struct root *capture = NULL;
+        if (mkdir(path, 0755) < 0 || !(fifo = xasprintf("%s/fifo", path)) || mkfifo(fifo, 0644) < 0)
+                abort();
+        ok(root_open(c, 0, &capture) == 0, "a capture opens");
+        is_int(root_read_file(capture, "sys/fifo", &dir, NULL), -EBADFD, "a capture's FIFO under sys/: -EBADFD");
+}
+
 int main(void) {
         log_set_max_level(LOG_ERR - 1); /* the failures below are expected */
         test_read();
         test_fallbacks();
+        test_live_root();
         warnings_done(&warnings);
         return done_testing();
 }
