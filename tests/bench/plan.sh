@@ -3,7 +3,8 @@
 # against lstopo-no-graphics --input of the same root and numactl --hardware on this host, in one
 # hyperfine run, and plan's peak memory (maximum resident set, from GNU time). Goals: plan --json
 # at most 0.15x lstopo; the generator (its drop-ins written into a fresh temporary directory each
-# run, on tmpfs where /dev/shm is one) no slower than plan.
+# run, on tmpfs where /dev/shm is one) no slower than plan. `numaplan --version`, a numaplan that
+# starts and does nothing, is the floor under every such ratio on the machine of the run.
 # Needs: hyperfine numactl hwloc-nox time (apt-get install -y hyperfine numactl hwloc-nox time).
 # Usage: tests/bench/plan.sh [NUMAPLAN]
 set -eu
@@ -20,12 +21,13 @@ plan="$numaplan plan -c $conf --sysfs-root $host --unit-dir $dir/etc"
 gen="$dir/numaplan-generator -c $conf --sysfs-root $host --unit-dir $dir/etc $dir/gen $dir/gen.early $dir/gen.late"
 # One --prepare a command: only the generator's empties its directory (a boot's is empty).
 hyperfine -N --warmup 50 --runs "${RUNS:-1000}" --export-json "$out" \
+	--command-name version --prepare true "$numaplan --version" \
 	--command-name lstopo --prepare true "lstopo-no-graphics --input $host" \
 	--command-name numactl --prepare true "numactl --hardware" \
 	--command-name plan --prepare true "$plan" \
 	--command-name "plan --json" --prepare true "$plan --json" \
 	--command-name generator --prepare "rm -rf $dir/gen $dir/gen.early $dir/gen.late" "$gen" >/dev/null
-python3 "$src/tests/bench/ratios.py" "$out" lstopo=lstopo numactl=numactl plan=plan "plan --json=plan --json" \
+python3 "$src/tests/bench/ratios.py" "$out" version=version lstopo=lstopo numactl=numactl plan=plan "plan --json=plan --json" \
 	generator=generator -- "plan --json<=0.15*lstopo" "generator<=1*plan"
 for args in "plan" "plan --json"; do
 	/usr/bin/time -f "$args: peak memory %M KiB" "$numaplan" $args -c "$conf" --sysfs-root "$host" >/dev/null
