@@ -231,6 +231,15 @@ static size_t roll_back(int udfd, const struct changeset *cs, struct entry *e, s
         return failed;
 }
 
+/* The unit directory, made when it is not there yet. Logs; -errno. */
+static int make_unit_dir(const struct changeset *cs) {
+        int r = mkdir_parents(cs->unit_dir, 0755);
+        int fd = r < 0 ? r : open_dir_at(AT_FDCWD, cs->unit_dir, false, NULL);
+        if (fd < 0)
+                return log_error_errno(fd, "cannot open %s: %m", cs->unit_dir);
+        return fd;
+}
+
 int changeset_commit(const struct changeset *cs) {
         _cleanup_free_ struct entry *e = xmalloc0((cs->n + 1) * sizeof(*e));
         _cleanup_free_ char **staged = xmalloc0((cs->n + 1) * sizeof(char *));
@@ -238,10 +247,9 @@ int changeset_commit(const struct changeset *cs) {
         bool journaled = false;
         int r = 0;
 
-        r = mkdir_parents(cs->unit_dir, 0755);
-        _cleanup_close_ int udfd = r < 0 ? r : open_dir_at(AT_FDCWD, cs->unit_dir, false, NULL);
+        _cleanup_close_ int udfd = make_unit_dir(cs);
         if (udfd < 0)
-                return log_error_errno(udfd, "cannot open %s: %m", cs->unit_dir);
+                return udfd;
 
         /* Stage: every new file, complete and fsync'ed, beside its target. */
         for (size_t i = 0; r >= 0 && i < cs->n; i++) {
@@ -306,47 +314,45 @@ int changeset_commit(const struct changeset *cs) {
 
 int changeset_commit_fresh(const struct changeset *cs) {
         _cleanup_free_ char **staged = xmalloc0((cs->n + 1) * sizeof(char *));
+        _cleanup_free_ int *dfd = xmalloc0((cs->n + 1) * sizeof(int));
         int r = 0;
 
         for (size_t i = 0; i < cs->n; i++)
                 if (cs->v[i].action != ACTION_CREATED && cs->v[i].action != ACTION_UNCHANGED)
                         return -EEXIST;
-        r = mkdir_parents(cs->unit_dir, 0755);
-        _cleanup_close_ int udfd = r < 0 ? r : open_dir_at(AT_FDCWD, cs->unit_dir, false, NULL);
+        _cleanup_close_ int udfd = make_unit_dir(cs);
         if (udfd < 0)
-                return log_error_errno(udfd, "cannot open %s: %m", cs->unit_dir);
+                return udfd;
 
         /* Staged first and then renamed, as a journaled commit does, so that a worker stopped
          * midway leaves whole drop-ins and temporaries, never a part of a drop-in. */
-        for (size_t i = 0; r >= 0 && i < cs->n; i++) {
+        for (size_t i = 0; i < cs->n; i++) {
                 const struct change *c = &cs->v[i];
-                if (c->action != ACTION_CREATED)
+                dfd[i] = -1;
+                if (r < 0 || c->action != ACTION_CREATED)
                         continue;
-                _cleanup_close_ int dfd = mkdirat(udfd, c->dir, 0755) < 0 && errno != EEXIST
-                                                  ? -errno
-                                                  : open_dir_at(udfd, c->dir, false, NULL);
-                r = dfd < 0 ? dfd : write_temporary_at(dfd, DROPIN_NAME, c->new, WRITE_VOLATILE, &staged[i]);
+                dfd[i] = mkdirat(udfd, c->dir, 0755) < 0 && errno != EEXIST ? -errno
+                                                                             : open_dir_at(udfd, c->dir, false, NULL);
+                r = dfd[i] < 0 ? dfd[i] : write_temporary_at(dfd[i], DROPIN_NAME, c->new, WRITE_VOLATILE, &staged[i]);
                 if (r < 0)
                         log_error_errno(r, "cannot write beside %s: %m", c->path);
         }
         for (size_t i = 0; r >= 0 && i < cs->n; i++) {
-                const struct change *c = &cs->v[i];
-                if (c->action != ACTION_CREATED)
+                if (!staged[i])
                         continue;
-                _cleanup_close_ int dfd = open_dir_at(udfd, c->dir, false, NULL);
-                r = dfd < 0 ? dfd : rename_at(dfd, staged[i], DROPIN_NAME, WRITE_VOLATILE);
+                r = rename_at(dfd[i], staged[i], DROPIN_NAME, WRITE_VOLATILE);
                 if (r < 0)
-                        log_error_errno(r, "cannot put %s in place: %m", c->path);
+                        log_error_errno(r, "cannot put %s in place: %m", cs->v[i].path);
                 else
                         staged[i] = mfree(staged[i]);
         }
         /* What is in place stays: it asserts the marker, which is not written after a failure. */
-        for (size_t i = 0; i < cs->n; i++)
-                if (staged[i]) {
-                        _cleanup_close_ int dfd = open_dir_at(udfd, cs->v[i].dir, false, NULL);
-                        if (dfd >= 0)
-                                (void) unlinkat(dfd, staged[i], 0);
-                        free(staged[i]);
-                }
+        for (size_t i = 0; i < cs->n; i++) {
+                if (staged[i])
+                        (void) unlinkat(dfd[i], staged[i], 0);
+                free(staged[i]);
+                if (dfd[i] >= 0)
+                        close(dfd[i]);
+        }
         return r;
 }

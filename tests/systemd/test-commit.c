@@ -5,6 +5,7 @@
  * mix, no temporary left; a kill while a failed commit is being undone, and while recovering;
  * the journal's content; and journals and directories that recovery must not follow. */
 
+#include <dirent.h>
 #include <json-c/json.h>
 #include <sys/stat.h>
 
@@ -408,6 +409,87 @@ static void swapped(const char *d) {
         ok(!streq(before, with_link), "(the link was there)");
 }
 
+/* A generator's commit into an empty directory: killed at every step, it leaves whole drop-ins
+ * and temporaries of whole ones, never a journal nor a part of a file; done, it holds what the
+ * journaled commit makes of the same plan. An update is not a creation: refused, nothing written. */
+struct fresh_job {
+        const char *units;
+        unsigned kill_at;
+};
+
+static int fresh_run(void *arg) {
+        const struct fresh_job *j = arg;
+        char n[16];
+        struct changeset cs;
+
+        if (j->kill_at) {
+                snprintf(n, sizeof(n), "%u", j->kill_at);
+                setenv("NUMAPLAN_TEST_KILL_AT_STEP", n, 1);
+        }
+        int r = changeset_for_plan(j->units, &small_env, plan1.t, plan1.c, plan1.p, &cs);
+        if (r >= 0)
+                r = changeset_commit_fresh(&cs);
+        changeset_done(&cs);
+        return r;
+}
+
+/* Every file in each <unit>.d of `units`, the drop-in or a temporary of it, is the drop-in the
+ * journaled commit wrote for that unit into `whole`. */
+static bool all_whole(const char *units, const char *whole) {
+        static const char *const dirs[] = {"a.service.d", "b@0.service.d"};
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *dir = xasprintf("%s/%s", units, dirs[i]),
+                                    *ref = xasprintf("%s/%s/" DROPIN_NAME, whole, dirs[i]), *want = read_whole(ref);
+                DIR *dh = opendir(dir);
+                for (struct dirent *de; dh && (de = readdir(dh));) {
+                        if (de->d_name[0] == '.' && (!de->d_name[1] || streq(de->d_name, "..")))
+                                continue;
+                        _cleanup_free_ char *p = xasprintf("%s/%s", dir, de->d_name), *got = read_whole(p);
+                        if (!streq_ptr(got, want)) {
+                                closedir(dh);
+                                return false;
+                        }
+                }
+                if (dh)
+                        closedir(dh);
+        }
+        return true;
+}
+
+static void fresh(const char *d) {
+        _cleanup_free_ char *units = xasprintf("%s/fresh", d), *journaled = xasprintf("%s/journaled", d);
+        unsigned n;
+
+        rm_rf(journaled);
+        if (commit_in_child(journaled, &plan1, 0, 0) != 0)
+                abort();
+        _cleanup_free_ char *want = state(journaled);
+        for (n = 1; n < 20; n++) {
+                rm_rf(units);
+                struct fresh_job j = {units, n};
+                int r = run_child(fresh_run, &j, NULL);
+                _cleanup_free_ char *s = state(units);
+                if (r != CHILD_KILLED) {
+                        ok(r == 0 && streq(s, want), "fresh: with no step %u it completes, as the journaled commit does",
+                           n);
+                        break;
+                }
+                ok(!has_journal(units) && all_whole(units, journaled),
+                   "fresh: killed at step %u, no journal, and every file there (temporaries too) a whole drop-in", n);
+        }
+        ok(n == 5, "fresh: two drop-ins staged, then renamed: four steps (%u)", n - 1);
+
+        struct changeset cs;
+        _cleanup_free_ char *before = state(journaled);
+        if (changeset_for_plan(journaled, &small_env, plan2.t, plan2.c, plan2.p, &cs) < 0)
+                abort();
+        is_int(changeset_commit_fresh(&cs), -EEXIST, "fresh: an update is refused");
+        _cleanup_free_ char *after = state(journaled);
+        is_str(after, before, "and nothing is written");
+        changeset_done(&cs);
+}
+
 int main(void) {
         _cleanup_tmpdir_ char *d = make_tmpdir();
 
@@ -432,6 +514,7 @@ int main(void) {
         journal_content(d);
         failed(d, steps);
         killed_while_undoing(d, steps);
+        fresh(d);
         /* The rest in this process: its write steps no longer matter. */
         stale(d);
         hostile(d);
