@@ -595,6 +595,10 @@ static void run_bounded(struct globals *g, const char *config, int argc, char **
                 return;
         }
         a.report_fd = p[1];
+        /* SIGCHLD is how the worker's end is told: one ignored where the generator was started
+         * would be neither sent nor waited for (the kernel reaps such a child itself). */
+        struct sigaction dfl = {.sa_handler = SIG_DFL}, chld;
+        sigaction(SIGCHLD, &dfl, &chld);
         /* The worker starts on this CPU, where the parent is about to sleep, and takes back every
          * CPU at once; the parent stays here until the worker is done. Another CPU woken for the
          * worker, and this one for the parent at the end, cost more in a virtual machine than the
@@ -614,6 +618,7 @@ static void run_bounded(struct globals *g, const char *config, int argc, char **
                 if (a.pinned)
                         (void) sched_setaffinity(0, sizeof(a.cpus), &a.cpus);
                 sigprocmask(SIG_SETMASK, &a.mask, NULL);
+                sigaction(SIGCHLD, &chld, NULL);
                 close(p[0]);
                 close(sfd);
                 munmap(stack, WORKER_STACK_SIZE);
@@ -628,6 +633,7 @@ static void run_bounded(struct globals *g, const char *config, int argc, char **
         close(p[0]);
         close(sfd);
         sigprocmask(SIG_SETMASK, &a.mask, NULL);
+        sigaction(SIGCHLD, &chld, NULL);
         if (finished) {
                 munmap(stack, WORKER_STACK_SIZE); /* a worker stuck in the kernel would still be on it */
                 return;

@@ -325,6 +325,17 @@ else fail "the units it had not placed are kept from starting" "$(find "$g")"; f
 grep -q "was not done after 20 s: stopped, without its marker $g/.numaplan/applied: the drop-ins in place keep llama-server@0.service; drop-ins written now keep tp@0.service, tp@1.service kept from starting" \
 	"$scratch/stall.err" && ok "it says what is in place and what it kept from starting" || fail "says what happened" "$(cat "$scratch/stall.err")"
 
+# Started with SIGCHLD ignored (a shell or a service manager may leave it so), the generator still
+# hears of its worker's end: the kernel would reap such a child unannounced, and the generator
+# wait out its 20 s and call a finished worker stopped.
+g=$scratch/sigchld
+mkdir -p "$g"
+bash -c 'trap "" CHLD; exec "$@"' bash "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/sigchld-etc" "$g" \
+	2>"$scratch/sigchld.err"
+if test -f "$g/.numaplan/applied" && ! grep -q "was not done\|stopped" "$scratch/sigchld.err"; then
+	ok "with SIGCHLD ignored, the generator sees its worker finish"
+else fail "with SIGCHLD ignored, the generator sees its worker finish" "$(cat "$scratch/sigchld.err")"; fi
+
 # ---- Run time on the largest fixture host ----
 big="$fixtures/hosts/nps4-2s-8gpu"
 t0=${EPOCHREALTIME/[.,]/}
