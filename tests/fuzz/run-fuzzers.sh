@@ -1,15 +1,12 @@
 #!/bin/bash
-# Fuzzes every target with libFuzzer for a bounded time each, two at a time unless told, and
-# prints TAP: one point per target, failing on any crash, leak or undefined behaviour
-# (AddressSanitizer, LeakSanitizer and UBSan, which halts on the first report), with the
-# executions and coverage reached. Needs clang and its runtime (Debian: clang,
-# libclang-rt-14-dev); skips without them.
+# Fuzzes every target with libFuzzer for a bounded time each, two at a time, and prints TAP: one
+# point per target, failing on any crash, leak or undefined behaviour (AddressSanitizer,
+# LeakSanitizer and UBSan, which halts on the first report), with the executions and coverage
+# reached. Needs clang and its runtime (Debian: clang, libclang-rt-14-dev); skips without them.
 # Usage: tests/fuzz/run-fuzzers.sh [SECONDS [BUILD_DIR]]   (default 30 s, build-fuzz)
-# Environment: FUZZ_SECONDS overrides SECONDS, FUZZ_JOBS the targets fuzzed at a time (2).
 # A crash leaves its input in BUILD_DIR/fuzz-out/TARGET/: add it to tests/fuzz/corpus/TARGET/.
 set -u
-seconds=${FUZZ_SECONDS:-${1:-30}}
-jobs=${FUZZ_JOBS:-2}
+seconds=${1:-30}
 cd "$(dirname "$0")/../.."
 build=${2:-build-fuzz}
 . tests/cli/tap.sh
@@ -45,7 +42,7 @@ running=0
 for t in $targets; do
 	run_one "$t" &
 	running=$((running + 1))
-	if [ "$running" -ge "$jobs" ]; then
+	if [ "$running" -ge 2 ]; then
 		wait -n
 		running=$((running - 1))
 	fi
