@@ -30,6 +30,23 @@ static size_t utf8_length(const unsigned char *s, unsigned *ret_cp) {
         return n;
 }
 
+/* Whether the code point (of a sequence of `n` bytes, 0 when not UTF-8) may not be shown or
+ * written as it is: a C0 or C1 control or DEL, or no code point at all. */
+static bool unsafe(size_t n, unsigned cp) {
+        return n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
+}
+
+const char *find_unsafe(const char *s, const char *allowed) {
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                unsigned cp = 0;
+                size_t n = utf8_length(p, &cp);
+                if (unsafe(n, cp) && !(n == 1 && allowed && strchr(allowed, (char) *p)))
+                        return (const char *) p;
+                p += n ? n : 1;
+        }
+        return NULL;
+}
+
 static char *escape(const char *s, bool backslash) {
         struct strbuf b = {0};
 
@@ -46,7 +63,7 @@ static char *escape(const char *s, bool backslash) {
                         strbuf_append(&b, "\\t");
                 else if (*p == '\r')
                         strbuf_append(&b, "\\r");
-                else if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+                else if (unsafe(n, cp)) {
                         /* not UTF-8, or a C0 or C1 control or DEL: every byte as \xNN */
                         for (size_t i = 0; i < (n ? n : 1); i++)
                                 strbuf_printf(&b, "\\x%02x", p[i]);

@@ -12,3 +12,7 @@ char *name_escape(const char *s);
  * systemd unit's "\x2d") stay as they are, so that it is valid UTF-8 with no control byte, as JSON
  * and the journal need, and reads as it was written. */
 char *text_escape(const char *s);
+/* The first byte of `s` that may not reach a unit file or a terminal as it is (a C0 or C1
+ * control, DEL, or a byte of no valid UTF-8 sequence), but for the ASCII controls in `allowed`
+ * (such as "\t"); NULL when there is none. */
+const char *find_unsafe(const char *s, const char *allowed);

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 
+#include "basic/escape.h"
 #include "basic/log.h"
 
 static int max_level = LOG_NOTICE;
@@ -102,10 +103,12 @@ int log_error_at(struct where at, const char *fmt, ...) {
         va_list ap;
 
         char prefix[4096] = "";
-        if (at.file && at.line) /* no file: written nowhere, so no "file:" to name */
-                snprintf(prefix, sizeof(prefix), "%s:%u: ", at.file, at.line);
-        else if (at.file)
-                snprintf(prefix, sizeof(prefix), "%s: ", at.file);
+        /* The file's name is anyone's choice: escaped, so that it forges no line. */
+        _cleanup_free_ char *file = at.file ? name_escape(at.file) : NULL;
+        if (file && at.line) /* no file: written nowhere, so no "file:" to name */
+                snprintf(prefix, sizeof(prefix), "%s:%u: ", file, at.line);
+        else if (file)
+                snprintf(prefix, sizeof(prefix), "%s: ", file);
         va_start(ap, fmt);
         remember(prefix, fmt, ap);
         va_end(ap);

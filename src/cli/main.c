@@ -2,6 +2,7 @@
 /* numaplan: global options and the verb table. Each verb lives in verb-<name>.c with its own
  * options and help text. */
 
+#include "basic/escape.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "generator/generator.h"
@@ -69,6 +70,19 @@ static int take_value(int argc, char **argv, int *i, const char *name, const cha
         return 1;
 }
 
+/* The directories reach the drop-ins (their marker, the model copies' place), where a control
+ * byte would end a line: refused, since no directory needs one. */
+static bool directory_is_safe(const char *option, const char *dir) {
+        if (!find_unsafe(dir, NULL))
+                return true;
+        _cleanup_free_ char *shown = name_escape(dir);
+        size_t n = strcspn(option, "=");
+        fprintf(stderr, "numaplan: %.*s %s: a control character or a byte that is not UTF-8 in the directory: refused, "
+                        "since it may reach a drop-in\n",
+                (int) n, option, shown);
+        return false;
+}
+
 int main(int argc, char **argv) {
         struct globals g = {.sysfs_root = "/"};
         const struct verb *verb = NULL;
@@ -112,7 +126,7 @@ int main(int argc, char **argv) {
                     (r = take_value(argc, argv, &i, "--unit-dir", &g.unit_dir)) ||
                     (r = take_value(argc, argv, &i, "--runtime-dir", &g.runtime_dir)) ||
                     (r = take_value(argc, argv, &i, "--generator-dir", &g.generator_dir))) {
-                        if (r < 0)
+                        if (r < 0 || !directory_is_safe(a, argv[i]))
                                 return EXIT_USAGE;
                         continue;
                 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/escape.h"
 #include "basic/parse-util.h"
 #include "basic/util.h"
 #include "core/config.h"
@@ -573,6 +574,25 @@ static void section_header(struct parse_ctx *ctx, const char *line) {
         ctx->section = SECTION_REPLICA;
 }
 
+/* A value may reach a drop-in, where systemd ends a line at a carriage return and ignores a
+ * line that is not UTF-8, and messages, which a control byte would repaint: a line that is no
+ * comment holds neither, but for tabs and the line's own end ("\r\n" included). */
+static bool line_is_safe(struct parse_ctx *ctx, const char *line) {
+        _cleanup_free_ char *body = xstrndup(line, strcspn(line, "\n"));
+        size_t n = strlen(body);
+        if (n && body[n - 1] == '\r')
+                body[n - 1] = 0;
+        const char *bad = find_unsafe(body, "\t");
+        if (!bad)
+                return true;
+        char byte[2] = {*bad, 0};
+        _cleanup_free_ char *shown = name_escape(byte);
+        fail(ctx, "a control character or a byte that is not UTF-8 (%s) at column %zu: only a comment may hold one, "
+                  "since a value may reach a drop-in, where systemd would end the line there or ignore the line",
+             shown, (size_t) (bad - body) + 1);
+        return false;
+}
+
 /* inih's line source (fgets semantics). Stops the parse after the first error we found. */
 static char *reader(char *str, int num, void *stream) {
         struct parse_ctx *ctx = stream;
@@ -604,6 +624,8 @@ static char *reader(char *str, int num, void *stream) {
                 fail(ctx, "indented line: inih would read it as a continuation of the previous value");
                 return NULL;
         }
+        if (*s && !strchr(";#", *s) && !line_is_safe(ctx, s))
+                return NULL;
         if (*s == '[')
                 section_header(ctx, s);
         return ctx->failed ? NULL : str;
@@ -696,8 +718,10 @@ struct config *config_free(struct config *c) {
 char *config_sources(const struct config *c) {
         struct strbuf b = {0};
 
-        for (size_t i = 0; c->files[i]; i++)
-                strbuf_printf(&b, "%s%s", i ? ", " : "", c->files[i]);
+        for (size_t i = 0; c->files[i]; i++) {
+                _cleanup_free_ char *shown = name_escape(c->files[i]);
+                strbuf_printf(&b, "%s%s", i ? ", " : "", shown);
+        }
         if (b.len == 0)
                 strbuf_append(&b, "the built-in default");
         return strbuf_steal(&b);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 
+#include "basic/escape.h"
 #include "basic/util.h"
 #include "core/dropin.h"
 
@@ -66,28 +67,39 @@ static void describe_memory(const struct plan *p, const struct placement *pl, st
                 strbuf_append(b, "; extended beyond its home, which could not hold it");
 }
 
-/* A word of a systemd command line: quoted, with systemd's specifiers (%) and variables ($)
- * doubled, so that a path is taken as it is. */
-static void command_word(struct strbuf *b, const char *s, bool first) {
-        strbuf_append(b, first ? "\"" : " \"");
-        for (; *s; s++) {
-                if (*s == '%' || *s == '$' || *s == '"' || *s == '\\')
-                        strbuf_putc(b, *s == '%' || *s == '$' ? *s : '\\');
+/* The inside of a double-quoted word of a unit file: systemd's specifiers (%) doubled, and
+ * variables ($) too where `doubled` has them; quotes and backslashes escaped; and any control
+ * byte, or byte of no UTF-8 sequence, as systemd's C escape \xNN, which it takes back inside
+ * quotes: such a byte written as it is would end the line (a carriage return) or have systemd
+ * ignore the line. The configuration refuses them in its values; this holds for any path. */
+static void quoted(struct strbuf *b, const char *s, const char *doubled) {
+        strbuf_putc(b, '"');
+        for (const char *bad = find_unsafe(s, NULL); *s; s++) {
+                if (bad && s == bad) {
+                        strbuf_printf(b, "\\x%02x", (unsigned char) *s);
+                        bad = find_unsafe(s + 1, NULL);
+                        continue;
+                }
+                if (strchr(doubled, *s))
+                        strbuf_putc(b, *s);
+                else if (*s == '"' || *s == '\\')
+                        strbuf_putc(b, '\\');
                 strbuf_putc(b, *s);
         }
-        strbuf_append(b, "\"");
+        strbuf_putc(b, '"');
 }
 
-/* A double-quoted Environment= assignment: systemd's specifiers (%) doubled, quotes and
- * backslashes escaped, so that any path arrives as it is. */
+/* A word of a systemd command line, taken as it is. */
+static void command_word(struct strbuf *b, const char *s, bool first) {
+        if (!first)
+                strbuf_putc(b, ' ');
+        quoted(b, s, "%$");
+}
+
+/* A double-quoted Environment= assignment, so that any path arrives as it is. */
 static void environment_word(struct strbuf *b, const char *key, const char *value) {
-        strbuf_printf(b, "\"%s=", key);
-        for (const char *s = value; *s; s++) {
-                if (*s == '%' || *s == '"' || *s == '\\')
-                        strbuf_putc(b, *s == '%' ? '%' : '\\');
-                strbuf_putc(b, *s);
-        }
-        strbuf_append(b, "\"");
+        _cleanup_free_ char *word = xasprintf("%s=%s", key, value);
+        quoted(b, word, "%");
 }
 
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,

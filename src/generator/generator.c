@@ -65,8 +65,11 @@ static int read_unit_file(const char *dir, const char *unit, const char *name, c
 }
 
 static int write_unit_file(const char *dir, const char *unit, const char *name, const char *text) {
-        _cleanup_free_ char *d = xasprintf("%s.d", unit);
-        int r = mkdir_parents(dir, 0755);
+        _cleanup_free_ char *d = xasprintf("%s.d", unit), *path = xasprintf("%s/%s/%s", dir, d, name);
+        int r = unit_text_check(path, text);
+        if (r < 0)
+                return r;
+        r = mkdir_parents(dir, 0755);
         _cleanup_close_ int udfd = r < 0 ? r : open_dir_at(AT_FDCWD, dir, false, NULL);
         if (udfd < 0)
                 return log_error_errno(udfd, "cannot open %s: %m", dir);

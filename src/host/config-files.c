@@ -72,6 +72,12 @@ static int parse_file(struct config *c, const char *path, bool missing_ok) {
         }
         /* Drop-in headers name the file: the same file must give the same bytes from any cwd. */
         _cleanup_free_ char *abs = realpath(path, NULL);
+        if (find_unsafe(abs ? abs : path, NULL)) {
+                log_error_at((struct where){abs ? abs : path, 0},
+                             "a control character or a byte that is not UTF-8 in the configuration's path: refused, "
+                             "since the drop-ins name the file they come from");
+                return -EINVAL;
+        }
         r = config_parse_text(c, text, len, abs ? abs : path, &err);
         return r < 0 ? log_error_at_done(&err) : 0;
 }

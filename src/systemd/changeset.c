@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
@@ -129,6 +130,18 @@ char **changeset_our_units(const char *unit_dir) {
         return units;
 }
 
+int unit_text_check(const char *path, const char *text) {
+        const char *bad = find_unsafe(text, "\n");
+        if (!bad)
+                return 0;
+        char byte[2] = {*bad, 0};
+        _cleanup_free_ char *shown = name_escape(byte), *where = name_escape(path);
+        log_error("%s would hold a control character or a byte that is not UTF-8 (%s) at byte %zu, which systemd "
+                  "would read as the end of a line or a line to ignore: refused, nothing written",
+                  where, shown, (size_t) (bad - text));
+        return -EINVAL;
+}
+
 int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
                        const struct plan *p, struct changeset *ret) {
         struct changeset cs = {.unit_dir = xstrdup(unit_dir)};
@@ -151,7 +164,15 @@ int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const
                                 log_error_errno(r, "cannot read %s: %m", s);
                         break;
                 }
-                add(&cs, pl->unit, old, dropin_render(t, c, p, pl, env));
+                char *text = dropin_render(t, c, p, pl, env);
+                _cleanup_free_ char *path = dropin_path(unit_dir, pl->unit);
+                r = unit_text_check(path, text);
+                if (r < 0) {
+                        free(old);
+                        free(text);
+                        break;
+                }
+                add(&cs, pl->unit, old, text);
                 if (old && !is_ours(old))
                         log_warning("%s was not written by numaplan; it will be replaced", cs.v[cs.n - 1].path);
         }

@@ -36,6 +36,9 @@ struct changeset {
  * longer planned. Logs; -errno (-ELOOP: a link where a drop-in belongs). */
 int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
                        const struct plan *p, struct changeset *ret);
+/* Whether `text` may be written into the unit file `path`: no control byte but newlines, only
+ * UTF-8. Logs; -EINVAL when not. */
+int unit_text_check(const char *path, const char *text);
 /* The removal of numaplan's drop-ins: of `units`, or of all when `units` is empty. */
 int changeset_for_removal(const char *unit_dir, char *const *units, struct changeset *ret);
 /* The units of the unit directory that carry a drop-in numaplan wrote, sorted, NULL-terminated. */
