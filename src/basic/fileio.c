@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
@@ -292,9 +293,13 @@ static long lock_holder(int fd) {
 }
 
 int lock_file(const char *path, unsigned timeout_s) {
+        return lock_file_at(AT_FDCWD, path, path, timeout_s);
+}
+
+int lock_file_at(int dirfd, const char *name, const char *path, unsigned timeout_s) {
         /* Read-only is enough for flock(), and works on a read-only file system, where the
          * write that fails then says so itself. */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
         struct stat st;
         bool said = false;
 
@@ -326,4 +331,29 @@ int lock_file(const char *path, unsigned timeout_s) {
                 }
                 (void) nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
         }
+}
+
+bool rm_rf_at(int dfd, const char *name, dev_t dev) {
+        struct stat st;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT;
+        if (st.st_dev != dev) {
+                _cleanup_free_ char *shown = name_escape(name);
+                log_warning("%s is on another file system (a mount inside): left as it is", shown);
+                return false;
+        }
+        if (!S_ISDIR(st.st_mode))
+                return unlinkat(dfd, name, 0) == 0 || errno == ENOENT;
+        bool all = true;
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        /* The directory opened, not the one looked at: the same file system still. */
+        _cleanup_closedir_ DIR *d = fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev ? fdopendir(fd) : NULL;
+        if (fd >= 0 && !d)
+                close(fd);
+        if (!d)
+                return false;
+        for (struct dirent *de; (de = readdir(d));)
+                if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+                        all = rm_rf_at(dirfd(d), de->d_name, dev) && all;
+        return all && (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT);
 }

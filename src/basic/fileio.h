@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Opens directory `name` under `dirfd` (AT_FDCWD: a path) without following a final symbolic
  * link. With `create`, makes it (0755) when absent and sets *ret_created. */
@@ -62,10 +63,16 @@ char *self_exe(void);
 /* mkdir -p: the path, and each parent it lacks. */
 int mkdir_parents(const char *path, int mode);
 
+/* Removes `name` under `dirfd` and all below it, never following a link, never entering a file
+ * system other than `dev` (a mount inside is left, and said). Whether all of it went. */
+bool rm_rf_at(int dirfd, const char *name, dev_t dev);
+
 /* Takes an exclusive lock on `path` (created if needed, never through a link). Waits for another
  * holder at most `timeout_s` seconds, naming its PID. Returns the descriptor to close, or -errno
  * (-ETIMEDOUT, said). */
 int lock_file(const char *path, unsigned timeout_s);
+/* The same for `name` under `dirfd`, called `path` in messages. */
+int lock_file_at(int dirfd, const char *name, const char *path, unsigned timeout_s);
 
 /* Test hook: with NUMAPLAN_TEST_KILL_AT_STEP=N the process dies (as if killed) at its N-th write
  * step; with NUMAPLAN_TEST_FAIL_AT_STEP=N that step fails with EIO; with

@@ -19,6 +19,8 @@
 #define _unused_ __attribute__((unused))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 
 /* Hand an owned pointer or descriptor over, leaving the local empty so cleanup skips it. */
 #define TAKE_PTR(p)                      \

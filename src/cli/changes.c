@@ -9,7 +9,7 @@
 #include "cli/inputs.h"
 #include "core/planner.h"
 #include "host/hugepages.h"
-#include "host/model-copy.h"
+#include "host/copy-place.h"
 #include "cli/verbs.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
@@ -214,7 +214,7 @@ void changes_copies(const struct inputs *in, bool live, const struct plan *plan)
         for (size_t i = 0; plan && i < plan->n_replicas; i++)
                 if (plan->replicas[i].copies && !strv_contains(keep, plan->replicas[i].copies))
                         keep[n++] = plan->replicas[i].copies;
-        int k = model_copies_prune(in->models, keep);
+        int k = copy_places_prune(in->models, keep);
         if (k > 0)
                 log_notice("took away %d director%s of model copies in %s that no replica reads now", k, k == 1 ? "y" : "ies",
                            in->models);

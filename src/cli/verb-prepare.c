@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/parse-util.h"
@@ -17,12 +18,13 @@
 #include "cli/prepare-checks.h"
 #include "cli/verbs.h"
 #include "host/migrate.h"
+#include "host/copy-place.h"
 #include "host/model-copy.h"
 #include "host/unit-user.h"
 #include "systemd/journal.h"
 
 struct prepare_args {
-        const char *nodes, *copy_to, *copy_size;
+        const char *nodes, *copy_to, *copy_size, *env_file;
         bool dry_run;
 };
 
@@ -34,66 +36,84 @@ static const struct verb_option options[] = {
                            "bound to LIST mounted there, when the copy is missing or stale"),
         VERB_VALUE("copy-size", 0, struct prepare_args, copy_size, "SIZE",
                    "what that tmpfs must hold (every model copied there)"),
+        VERB_VALUE("env-file", 0, struct prepare_args, env_file, "FILE",
+                   "with --copy-to: write NUMAPLAN_MODEL=, the copy or the original, into FILE"),
         VERB_FLAG("dry-run", 0, struct prepare_args, dry_run,
                   "only say where the cached pages are, or what would be copied"),
         {},
 };
 
-/* Where a copy could not be made, a link to the original in its place: the server starts and
- * reads the original, and verify says that it does. */
-static void link_original(const char *dir, const char *path) {
-        _cleanup_free_ char *dest = model_copy_path(dir, path), *parent = xstrdup(dest);
-        *strrchr(parent, '/') = 0;
-        if (access(dest, F_OK) == 0 || mkdir_parents(parent, 0755) < 0 || symlink(path, dest) < 0)
-                return;
-        log_warning("%s: no copy on this node: %s links to the original, which the replica reads from wherever its page "
-                    "cache is",
-                    path, dest);
-}
-
-/* --copy-to: model-copies = per-node. */
-static int copy(const struct prepare_args *a, const struct cpuset *nodes, char **paths, const char *unit) {
-        struct copy_stats cs = {0};
-        uint64_t size;
-
-        if (!a->copy_to || a->copy_to[0] != '/' || !a->copy_size)
-                return verb_usage_error("prepare", "--copy-to DIR (an absolute path) and --copy-size SIZE go together");
-        if (parse_size(a->copy_size, &size) < 0)
-                return verb_usage_error("prepare", "bad --copy-size '%s': expected a size such as 40G", a->copy_size);
-        double t0 = moved_now();
-        /* Mounted as root, for the unit's user, who then copies what it may read. */
+/* The copies' place, opened (and mounted) as root for the unit's user, who then copies what it
+ * may read. Returns whether the copy was tried; *ret_first the outcome for the first model. */
+static int copy_as_user(const struct prepare_args *a, const struct cpuset *nodes, uint64_t size, char **paths,
+                        struct copy_stats *cs, enum copy_outcome *ret_first) {
         struct unit_user u = {0};
+        struct copy_place place = {.fd = -1, .lock = -1};
         int r = prepare_unit_user(&u);
         bool as_user = r > 0;
+
         if (r >= 0)
-                r = model_copy_mount(a->copy_to, nodes, size, as_user ? u.uid : 0, as_user ? u.gid : 0, a->dry_run);
+                r = copy_place_open(a->copy_to, nodes, size, as_user ? u.uid : geteuid(), as_user ? u.gid : getegid(),
+                                    a->dry_run, &place);
         if (r >= 0 && as_user && !a->dry_run)
                 r = prepare_become(&u);
         unit_user_done(&u);
         if (r >= 0)
-                r = model_copy_files(a->copy_to, paths, a->dry_run, &cs);
-        if (r < 0) {
-                for (char **p = paths; !a->dry_run && *p; p++)
-                        link_original(a->copy_to, *p);
-                return EXIT_OK;
-        }
+                *ret_first = model_copy_files(place.fd, place.dev, a->copy_to, paths, a->dry_run, cs);
+        copy_place_done(&place); /* the lock: held until the copy is done */
+        return r;
+}
+
+static void copy_report(const struct prepare_args *a, const struct copy_stats *cs, const char *reads, bool refused,
+                        double t, const char *unit) {
         char bytes[FORMAT_BYTES_MAX];
-        format_bytes(bytes, sizeof(bytes), cs.bytes);
-        _cleanup_free_ char *line = xasprintf("model copy in %s: %s%u file%s (%s) copied, %u up to date, %u link%s kept, in %.3f s",
-                                              a->copy_to, a->dry_run ? "(dry run) would have " : "", cs.files,
-                                              cs.files == 1 ? "" : "s", bytes, cs.fresh, cs.links, cs.links == 1 ? "" : "s",
-                                              moved_now() - t0);
-        bool sent = false;
+        format_bytes(bytes, sizeof(bytes), cs->bytes);
+        _cleanup_free_ char *shown = name_escape(reads), *dir = name_escape(a->copy_to);
+        _cleanup_free_ char *line = xasprintf(
+                "model copy in %s: %s%u file%s (%s) copied, %u up to date, %u link%s kept, in %.3f s; the server %s %s%s",
+                dir, a->dry_run ? "(dry run) would have " : "", cs->files, cs->files == 1 ? "" : "s", bytes, cs->fresh,
+                cs->links, cs->links == 1 ? "" : "s", t, a->dry_run ? "would read" : "reads", shown,
+                refused    ? " (the original: no copy, said above)"
+                : cs->partial ? " (no whole copy of every model: each without one links to its original, said above)"
+                              : "");
+        bool sent = false, bad = refused || cs->partial;
         if (unit) {
                 char *fields[] = {xasprintf("NUMAPLAN_NODES=%s", a->nodes), xasprintf("NUMAPLAN_COPY_DIR=%s", a->copy_to),
-                                  xasprintf("NUMAPLAN_COPIED_BYTES=%" PRIu64, cs.bytes), NULL};
-                sent = journal_event(JOURNAL_PREPARE, cs.skipped ? LOG_WARNING : LOG_INFO, unit,
-                                     cs.skipped ? "partial" : "ok", fields, "%s: %s", unit, line);
+                                  xasprintf("NUMAPLAN_COPIED_BYTES=%" PRIu64, cs->bytes),
+                                  xasprintf("NUMAPLAN_MODEL_READ=%s", reads), NULL};
+                sent = journal_event(JOURNAL_PREPARE, bad ? LOG_WARNING : LOG_INFO, unit, bad ? "partial" : "ok", fields,
+                                     "%s: %s", unit, line);
                 for (size_t k = 0; k < ELEMENTSOF(fields); k++)
                         free(fields[k]);
         }
         if (!sent)
                 log_notice("%s", line);
+}
+
+/* --copy-to: model-copies = per-node. The server gets the whole, current copy of its model, or
+ * the original, never part of one: NUMAPLAN_MODEL in --env-file says which, written as the
+ * original before anything else, and as the copy once it is whole. */
+static int copy(const struct prepare_args *a, const struct cpuset *nodes, char **paths, const char *unit) {
+        struct copy_stats cs = {0};
+        enum copy_outcome first = COPY_NONE;
+        _cleanup_close_ int env = -1;
+        uint64_t size;
+
+        if (!a->copy_to || a->copy_to[0] != '/' || !a->copy_size)
+                return verb_usage_error("prepare", "--copy-to DIR (an absolute path) and --copy-size SIZE go together");
+        if (a->env_file && a->env_file[0] != '/')
+                return verb_usage_error("prepare", "--env-file FILE must be an absolute path");
+        if (parse_size(a->copy_size, &size) < 0)
+                return verb_usage_error("prepare", "bad --copy-size '%s': expected a size such as 40G", a->copy_size);
+        double t0 = moved_now();
+        _cleanup_free_ char *copied = model_copy_path(a->copy_to, paths[0]);
+        if (a->env_file && !a->dry_run)
+                (void) model_env_open(a->env_file, paths[0], &env); /* said */
+        int r = copy_as_user(a, nodes, size, paths, &cs, &first);
+        bool whole = r >= 0 && first == COPY_WHOLE;
+        if (env >= 0 && whole)
+                (void) model_env_write(env, a->env_file, copied);
+        copy_report(a, &cs, whole ? copied : paths[0], r < 0, moved_now() - t0, unit);
         return EXIT_OK;
 }
 

@@ -77,6 +77,7 @@ struct replica_conf {
         uint64_t memory;
         char **models;        /* files or directories, absolute; NULL-terminated, or NULL */
         uint64_t model_bytes; /* their size, all files of the directories (host/config-files.c) */
+        uint64_t model_copy_bytes; /* the same in whole pages: what a copy of them takes in a tmpfs */
         enum model_copies model_copies; /* per-node: each node of its replicas holds its own copy */
         uint64_t hugepages_bytes; /* hugepages = SIZE[:PAGESIZE]: a pool of this much */
         uint64_t hugepage_kb;     /* of pages this size; 0: the system's default */

@@ -67,12 +67,13 @@ static void describe_memory(const struct plan *p, const struct placement *pl, st
                 strbuf_append(b, "; extended beyond its home, which could not hold it");
 }
 
-/* The inside of a double-quoted word of a unit file: systemd's specifiers (%) doubled, and
- * variables ($) too where `doubled` has them; quotes and backslashes escaped; and any control
- * byte, or byte of no UTF-8 sequence, as systemd's C escape \xNN, which it takes back inside
- * quotes: such a byte written as it is would end the line (a carriage return) or have systemd
- * ignore the line. The configuration refuses them in its values; this holds for any path. */
-static void quoted(struct strbuf *b, const char *s, const char *doubled) {
+/* A double-quoted word of a unit file: systemd's specifiers (%) doubled, and variables ($) too
+ * where `doubled` has them; quotes and backslashes escaped; and any control byte, or byte of no
+ * UTF-8 sequence, as systemd's C escape \xNN, which it takes back inside quotes: such a byte
+ * written as it is would end the line (a carriage return) or have systemd ignore the line. The
+ * configuration refuses them in its values; this holds for any path. `specifier` (may be NULL)
+ * follows as it is, for systemd to expand. */
+static void quoted(struct strbuf *b, const char *s, const char *doubled, const char *specifier) {
         strbuf_putc(b, '"');
         for (const char *bad = find_unsafe(s, NULL); *s; s++) {
                 if (bad && s == bad) {
@@ -86,20 +87,55 @@ static void quoted(struct strbuf *b, const char *s, const char *doubled) {
                         strbuf_putc(b, '\\');
                 strbuf_putc(b, *s);
         }
-        strbuf_putc(b, '"');
+        strbuf_printf(b, "%s\"", strempty(specifier));
 }
 
 /* A word of a systemd command line, taken as it is. */
 static void command_word(struct strbuf *b, const char *s, bool first) {
         if (!first)
                 strbuf_putc(b, ' ');
-        quoted(b, s, "%$");
+        quoted(b, s, "%$", NULL);
 }
 
 /* A double-quoted Environment= assignment, so that any path arrives as it is. */
 static void environment_word(struct strbuf *b, const char *key, const char *value) {
         _cleanup_free_ char *word = xasprintf("%s=%s", key, value);
-        quoted(b, word, "%");
+        quoted(b, word, "%", NULL);
+}
+
+/* model-copies = per-node: the file prepare writes NUMAPLAN_MODEL into for this unit (%n) once it
+ * knows whether the copy is whole, which systemd reads for the server after prepare ran. */
+#define MODEL_ENV_DIR "/.env/"
+
+/* A path as the value of a setting that takes one unquoted (AssertPathExists=, EnvironmentFile=):
+ * its specifiers' signs doubled, so that it is taken as it is. */
+static void path_value(struct strbuf *b, const char *path) {
+        for (const char *s = path; *s; s++) {
+                if (*s == '%')
+                        strbuf_putc(b, '%');
+                strbuf_putc(b, *s);
+        }
+}
+
+static void prepare_command(struct strbuf *b, const struct placement *pl, const struct dropin_env *env,
+                            const char *nodes) {
+        /* '+': as root, even for a unit with User=; '-': a page that will not move is a line in the
+         * journal, never a failed start. */
+        strbuf_append(b, "ExecStartPre=-+");
+        command_word(b, env->exe, true);
+        strbuf_printf(b, " prepare --nodes %s", nodes);
+        if (pl->copies) {
+                _cleanup_free_ char *dir = xasprintf("%s/%s", env->models, pl->copies),
+                                    *envdir = xasprintf("%s" MODEL_ENV_DIR, env->models);
+                strbuf_append(b, " --copy-to ");
+                quoted(b, dir, "%$", NULL);
+                strbuf_printf(b, " --copy-size %" PRIu64 " --env-file ", pl->copies_bytes);
+                quoted(b, envdir, "%$", "%n");
+        }
+        strbuf_append(b, " --");
+        for (char **m = pl->conf->models; *m; m++)
+                command_word(b, *m, false);
+        strbuf_append(b, "\n");
 }
 
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
@@ -113,7 +149,9 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
         describe_accelerators(t, pl, &b);
         strbuf_append(&b, "; ");
         describe_memory(p, pl, &b);
-        strbuf_printf(&b, "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=%s\n\n[Service]\n", env->marker);
+        strbuf_append(&b, "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=");
+        path_value(&b, env->marker);
+        strbuf_append(&b, "\n\n[Service]\n");
         strbuf_printf(&b, "NUMAPolicy=%s\nNUMAMask=%s\n", policy_to_string(pl->policy), nodes);
         strbuf_printf(&b, "CPUAffinity=%s\nAllowedCPUs=%s\n", pl->cpu_affinity_numa ? "numa" : cpus, cpus);
         if (pl->policy != POLICY_PREFERRED) /* preferred lets the kernel fall back: no hard limit */
@@ -132,23 +170,13 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
                 environment_word(&b, "NUMAPLAN_MODEL", model);
                 strbuf_append(&b, "\n");
         }
-        if (pl->conf->models && env->exe) {
-                /* '+': as root, even for a unit with User=; '-': a page that will not move is a
-                 * line in the journal, never a failed start. */
-                strbuf_append(&b, "ExecStartPre=-+");
-                command_word(&b, env->exe, true);
-                strbuf_printf(&b, " prepare --nodes %s", nodes);
-                if (pl->copies) {
-                        _cleanup_free_ char *dir = xasprintf("%s/%s", env->models, pl->copies);
-                        strbuf_append(&b, " --copy-to");
-                        command_word(&b, dir, false);
-                        strbuf_printf(&b, " --copy-size %" PRIu64, pl->copies_bytes);
-                }
-                strbuf_append(&b, " --");
-                for (char **m = pl->conf->models; *m; m++)
-                        command_word(&b, *m, false);
-                strbuf_append(&b, "\n");
+        if (model && pl->copies) {
+                strbuf_append(&b, "EnvironmentFile=-");
+                path_value(&b, env->models);
+                strbuf_append(&b, MODEL_ENV_DIR "%n\n");
         }
+        if (pl->conf->models && env->exe)
+                prepare_command(&b, pl, env, nodes);
         return strbuf_steal(&b);
 }
 

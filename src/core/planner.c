@@ -539,6 +539,12 @@ static bool same_models(const struct replica_conf *a, const struct replica_conf 
         return a->models && b->models && !a->models[i] && !b->models[i];
 }
 
+/* What a copy of the model takes in its tmpfs: whole pages, where the files were sized (a
+ * configuration made in a test sets only model_bytes). */
+static uint64_t copy_bytes(const struct replica_conf *r) {
+        return r->model_copy_bytes > r->model_bytes ? r->model_copy_bytes : r->model_bytes;
+}
+
 /* model-copies = per-node: the replicas on one set of nodes share one copy of each model, held in
  * memory there (a tmpfs bound to those nodes), counted on those nodes once; it must fit beside
  * the replicas' memory. */
@@ -551,7 +557,7 @@ static int place_copies(struct ctx *x) {
                 if (r->model_copies != MODEL_COPIES_PER_NODE)
                         continue;
                 unsigned k = cpuset_count(&pl->nodes);
-                _cleanup_free_ char *nodes = cpuset_format(&pl->nodes), *model = bytes(r->model_bytes);
+                _cleanup_free_ char *nodes = cpuset_format(&pl->nodes), *model = bytes(copy_bytes(r));
                 pl->copies = xasprintf("node%s%s", k > 1 ? "s" : "", nodes);
                 const struct placement *first = NULL;
                 for (size_t j = 0; j < i && !first; j++)
@@ -563,7 +569,7 @@ static int place_copies(struct ctx *x) {
                                 k > 1 ? "s" : "", nodes, model);
                         continue;
                 }
-                uint64_t share = r->model_bytes / k, rest = r->model_bytes % k;
+                uint64_t share = copy_bytes(r) / k, rest = copy_bytes(r) % k;
                 CPUSET_FOREACH(n, &pl->nodes) {
                         uint64_t need = share + rest;
                         if (free_on(x, n) < need) {
@@ -590,7 +596,7 @@ static int place_copies(struct ctx *x) {
                                 counted = p->replicas[k].copies && streq(p->replicas[k].copies, pl->copies) &&
                                           same_models(p->replicas[k].conf, o->conf);
                         if (o->copies && streq(o->copies, pl->copies) && !counted)
-                                pl->copies_bytes += o->conf->model_bytes;
+                                pl->copies_bytes += copy_bytes(o->conf);
                 }
         }
         return 0;

@@ -92,14 +92,14 @@ static int size_models(struct config *c) {
 
                 if (!r->models)
                         continue;
-                int k = model_files_size(r->models, &r->model_bytes, &bad, &what);
+                int k = model_files_size(r->models, &r->model_bytes, &r->model_copy_bytes, &bad, &what);
                 shown = name_escape(bad);
                 if (k == -EBADFD)
                         return log_error_at(replica_where(r, REPLICA_MODEL), "[%s %s]: model %s is %s, not a model's file "
                                             "(a regular file, or a directory of them)",
                                             r->is_template ? "replicas" : "replica", r->name, shown, what);
                 if (k < 0 && replica_has(r, REPLICA_MEMORY)) {
-                        r->model_bytes = 0;
+                        r->model_bytes = r->model_copy_bytes = 0;
                         continue;
                 }
                 if (k < 0)

@@ -1,13 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <linux/magic.h>
-#include <sys/file.h>
-#include <sys/mount.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "basic/escape.h"
@@ -17,39 +12,20 @@
 #include "host/model-copy.h"
 #include "host/model-files.h"
 
-#define COPY_LOCK ".numaplan-copy.lock"
+/* The temporary a file is copied to before its rename: short, so that a name of 255 bytes still
+ * has one, and one name for all, since one copier at a time works in a directory of copies (its
+ * lock). Hidden, so no model's. */
+#define COPY_TEMPORARY ".#numaplan-copy"
+
+struct job {
+        int place;        /* the directory of copies */
+        dev_t dev;        /* its file system: nothing beyond it is touched */
+        bool dry;
+        struct copy_stats *st;
+};
 
 char *model_copy_path(const char *dir, const char *path) {
         return xasprintf("%s%s", dir, path);
-}
-
-static bool is_mount_point(const char *dir) {
-        struct stat a, b;
-        _cleanup_free_ char *up = xasprintf("%s/..", dir);
-        return stat(dir, &a) == 0 && stat(up, &b) == 0 && a.st_dev != b.st_dev;
-}
-
-int model_copy_mount(const char *dir, const struct cpuset *nodes, uint64_t size, uid_t uid, gid_t gid, bool dry) {
-        _cleanup_free_ char *list = cpuset_format(nodes);
-        struct statfs sf;
-        /* What tmpfs itself needs beside the files (directories, partial pages): a little. */
-        uint64_t want = (size + size / 64 + (UINT64_C(2) << 20) + (UINT64_C(1) << 20) - 1) & ~((UINT64_C(1) << 20) - 1);
-
-        bool mounted = is_mount_point(dir) && statfs(dir, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
-        if (mounted && (uint64_t) sf.f_blocks * (uint64_t) sf.f_bsize >= want)
-                return 0;
-        _cleanup_free_ char *opts = xasprintf("mode=0755,uid=%u,gid=%u,size=%" PRIu64 ",mpol=%s:%s", (unsigned) uid,
-                                              (unsigned) gid, want, cpuset_count(nodes) > 1 ? "interleave" : "bind", list);
-        if (dry) {
-                log_notice("(dry run) would %s a tmpfs on %s (%s)", mounted ? "grow" : "mount", dir, opts);
-                return 0;
-        }
-        if (mkdir_parents(dir, 0755) < 0)
-                return log_error_errno(-errno, "cannot make %s for the model's copy: %m", dir);
-        if (mount(mounted ? NULL : "numaplan-models", dir, "tmpfs", (mounted ? MS_REMOUNT : 0) | MS_NOSUID | MS_NODEV,
-                  opts) < 0)
-                return log_error_errno(-errno, "cannot %s a tmpfs on %s (%s): %m", mounted ? "grow" : "mount", dir, opts);
-        return 0;
 }
 
 /* The file's data, extent by extent (holes stay holes), in the kernel: sendfile(2), as fast as
@@ -64,6 +40,8 @@ static int copy_data(int in, int out, uint64_t size) {
                 off_t end = lseek(in, start, SEEK_HOLE);
                 if (end < 0 || (uint64_t) end > size)
                         end = (off_t) size;
+                if (lseek(out, start, SEEK_SET) < 0)
+                        return -errno;
                 for (off_t off = start; off < end;) {
                         ssize_t n = sendfile(out, in, &off, (size_t) (end - off));
                         if (n < 0)
@@ -76,45 +54,64 @@ static int copy_data(int in, int out, uint64_t size) {
         return ftruncate(out, (off_t) size) < 0 ? -errno : 0;
 }
 
-static bool fresh(int dstdir, const char *name, const struct stat *src) {
-        struct stat st;
-        return fstatat(dstdir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-               st.st_size == src->st_size && st.st_mtim.tv_sec == src->st_mtim.tv_sec &&
-               st.st_mtim.tv_nsec == src->st_mtim.tv_nsec;
+static bool same_file_times(const struct stat *a, const struct stat *b) {
+        return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* One regular file, open as `in`, to `name` in dstdir, when stale. */
-static int copy_file(int in, const struct stat *src, int dstdir, const char *name, const char *shown, bool dry,
-                     struct copy_stats *st) {
-        if (fresh(dstdir, name, src)) {
-                st->fresh++;
+/* Whether `name` in dstdir is a fresh copy of a file that looks like `src`. */
+static bool fresh(int dstdir, const char *name, const struct stat *src) {
+        struct stat st;
+        return dstdir >= 0 && fstatat(dstdir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+               same_file_times(&st, src);
+}
+
+/* The data into the temporary; when the tmpfs has no room for it beside the stale copy, without
+ * the stale copy, which a refresh replaces anyway. */
+static int fill_temporary(int in, const struct stat *src, int dstdir, const char *name, int *ret) {
+        for (bool again = false;; again = true) {
+                (void) unlinkat(dstdir, COPY_TEMPORARY, 0);
+                _cleanup_close_ int out = openat(dstdir, COPY_TEMPORARY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+                if (out < 0)
+                        return -errno;
+                int r = copy_data(in, out, (uint64_t) src->st_size);
+                if (r >= 0) {
+                        *ret = TAKE_FD(out);
+                        return 0;
+                }
+                (void) unlinkat(dstdir, COPY_TEMPORARY, 0);
+                struct stat old;
+                if (again || (r != -ENOSPC && r != -EDQUOT) || fstatat(dstdir, name, &old, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !S_ISREG(old.st_mode) || unlinkat(dstdir, name, 0) < 0)
+                        return r;
+        }
+}
+
+/* One regular file, open as `in`, to `name` in dstdir, stale or missing there. */
+static int copy_file(const struct job *j, int in, const struct stat *src, int dstdir, const char *name, const char *shown) {
+        if (j->dry) {
+                log_info("(dry run) would copy %s", shown);
+                j->st->files++;
+                j->st->bytes += (uint64_t) src->st_size;
                 return 0;
         }
-        if (dry) {
-                log_notice("(dry run) would copy %s", shown);
-                st->files++;
-                st->bytes += (uint64_t) src->st_size;
-                return 0;
-        }
-        _cleanup_free_ char *tmp = xasprintf(".#%s.numaplan", name);
-        (void) unlinkat(dstdir, tmp, 0);
-        _cleanup_close_ int out = openat(dstdir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (out < 0)
-                return -errno;
-        int r = copy_data(in, out, (uint64_t) src->st_size);
+        _cleanup_close_ int out = -1;
+        int r = fill_temporary(in, src, dstdir, name, &out);
         /* The original's mode (and, made by root, its owner), so that its server reads the copy as
          * it read the file; its times, which say the copy is fresh. */
         if (r >= 0 && ((geteuid() == 0 && fchown(out, src->st_uid, src->st_gid) < 0) || fchmod(out, src->st_mode & 0777) < 0 ||
                        futimens(out, (struct timespec[]){src->st_atim, src->st_mtim}) < 0))
                 r = -errno;
-        if (r >= 0 && renameat(dstdir, tmp, dstdir, name) < 0)
-                r = -errno;
+        if (r >= 0 && renameat(dstdir, COPY_TEMPORARY, dstdir, name) < 0) {
+                r = -errno; /* a directory where the file goes: it goes first */
+                if (r == -EISDIR && rm_rf_at(dstdir, name, j->dev) && renameat(dstdir, COPY_TEMPORARY, dstdir, name) == 0)
+                        r = 0;
+        }
         if (r < 0) {
-                (void) unlinkat(dstdir, tmp, 0);
+                (void) unlinkat(dstdir, COPY_TEMPORARY, 0);
                 return r;
         }
-        st->files++;
-        st->bytes += (uint64_t) src->st_size;
+        j->st->files++;
+        j->st->bytes += (uint64_t) src->st_size;
         return 0;
 }
 
@@ -140,24 +137,30 @@ static bool link_stays_inside(const char *rel, const char *target) {
         return true;
 }
 
-static void remove_tree_at(int dirfd, const char *name) {
-        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
-        for (struct dirent *de; d && (de = readdir(d));)
-                if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
-                        remove_tree_at(fd, de->d_name);
-        if (d)
-                closedir(d);
-        if (unlinkat(dirfd, name, fd >= 0 ? AT_REMOVEDIR : 0) < 0 && errno == EISDIR)
-                (void) unlinkat(dirfd, name, AT_REMOVEDIR);
+/* Directory `name` under `dirfd` in the copy, made when absent; whatever else has that name there
+ * goes first. Never through a link, never onto another file system. */
+static int copy_dir_at(const struct job *j, int dirfd, const char *name, bool create) {
+        for (bool again = false;; again = true) {
+                int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+                if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != j->dev)) {
+                        close(fd);
+                        return -EXDEV;
+                }
+                if (fd >= 0 || !create || again)
+                        return fd >= 0 ? fd : -errno;
+                if (errno != ENOENT && !rm_rf_at(dirfd, name, j->dev))
+                        return -ENOTEMPTY;
+                if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+        }
 }
 
 struct tree {
+        const struct job *job;
         const char *top;  /* the original directory, for messages */
         int model;        /* the model's tree (model_tree()): where its links may lead */
         const char *base; /* the original directory below it */
-        bool dry;
-        struct copy_stats *st;
 };
 
 /* A link out of the copied directory that the kernel resolves to a regular file inside the
@@ -174,23 +177,117 @@ static int link_into_tree(const struct tree *t, const char *sub) {
         return fd;
 }
 
-static int copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned depth) {
-        DIR *d = fdopendir(dup(src));
-        char **names = NULL;
-        size_t n = 0;
+/* The names of a directory's entries that are a model's (not hidden), sorted. */
+static char **list_names(int dirfd, size_t *ret_n) {
+        int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        char **names = xmalloc0(sizeof(char *));
+        size_t n = 0, room = 1;
 
-        if (!d)
-                return -errno;
-        for (struct dirent *de; (de = readdir(d));)
-                if (de->d_name[0] != '.') { /* ".", "..", and the hidden: partial downloads, locks */
-                        names = xrealloc(names, (n + 2) * sizeof(char *));
-                        names[n++] = xstrdup(de->d_name);
-                        names[n] = NULL;
+        if (!d && fd >= 0)
+                close(fd);
+        if (d)
+                rewinddir(d); /* the descriptor's offset is shared with dirfd's: wherever it was left */
+        for (struct dirent *de; d && (de = readdir(d));) {
+                if (de->d_name[0] == '.') /* ".", "..", and the hidden: partial downloads, locks */
+                        continue;
+                if (n + 1 >= room) {
+                        room *= 2;
+                        names = xrealloc(names, room * sizeof(char *));
                 }
-        closedir(d);
-        if (names)
-                strv_sort(names, n);
+                names[n++] = xstrdup(de->d_name);
+                names[n] = NULL;
+        }
+        if (d)
+                closedir(d);
+        strv_sort(names, n);
+        *ret_n = n;
+        return names;
+}
 
+static unsigned copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned depth);
+
+/* A link below the named directory: kept as a link when it stays in the tree, its file copied
+ * when it resolves to one of the model's; else the copy cannot be whole. Returns the problems. */
+static unsigned copy_link(struct tree *t, int src, int dst, const char *name, const char *sub, const char *shown) {
+        const struct job *j = t->job;
+        char target[4096], have[4096];
+        ssize_t k = readlinkat(src, name, target, sizeof(target) - 1);
+        if (k < 0)
+                return 0; /* gone meanwhile */
+        target[k] = 0;
+        if (!link_stays_inside(sub, target)) {
+                _cleanup_close_ int in = link_into_tree(t, sub);
+                struct stat s;
+                int r = in < 0 ? in : fstat(in, &s) < 0 ? -errno : 0;
+                if (r >= 0 && fresh(dst, name, &s)) {
+                        j->st->fresh++;
+                        return 0;
+                }
+                if (r >= 0)
+                        r = copy_file(j, in, &s, dst, name, shown);
+                if (r >= 0)
+                        return 0;
+                _cleanup_free_ char *to = name_escape(target);
+                log_warning("%s: a link out of the model's tree (to %s): no whole copy", shown, to);
+                return 1;
+        }
+        ssize_t h = dst >= 0 ? readlinkat(dst, name, have, sizeof(have) - 1) : -1;
+        if (!(h == k && memcmp(have, target, (size_t) k) == 0) && !j->dry &&
+            (!rm_rf_at(dst, name, j->dev) || symlinkat(target, dst, name) < 0)) {
+                log_warning_errno(-errno, "%s: cannot make its link in the copy: %m", shown);
+                return 1;
+        }
+        j->st->links++;
+        return 0;
+}
+
+static unsigned copy_subdir(struct tree *t, int src, int dst, const char *name, const char *sub, const char *shown,
+                            const struct stat *s, unsigned depth) {
+        const struct job *j = t->job;
+        if (depth + 1 >= MODEL_DEPTH_MAX) {
+                log_warning("%s: more than %d directories deep: no whole copy", shown, MODEL_DEPTH_MAX);
+                return 1;
+        }
+        _cleanup_close_ int sd = openat(src, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        _cleanup_close_ int dd = dst < 0 ? -1 : copy_dir_at(j, dst, name, !j->dry);
+        if (sd < 0 || (!j->dry && dd < 0)) {
+                log_warning("%s: cannot copy this directory: %s", shown, strerror(sd < 0 ? errno : -dd));
+                return 1;
+        }
+        if (dd >= 0 && !j->dry &&
+            ((geteuid() == 0 && fchown(dd, s->st_uid, s->st_gid) < 0) || fchmod(dd, s->st_mode & 0777) < 0))
+                log_warning_errno(-errno, "%s: cannot give the copy its owner and mode: %m", shown);
+        return copy_dir(t, sd, dd, sub, depth + 1);
+}
+
+static unsigned copy_regular(struct tree *t, int src, int dst, const char *name, const char *shown, struct stat *s) {
+        const struct job *j = t->job;
+        /* Looked at, not opened, when the copy is fresh: an up-to-date copy costs two stats a file. */
+        if (fresh(dst, name, s)) {
+                j->st->fresh++;
+                return 0;
+        }
+        _cleanup_close_ int in = openat(src, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        int r = in < 0 ? -errno : fstat(in, s) < 0 ? -errno : 0;
+        if (r >= 0)
+                r = copy_file(j, in, s, dst, name, shown);
+        if (r >= 0)
+                return 0;
+        log_warning_errno(r, "%s: cannot copy it: %m; no whole copy", shown);
+        return 1;
+}
+
+/* Copies the directory open as `src` into `dst` (-1 in a dry run where it is not there); returns
+ * how many of its entries could not be copied. */
+static unsigned copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned depth) {
+        const struct job *j = t->job;
+        size_t n;
+        _cleanup_strv_free_ char **names = list_names(src, &n);
+        unsigned problems = 0;
+
+        if (dst >= 0 && !j->dry)
+                (void) unlinkat(dst, COPY_TEMPORARY, 0); /* a killed copier's */
         for (size_t i = 0; i < n; i++) {
                 const char *name = names[i];
                 _cleanup_free_ char *sub = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name),
@@ -198,170 +295,118 @@ static int copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned 
                 struct stat s;
                 if (fstatat(src, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
                         continue; /* gone meanwhile */
-                if (S_ISLNK(s.st_mode)) {
-                        char target[4096];
-                        ssize_t k = readlinkat(src, name, target, sizeof(target) - 1);
-                        if (k < 0)
-                                continue;
-                        target[k] = 0;
-                        if (!link_stays_inside(sub, target)) {
-                                /* Its file, when it is the model's; nothing else is read through a link. */
-                                _cleanup_close_ int in = link_into_tree(t, sub);
-                                int r = in < 0 ? in : fstat(in, &s) < 0 ? -errno : copy_file(in, &s, dst, name, shown, t->dry, t->st);
-                                if (r < 0) {
-                                        _cleanup_free_ char *to = name_escape(target);
-                                        log_warning("%s: a link out of the model's tree (to %s): left out of the copy", shown, to);
-                                        t->st->skipped++;
-                                }
-                                continue;
-                        }
-                        char have[4096];
-                        ssize_t h = readlinkat(dst, name, have, sizeof(have) - 1);
-                        if (h == k && memcmp(have, target, (size_t) k) == 0)
-                                continue;
-                        if (!t->dry) {
-                                remove_tree_at(dst, name);
-                                if (symlinkat(target, dst, name) < 0) {
-                                        log_warning_errno(-errno, "%s: cannot make its link in the copy: %m", shown);
-                                        t->st->skipped++;
-                                        continue;
-                                }
-                        }
-                        t->st->links++;
-                } else if (S_ISDIR(s.st_mode)) {
-                        if (depth + 1 >= MODEL_DEPTH_MAX)
-                                continue;
-                        _cleanup_close_ int sd = openat(src, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                        bool created;
-                        int dd = -1;
-                        if (!t->dry) {
-                                struct stat was;
-                                if (fstatat(dst, name, &was, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(was.st_mode))
-                                        remove_tree_at(dst, name);
-                                dd = open_dir_at(dst, name, true, &created);
-                        }
-                        if (sd < 0 || (!t->dry && dd < 0)) {
-                                log_warning("%s: cannot copy this directory: %s", shown, strerror(sd < 0 ? errno : -dd));
-                                t->st->skipped++;
-                        } else {
-                                if (dd >= 0 && ((geteuid() == 0 && fchown(dd, s.st_uid, s.st_gid) < 0) ||
-                                                fchmod(dd, s.st_mode & 0777) < 0))
-                                        log_warning_errno(-errno, "%s: cannot give the copy its owner and mode: %m",
-                                                          shown);
-                                (void) copy_dir(t, sd, dd, sub, depth + 1);
-                        }
-                        if (dd >= 0)
-                                close(dd);
-                } else if (S_ISREG(s.st_mode)) {
-                        _cleanup_close_ int in = openat(src, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                        int r = in < 0 ? -errno : fstat(in, &s) < 0 ? -errno : 0;
-                        if (r >= 0)
-                                r = copy_file(in, &s, dst, name, shown, t->dry, t->st);
-                        if (r < 0) {
-                                log_warning_errno(r, "%s: cannot copy it: %m", shown);
-                                t->st->skipped++;
-                        }
-                }
+                if (S_ISLNK(s.st_mode))
+                        problems += copy_link(t, src, dst, name, sub, shown);
+                else if (S_ISDIR(s.st_mode))
+                        problems += copy_subdir(t, src, dst, name, sub, shown, &s, depth);
+                else if (S_ISREG(s.st_mode))
+                        problems += copy_regular(t, src, dst, name, shown, &s);
+                /* a FIFO, socket or device in the tree is no file of the model */
         }
+        if (dst < 0 || j->dry)
+                return problems;
         /* What the original no longer has goes from the copy (an older snapshot, a removed shard). */
-        DIR *c = !t->dry && dst >= 0 ? fdopendir(dup(dst)) : NULL;
-        for (struct dirent *de; c && (de = readdir(c));)
-                if (de->d_name[0] != '.' && !(names && strv_contains(names, de->d_name)))
-                        remove_tree_at(dst, de->d_name);
-        if (c)
-                closedir(c);
-        strv_free(names);
-        return 0;
+        size_t m;
+        _cleanup_strv_free_ char **have = list_names(dst, &m);
+        for (size_t i = 0; i < m; i++)
+                if (!bsearch(&have[i], names, n, sizeof(char *), strcmp_ptr) && !rm_rf_at(dst, have[i], j->dev))
+                        problems++;
+        return problems;
 }
 
-static int copy_one(const char *dir, const char *raw, bool dry, struct copy_stats *st) {
-        _cleanup_free_ char *dest = model_copy_path(dir, raw), *parent = xstrdup(dest), *path = name_escape(raw);
-        char *slash = strrchr(parent, '/');
-        const char *name = slash + 1;
-        struct stat s;
-        int r;
+/* The directory of the copy of `raw`'s parent below the place: each directory on the way made
+ * when absent, none followed if it is a link. -ENOENT in a dry run where one is missing. */
+static int parent_dir(const struct job *j, const char *raw) {
+        if (j->place < 0)
+                return -ENOENT; /* a dry run, before the tmpfs is mounted */
+        _cleanup_close_ int fd = fcntl(j->place, F_DUPFD_CLOEXEC, 3);
+        const char *last = strrchr(raw, '/');
 
-        *slash = 0;
+        for (const char *p = raw + strspn(raw, "/"); fd >= 0 && p < last;) {
+                size_t len = strcspn(p, "/");
+                _cleanup_free_ char *name = xstrndup(p, len);
+                int next = copy_dir_at(j, fd, name, !j->dry);
+                close(fd);
+                fd = next;
+                p += len + strspn(p + len, "/");
+        }
+        return fd < 0 ? fd : TAKE_FD(fd);
+}
+
+/* In place of a copy that cannot be whole, a link to the original: the server starts and reads
+ * the original, and verify says that it does. */
+static enum copy_outcome link_original(const struct job *j, int pd, const char *name, const char *raw,
+                                       const char *shown, const char *dir) {
+        _cleanup_free_ char *dest = model_copy_path(dir, raw), *dshown = name_escape(dest);
+        j->st->partial++;
+        if (j->dry) {
+                log_notice("(dry run) %s: would link %s to the original", shown, dshown);
+                return COPY_LINKED;
+        }
+        if (pd < 0 || !rm_rf_at(pd, name, j->dev) || symlinkat(raw, pd, name) < 0) {
+                log_warning("%s: no copy of it on this node, and no link to it in %s either: %s", shown, dshown,
+                            strerror(pd < 0 ? -pd : errno ? errno : EBUSY));
+                return COPY_NONE;
+        }
+        log_warning("%s: no whole copy on this node: %s links to the original, which the replica reads from wherever its "
+                    "page cache is",
+                    shown, dshown);
+        return COPY_LINKED;
+}
+
+static enum copy_outcome copy_one(const struct job *j, const char *dir, const char *raw) {
+        _cleanup_free_ char *shown = name_escape(raw);
+        const char *slash = strrchr(raw, '/'), *name = slash ? slash + 1 : raw;
+        struct stat s;
+
+        _cleanup_close_ int pd = raw[0] == '/' && *name && !streq(name, ".") && !streq(name, "..") ? parent_dir(j, raw) : -EINVAL;
+        if (pd < 0 && !(j->dry && pd == -ENOENT))
+                return link_original(j, pd, name, raw, shown, dir);
         /* The path model = names is the admin's: followed if it is a link. */
         _cleanup_close_ int in = open(raw, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (in < 0 || fstat(in, &s) < 0)
-                return log_warning_errno(-errno, "%s: %m: no copy of it", path);
-        if (!S_ISREG(s.st_mode) && !S_ISDIR(s.st_mode))
-                return log_warning_errno(-EBADFD, "%s: neither a file nor a directory: no copy of it", path);
-        if (!dry && mkdir_parents(parent, 0755) < 0)
-                return log_warning_errno(-errno, "cannot make the copy of %s: %m", path);
-        /* A dry run reads what copies there are, and makes none. */
-        _cleanup_close_ int pd = dry ? open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                                     : open_dir_at(AT_FDCWD, parent, false, NULL);
-        if (pd < 0 && !dry)
-                return log_warning_errno(pd, "cannot open the copy's directory of %s: %m", path);
-        if (S_ISREG(s.st_mode)) {
-                if (pd < 0) { /* dry, and no copy yet */
-                        st->files++;
-                        st->bytes += (uint64_t) s.st_size;
-                        return 0;
-                }
-                r = copy_file(in, &s, pd, name, path, dry, st);
-                if (r < 0) {
-                        st->skipped++;
-                        return log_warning_errno(r, "%s: cannot copy it: %m", path);
-                }
-                return 0;
+        if (in < 0 || fstat(in, &s) < 0) {
+                log_warning_errno(-errno, "%s: %m: no copy of it", shown);
+                return link_original(j, pd, name, raw, shown, dir);
         }
-        _cleanup_close_ int dd = -1;
-        if (pd >= 0) {
-                bool created;
-                dd = dry ? openat(pd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                         : open_dir_at(pd, name, true, &created);
-                if (dd < 0 && !dry)
-                        return log_warning_errno(dd, "cannot make the copy of %s: %m", path);
+        if (S_ISREG(s.st_mode)) {
+                if (fresh(pd, name, &s)) {
+                        j->st->fresh++;
+                        return COPY_WHOLE;
+                }
+                int r = copy_file(j, in, &s, pd, name, shown);
+                if (r >= 0)
+                        return COPY_WHOLE;
+                log_warning_errno(r, "%s: cannot copy it: %m", shown);
+                return link_original(j, pd, name, raw, shown, dir);
+        }
+        if (!S_ISDIR(s.st_mode)) {
+                log_warning("%s: neither a file nor a directory: no copy of it", shown);
+                return link_original(j, pd, name, raw, shown, dir);
+        }
+        _cleanup_close_ int dd = pd < 0 ? -1 : copy_dir_at(j, pd, name, !j->dry);
+        if (dd < 0 && !j->dry) {
+                log_warning_errno(dd, "cannot make the copy of %s: %m", shown);
+                return link_original(j, pd, name, raw, shown, dir);
         }
         _cleanup_free_ char *base = NULL;
-        struct tree t = {.top = raw, .dry = dry, .st = st, .model = -1};
+        struct tree t = {.job = j, .top = raw, .model = -1};
         model_tree(in, &s, &t.model, &base);
         t.base = base;
-        r = copy_dir(&t, in, dd, "", 0);
+        unsigned problems = copy_dir(&t, in, dd, "", 0);
         if (t.model >= 0)
                 close(t.model);
-        return r;
+        return problems ? link_original(j, pd, name, raw, shown, dir) : COPY_WHOLE;
 }
 
-int model_copy_files(const char *dir, char *const *paths, bool dry, struct copy_stats *st) {
-        _cleanup_free_ char *lock = xasprintf("%s/" COPY_LOCK, dir);
-        _cleanup_close_ int fd = -1;
-        unsigned failed = 0, n = 0;
+enum copy_outcome model_copy_files(int place, dev_t dev, const char *dir, char *const *paths, bool dry,
+                                   struct copy_stats *st) {
+        struct job j = {.place = place, .dev = dev, .dry = dry, .st = st};
+        enum copy_outcome first = COPY_NONE;
 
-        if (!dry) {
-                /* A replica on the same nodes that starts now waits for this copy, then finds it fresh. */
-                fd = lock_file(lock, 600);
-                if (fd < 0)
-                        return fd;
+        for (size_t i = 0; paths && paths[i]; i++) {
+                enum copy_outcome o = copy_one(&j, dir, paths[i]);
+                if (i == 0)
+                        first = o;
         }
-        for (size_t i = 0; paths && paths[i]; i++, n++)
-                if (copy_one(dir, paths[i], dry, st) < 0)
-                        failed++;
-        return n && failed == n ? -ENOENT : 0;
-}
-
-int model_copies_prune(const char *models_dir, char *const *keep) {
-        _cleanup_close_ int fd = open_dir_at(AT_FDCWD, models_dir, false, NULL);
-        DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
-        int n = 0;
-
-        for (struct dirent *de; d && (de = readdir(d));) {
-                if (de->d_name[0] == '.' || (keep && strv_contains(keep, de->d_name)))
-                        continue;
-                if (!startswith(de->d_name, "node"))
-                        continue; /* not numaplan's */
-                _cleanup_free_ char *path = xasprintf("%s/%s", models_dir, de->d_name);
-                if (is_mount_point(path) && umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0) {
-                        log_warning_errno(-errno, "cannot unmount the model copies in %s: %m", path);
-                        continue;
-                }
-                remove_tree_at(fd, de->d_name);
-                n++;
-        }
-        if (d)
-                closedir(d);
-        return n;
+        return first;
 }

@@ -7,29 +7,20 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
+#include "basic/inode-set.h"
 #include "basic/util.h"
 #include "host/model-files.h"
 
 struct walk {
         model_file_fn fn;
         void *userdata;
-        struct {
-                dev_t dev;
-                ino_t ino;
-        } *seen;
-        size_t n_seen;
+        struct inode_set seen;
         dev_t dev_fs; /* the file system on /dev, when it is one of its own */
         bool have_dev_fs;
 };
 
 static bool seen_before(struct walk *w, const struct stat *st) {
-        for (size_t i = 0; i < w->n_seen; i++)
-                if (w->seen[i].dev == st->st_dev && w->seen[i].ino == st->st_ino)
-                        return true;
-        w->seen = xrealloc(w->seen, (w->n_seen + 1) * sizeof(*w->seen));
-        w->seen[w->n_seen].dev = st->st_dev;
-        w->seen[w->n_seen++].ino = st->st_ino;
-        return false;
+        return !inode_set_add(&w->seen, st->st_dev, st->st_ino);
 }
 
 static int emit(struct walk *w, struct model_entry e) {
@@ -134,8 +125,11 @@ static int walk_entry(struct walk *w, int tree, const char *rel, const char *pat
         if (what && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
                 /* a kernel file system mounted inside the tree */
                 return emit(w, (struct model_entry){.event = MODEL_NOT_FILE, .path = path, .error = -EBADFD, .what = what});
+        if (S_ISDIR(st.st_mode) && depth >= MODEL_DEPTH_MAX)
+                return emit(w, (struct model_entry){.event = MODEL_NOT_FILE, .path = path, .error = -ELOOP,
+                                                    .what = "a directory " STRINGIFY(MODEL_DEPTH_MAX) " levels down"});
         if (S_ISDIR(st.st_mode))
-                return depth < MODEL_DEPTH_MAX ? walk_dir(w, tree, rel, path, depth) : 0;
+                return walk_dir(w, tree, rel, path, depth);
         if (S_ISREG(st.st_mode))
                 return walk_file(w, tree, rel, path, false, &st);
         return 0; /* a FIFO, socket or device in the tree is no file of the model */
@@ -279,12 +273,12 @@ int model_files_walk(char *const *paths, model_file_fn fn, void *userdata) {
         }
         for (size_t i = 0; r >= 0 && paths && paths[i]; i++)
                 r = walk_named(&w, paths[i]);
-        free(w.seen);
+        inode_set_done(&w.seen);
         return r;
 }
 
 struct sizing {
-        uint64_t bytes;
+        uint64_t bytes, pages, page_size;
         char *bad;
         const char *what;
 };
@@ -294,6 +288,7 @@ static int add_size(const struct model_entry *e, void *userdata) {
         switch (e->event) {
         case MODEL_FILE:
                 s->bytes += (uint64_t) e->st->st_size;
+                s->pages += ((uint64_t) e->st->st_size + s->page_size - 1) / s->page_size;
                 return 0;
         case MODEL_UNREACHABLE:
                 s->bad = xstrdup(e->path);
@@ -310,8 +305,9 @@ static int add_size(const struct model_entry *e, void *userdata) {
         return 0;
 }
 
-int model_files_size(char *const *paths, uint64_t *ret, char **ret_path, const char **ret_what) {
-        struct sizing s = {0};
+int model_files_size(char *const *paths, uint64_t *ret, uint64_t *ret_in_pages, char **ret_path, const char **ret_what) {
+        long page = sysconf(_SC_PAGESIZE);
+        struct sizing s = {.page_size = page > 0 ? (uint64_t) page : 4096};
         int r = model_files_walk(paths, add_size, &s);
         if (r < 0) {
                 *ret_path = s.bad;
@@ -319,5 +315,6 @@ int model_files_size(char *const *paths, uint64_t *ret, char **ret_path, const c
                 return r;
         }
         *ret = s.bytes;
+        *ret_in_pages = s.pages * s.page_size;
         return 0;
 }

@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-/* Directories deeper than this under a named one are not entered: no model store nests so deep,
- * and a link loop ends here. */
-#define MODEL_DEPTH_MAX 8
+/* Directories deeper than this under a named one are not entered, and said: no model store nests
+ * so deep (a Hugging Face cache: 4), and a link loop ends here. */
+#define MODEL_DEPTH_MAX 32
 
 enum model_event {
         MODEL_FILE,        /* a regular file of the model: `fd` is open for reading */
@@ -53,7 +53,8 @@ void model_tree(int fd, const struct stat *st, int *ret_tree, char **ret_rel);
  * RESOLVE_NO_MAGICLINKS); -errno. */
 int model_open_beneath(int tree, const char *rel, int flags);
 
-/* Their total size in bytes. -errno with *ret_path (the caller frees) the first named path that
+/* Their total size in bytes, and what they take in memory as whole pages (a tmpfs holding a
+ * copy: a file of 100 bytes takes a page). -errno with *ret_path (the caller frees) the first named path that
  * is not there (-ENOENT, -EACCES); -EBADFD with *ret_what for a named path that is no model file
  * at all. Links out of the tree are not counted. */
-int model_files_size(char *const *paths, uint64_t *ret, char **ret_path, const char **ret_what);
+int model_files_size(char *const *paths, uint64_t *ret, uint64_t *ret_in_pages, char **ret_path, const char **ret_what);

@@ -691,9 +691,11 @@ static void examples_side_by_side(void) {
                 _cleanup_free_ char *d = dropin_render(t, cur, p, b, MARKER);
                 ok(strstr(d, "Environment=\"NUMAPLAN_MODEL=/run/numaplan/models/node1/srv/m\"\n") != NULL,
                    "NUMAPLAN_MODEL is its node's copy");
-                ok(strstr(d, "prepare --nodes 1 --copy-to \"/run/numaplan/models/node1\" --copy-size 42949672960 -- "
-                             "\"/srv/m\"\n") != NULL,
+                ok(strstr(d, "prepare --nodes 1 --copy-to \"/run/numaplan/models/node1\" --copy-size 42949672960 "
+                             "--env-file \"/run/numaplan/models/.env/%n\" -- \"/srv/m\"\n") != NULL,
                    "prepare makes the copy at the start, sized for the node");
+                ok(strstr(d, "EnvironmentFile=-/run/numaplan/models/.env/%n\n") != NULL,
+                   "and says in the unit's environment file whether the server reads the copy or the original");
                 _cleanup_free_ char *omp = xasprintf("Environment=OMP_NUM_THREADS=%u OMP_PROC_BIND=close OMP_PLACES=cores\n",
                                                      b->n_cores);
                 ok(strstr(d, omp) != NULL, "openmp = yes: one OpenMP thread a physical core");
