@@ -204,13 +204,12 @@ int changes_pools(const struct inputs *in, bool live, const struct plan *plan, b
 }
 
 void changes_copies(const struct inputs *in, bool live, const struct plan *plan) {
+        /* The copies prepare made on this host, in the runtime directory of these drop-ins: for a
+         * test's unit directory, the test's own. */
+        if (!live)
+                return;
         char **keep = xmalloc0(((plan ? plan->n_replicas : 0) + 1) * sizeof(char *));
         size_t n = 0;
-
-        if (!live || !in->system_dirs) {
-                free(keep);
-                return;
-        }
         for (size_t i = 0; plan && i < plan->n_replicas; i++)
                 if (plan->replicas[i].copies && !strv_contains(keep, plan->replicas[i].copies))
                         keep[n++] = plan->replicas[i].copies;
