@@ -21,6 +21,9 @@ struct job {
         int place;        /* the directory of copies */
         dev_t dev;        /* its file system: nothing beyond it is touched */
         bool dry;
+        bool root;        /* copies take their original's owner */
+        gid_t gid;        /* the group a file is made with */
+        mode_t umask;     /* what a file's mode loses when it is made */
         struct copy_stats *st;
 };
 
@@ -30,17 +33,20 @@ char *model_copy_path(const char *dir, const char *path) {
 
 /* The file's data, extent by extent (holes stay holes), in the kernel: sendfile(2), as fast as
  * read(2) and write(2) with a large buffer (tests/bench/copy.sh), and a file truncated meanwhile
- * ends it early, where a mapping of it would raise SIGBUS. */
-static int copy_data(int in, int out, uint64_t size) {
+ * ends it early, where a mapping of it would raise SIGBUS. A file with as many blocks as bytes
+ * has no hole: one call from its start, not a search for its data. */
+static int copy_data(int in, int out, const struct stat *src) {
+        uint64_t size = (uint64_t) src->st_size;
+        bool dense = (uint64_t) src->st_blocks * 512 >= size;
         off_t data = 0;
         while ((uint64_t) data < size) {
-                off_t start = lseek(in, data, SEEK_DATA);
+                off_t start = dense ? data : lseek(in, data, SEEK_DATA);
                 if (start < 0)
                         break; /* ENXIO: only a hole is left */
-                off_t end = lseek(in, start, SEEK_HOLE);
+                off_t end = dense ? (off_t) size : lseek(in, start, SEEK_HOLE);
                 if (end < 0 || (uint64_t) end > size)
                         end = (off_t) size;
-                if (lseek(out, start, SEEK_SET) < 0)
+                if (start != data && lseek(out, start, SEEK_SET) < 0)
                         return -errno;
                 for (off_t off = start; off < end;) {
                         ssize_t n = sendfile(out, in, &off, (size_t) (end - off));
@@ -51,7 +57,8 @@ static int copy_data(int in, int out, uint64_t size) {
                 }
                 data = end;
         }
-        return ftruncate(out, (off_t) size) < 0 ? -errno : 0;
+        /* A hole at the end, which no data written made part of the file. */
+        return (uint64_t) data < size && ftruncate(out, (off_t) size) < 0 ? -errno : 0;
 }
 
 static bool same_file_times(const struct stat *a, const struct stat *b) {
@@ -65,15 +72,20 @@ static bool fresh(int dstdir, const char *name, const struct stat *src) {
                same_file_times(&st, src);
 }
 
-/* The data into the temporary; when the tmpfs has no room for it beside the stale copy, without
- * the stale copy, which a refresh replaces anyway. */
-static int fill_temporary(int in, const struct stat *src, int dstdir, const char *name, int *ret) {
+/* The data into the temporary, made with the original's mode as far as the umask lets it; when
+ * the tmpfs has no room for it beside the stale copy, without the stale copy, which a refresh
+ * replaces anyway. The temporary of a killed copier is gone: copy_dir() took it away. */
+static int fill_temporary(const struct job *j, int in, const struct stat *src, int dstdir, const char *name, int *ret) {
         for (bool again = false;; again = true) {
-                (void) unlinkat(dstdir, COPY_TEMPORARY, 0);
-                _cleanup_close_ int out = openat(dstdir, COPY_TEMPORARY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+                _cleanup_close_ int out = openat(dstdir, COPY_TEMPORARY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                                                 src->st_mode & 0777);
+                if (out < 0 && errno == EEXIST && !again && unlinkat(dstdir, COPY_TEMPORARY, 0) == 0)
+                        continue;
                 if (out < 0)
                         return -errno;
-                int r = copy_data(in, out, (uint64_t) src->st_size);
+                int r = copy_data(in, out, src);
+                if (r >= 0 && (src->st_mode & 0777 & j->umask) && fchmod(out, src->st_mode & 0777) < 0)
+                        r = -errno;
                 if (r >= 0) {
                         *ret = TAKE_FD(out);
                         return 0;
@@ -95,10 +107,10 @@ static int copy_file(const struct job *j, int in, const struct stat *src, int ds
                 return 0;
         }
         _cleanup_close_ int out = -1;
-        int r = fill_temporary(in, src, dstdir, name, &out);
+        int r = fill_temporary(j, in, src, dstdir, name, &out);
         /* The original's mode (and, made by root, its owner), so that its server reads the copy as
          * it read the file; its times, which say the copy is fresh. */
-        if (r >= 0 && ((geteuid() == 0 && fchown(out, src->st_uid, src->st_gid) < 0) || fchmod(out, src->st_mode & 0777) < 0 ||
+        if (r >= 0 && ((j->root && (src->st_uid != 0 || src->st_gid != j->gid) && fchown(out, src->st_uid, src->st_gid) < 0) ||
                        futimens(out, (struct timespec[]){src->st_atim, src->st_mtim}) < 0))
                 r = -errno;
         if (r >= 0 && renameat(dstdir, COPY_TEMPORARY, dstdir, name) < 0) {
@@ -139,7 +151,9 @@ static bool link_stays_inside(const char *rel, const char *target) {
 
 /* Directory `name` under `dirfd` in the copy, made when absent; whatever else has that name there
  * goes first. Never through a link, never onto another file system. */
-static int copy_dir_at(const struct job *j, int dirfd, const char *name, bool create) {
+static int copy_dir_at(const struct job *j, int dirfd, const char *name, bool create, bool *ret_made) {
+        if (ret_made)
+                *ret_made = false;
         for (bool again = false;; again = true) {
                 int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 struct stat st;
@@ -153,6 +167,8 @@ static int copy_dir_at(const struct job *j, int dirfd, const char *name, bool cr
                         return -ENOTEMPTY;
                 if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
                         return -errno;
+                if (ret_made)
+                        *ret_made = true;
         }
 }
 
@@ -205,11 +221,12 @@ static char **list_names(int dirfd, size_t *ret_n) {
         return names;
 }
 
-static unsigned copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned depth);
+static unsigned copy_dir(struct tree *t, int src, int dst, bool made, const char *rel, unsigned depth);
 
 /* A link below the named directory: kept as a link when it stays in the tree, its file copied
  * when it resolves to one of the model's; else the copy cannot be whole. Returns the problems. */
-static unsigned copy_link(struct tree *t, int src, int dst, const char *name, const char *sub, const char *shown) {
+static unsigned copy_link(struct tree *t, int src, int dst, int look, const char *name, const char *sub,
+                          const char *shown) {
         const struct job *j = t->job;
         char target[4096], have[4096];
         ssize_t k = readlinkat(src, name, target, sizeof(target) - 1);
@@ -220,7 +237,7 @@ static unsigned copy_link(struct tree *t, int src, int dst, const char *name, co
                 _cleanup_close_ int in = link_into_tree(t, sub);
                 struct stat s;
                 int r = in < 0 ? in : fstat(in, &s) < 0 ? -errno : 0;
-                if (r >= 0 && fresh(dst, name, &s)) {
+                if (r >= 0 && fresh(look, name, &s)) {
                         j->st->fresh++;
                         return 0;
                 }
@@ -232,7 +249,7 @@ static unsigned copy_link(struct tree *t, int src, int dst, const char *name, co
                 log_warning("%s: a link out of the model's tree (to %s): no whole copy", shown, to);
                 return 1;
         }
-        ssize_t h = dst >= 0 ? readlinkat(dst, name, have, sizeof(have) - 1) : -1;
+        ssize_t h = look >= 0 ? readlinkat(look, name, have, sizeof(have) - 1) : -1;
         if (!(h == k && memcmp(have, target, (size_t) k) == 0) && !j->dry &&
             (!rm_rf_at(dst, name, j->dev) || symlinkat(target, dst, name) < 0)) {
                 log_warning_errno(-errno, "%s: cannot make its link in the copy: %m", shown);
@@ -250,21 +267,23 @@ static unsigned copy_subdir(struct tree *t, int src, int dst, const char *name, 
                 return 1;
         }
         _cleanup_close_ int sd = openat(src, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        _cleanup_close_ int dd = dst < 0 ? -1 : copy_dir_at(j, dst, name, !j->dry);
+        bool made = false;
+        _cleanup_close_ int dd = dst < 0 ? -1 : copy_dir_at(j, dst, name, !j->dry, &made);
         if (sd < 0 || (!j->dry && dd < 0)) {
                 log_warning("%s: cannot copy this directory: %s", shown, strerror(sd < 0 ? errno : -dd));
                 return 1;
         }
         if (dd >= 0 && !j->dry &&
-            ((geteuid() == 0 && fchown(dd, s->st_uid, s->st_gid) < 0) || fchmod(dd, s->st_mode & 0777) < 0))
+            ((j->root && fchown(dd, s->st_uid, s->st_gid) < 0) || fchmod(dd, s->st_mode & 0777) < 0))
                 log_warning_errno(-errno, "%s: cannot give the copy its owner and mode: %m", shown);
-        return copy_dir(t, sd, dd, sub, depth + 1);
+        return copy_dir(t, sd, dd, made, sub, depth + 1);
 }
 
-static unsigned copy_regular(struct tree *t, int src, int dst, const char *name, const char *shown, struct stat *s) {
+static unsigned copy_regular(struct tree *t, int src, int dst, int look, const char *name, const char *shown,
+                             struct stat *s) {
         const struct job *j = t->job;
         /* Looked at, not opened, when the copy is fresh: an up-to-date copy costs two stats a file. */
-        if (fresh(dst, name, s)) {
+        if (fresh(look, name, s)) {
                 j->st->fresh++;
                 return 0;
         }
@@ -280,13 +299,15 @@ static unsigned copy_regular(struct tree *t, int src, int dst, const char *name,
 
 /* Copies the directory open as `src` into `dst` (-1 in a dry run where it is not there); returns
  * how many of its entries could not be copied. */
-static unsigned copy_dir(struct tree *t, int src, int dst, const char *rel, unsigned depth) {
+static unsigned copy_dir(struct tree *t, int src, int dst, bool made, const char *rel, unsigned depth) {
         const struct job *j = t->job;
         size_t n;
         _cleanup_strv_free_ char **names = list_names(src, &n);
         unsigned problems = 0;
 
-        if (dst >= 0 && !j->dry)
+        /* A directory just made holds nothing to look at: no copy is fresh, none is left over. */
+        int look = made ? -1 : dst;
+        if (look >= 0 && !j->dry)
                 (void) unlinkat(dst, COPY_TEMPORARY, 0); /* a killed copier's */
         for (size_t i = 0; i < n; i++) {
                 const char *name = names[i];
@@ -296,14 +317,14 @@ static unsigned copy_dir(struct tree *t, int src, int dst, const char *rel, unsi
                 if (fstatat(src, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
                         continue; /* gone meanwhile */
                 if (S_ISLNK(s.st_mode))
-                        problems += copy_link(t, src, dst, name, sub, shown);
+                        problems += copy_link(t, src, dst, look, name, sub, shown);
                 else if (S_ISDIR(s.st_mode))
                         problems += copy_subdir(t, src, dst, name, sub, shown, &s, depth);
                 else if (S_ISREG(s.st_mode))
-                        problems += copy_regular(t, src, dst, name, shown, &s);
+                        problems += copy_regular(t, src, dst, look, name, shown, &s);
                 /* a FIFO, socket or device in the tree is no file of the model */
         }
-        if (dst < 0 || j->dry)
+        if (look < 0 || j->dry)
                 return problems;
         /* What the original no longer has goes from the copy (an older snapshot, a removed shard). */
         size_t m;
@@ -325,7 +346,7 @@ static int parent_dir(const struct job *j, const char *raw) {
         for (const char *p = raw + strspn(raw, "/"); fd >= 0 && p < last;) {
                 size_t len = strcspn(p, "/");
                 _cleanup_free_ char *name = xstrndup(p, len);
-                int next = copy_dir_at(j, fd, name, !j->dry);
+                int next = copy_dir_at(j, fd, name, !j->dry, NULL);
                 close(fd);
                 fd = next;
                 p += len + strspn(p + len, "/");
@@ -383,7 +404,8 @@ static enum copy_outcome copy_one(const struct job *j, const char *dir, const ch
                 log_warning("%s: neither a file nor a directory: no copy of it", shown);
                 return link_original(j, pd, name, raw, shown, dir);
         }
-        _cleanup_close_ int dd = pd < 0 ? -1 : copy_dir_at(j, pd, name, !j->dry);
+        bool made = false;
+        _cleanup_close_ int dd = pd < 0 ? -1 : copy_dir_at(j, pd, name, !j->dry, &made);
         if (dd < 0 && !j->dry) {
                 log_warning_errno(dd, "cannot make the copy of %s: %m", shown);
                 return link_original(j, pd, name, raw, shown, dir);
@@ -392,7 +414,7 @@ static enum copy_outcome copy_one(const struct job *j, const char *dir, const ch
         struct tree t = {.job = j, .top = raw, .model = -1};
         model_tree(in, &s, &t.model, &base);
         t.base = base;
-        unsigned problems = copy_dir(&t, in, dd, "", 0);
+        unsigned problems = copy_dir(&t, in, dd, made, "", 0);
         if (t.model >= 0)
                 close(t.model);
         return problems ? link_original(j, pd, name, raw, shown, dir) : COPY_WHOLE;
@@ -400,7 +422,9 @@ static enum copy_outcome copy_one(const struct job *j, const char *dir, const ch
 
 enum copy_outcome model_copy_files(int place, dev_t dev, const char *dir, char *const *paths, bool dry,
                                    struct copy_stats *st) {
-        struct job j = {.place = place, .dev = dev, .dry = dry, .st = st};
+        struct job j = {.place = place, .dev = dev, .dry = dry, .root = geteuid() == 0, .gid = getegid(),
+                      .umask = umask(0), .st = st};
+        umask(j.umask);
         enum copy_outcome first = COPY_NONE;
 
         for (size_t i = 0; paths && paths[i]; i++) {
