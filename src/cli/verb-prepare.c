@@ -192,11 +192,13 @@ const struct verb verb_prepare = {
         .args_size = sizeof(struct prepare_args),
         .max_args = -1,
         .run = run,
-        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE] [--dry-run] [--] PATH...",
+        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE [--env-file FILE]] [--dry-run] [--] PATH...",
         .description = "Move the page cache of the files (and of every file under the directories) that sits\n"
                        "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
                        "server's own reads. The drop-in of a replica with model = runs this as root before the\n"
                        "server starts; for a unit with User= or DynamicUser= ($USER) it opens the files as that\n"
                        "user. Below a directory it follows only links that stay inside the model's tree. Says\n"
-                       "what moved; exits 0 even when pages could not move, 2 for bad usage.",
+                       "what moved; exits 0 even when pages could not move, 2 for bad usage.\n"
+                       "With --copy-to, the server gets the whole copy or the original, never part of one;\n"
+                       "a copy directory that is a link, another mount or another user's tmpfs is refused.",
 };
