@@ -12,3 +12,10 @@ char *name_escape(const char *s);
  * systemd unit's "\x2d") stay as they are, so that it is valid UTF-8 with no control byte, as JSON
  * and the journal need, and reads as it was written. */
 char *text_escape(const char *s);
+
+/* Text for a reader that takes UTF-8 only (a JSON parser, Prometheus): a malloc'd copy of `s` in
+ * which each byte that is not part of a valid UTF-8 sequence (a stray continuation byte, a
+ * truncated or overlong sequence, a surrogate, a code point past U+10FFFF) is replaced by U+FFFD,
+ * the replacement character. Valid UTF-8 passes through unchanged, control characters included:
+ * escaping those is the format's business. "" for NULL. */
+char *utf8_sanitize(const char *s);
