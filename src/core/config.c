@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/escape.h"
 #include "basic/parse-util.h"
 #include "basic/util.h"
 #include "core/config.h"
@@ -696,8 +697,11 @@ struct config *config_free(struct config *c) {
 char *config_sources(const struct config *c) {
         struct strbuf b = {0};
 
-        for (size_t i = 0; c->files[i]; i++)
-                strbuf_printf(&b, "%s%s", i ? ", " : "", c->files[i]);
+        for (size_t i = 0; c->files[i]; i++) {
+                /* A path is any bytes: a newline in one would start a line of the drop-in. */
+                _cleanup_free_ char *shown = text_escape(c->files[i]);
+                strbuf_printf(&b, "%s%s", i ? ", " : "", shown);
+        }
         if (b.len == 0)
                 strbuf_append(&b, "the built-in default");
         return strbuf_steal(&b);
