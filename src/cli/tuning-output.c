@@ -160,7 +160,7 @@ void host_tuning_print(const struct host_tuning *h) {
         format_bytes(swap, sizeof(swap), h->swap_bytes);
         printf("  %-18s %s\n", "swap", !h->has_swap ? "unknown" : h->swap_bytes ? swap : "off");
         if (h->iommu == IOMMU_UNKNOWN)
-                printf("  %-18s unknown (no /sys/kernel/iommu_groups)\n", "IOMMU");
+                printf("  %-18s unknown (%s)\n", "IOMMU", h->iommu_how ? h->iommu_how : "no /sys/kernel/iommu_groups");
         else {
                 /* Words of numaplan's around the capture's names (an IOMMU group, a
                  * /sys/class/iommu entry, a word of /proc/cmdline). */

@@ -151,7 +151,9 @@ static void print_nodes(const struct topology *t) {
         _cleanup_free_ char *online = cpuset_format(&t->online_cpus);
         printf("%zu NUMA node%s, %u CPUs online (%s), %u physical cores%s\n\n", t->n_nodes,
                t->n_nodes == 1 ? "" : "s", cpuset_count(&t->online_cpus), online, cores,
-               t->has_node_dirs ? "" : "; no NUMA in this kernel");
+               t->has_node_dirs      ? ""
+               : t->nodes_unreadable ? "; the NUMA nodes are unknown (warnings)"
+                                     : "; no NUMA in this kernel");
         table_print(tab, stdout, NULL);
 }
 
