@@ -86,3 +86,24 @@ char *name_escape(const char *s) {
 char *text_escape(const char *s) {
         return escape(s, false);
 }
+
+char *utf8_sanitize(const char *s) {
+        struct strbuf b = {0};
+        const unsigned char *p = (const unsigned char *) (s ? s : ""), *run = p;
+
+        while (*p) {
+                unsigned cp;
+                size_t n = utf8_length(p, &cp);
+                if (n > 0) {
+                        p += n;
+                        continue;
+                }
+                strbuf_append_n(&b, (const char *) run, (size_t) (p - run));
+                strbuf_append(&b, "\xef\xbf\xbd"); /* U+FFFD */
+                run = ++p;
+        }
+        if (b.len == 0)
+                return xstrdup(s ? s : "");
+        strbuf_append(&b, (const char *) run);
+        return strbuf_steal(&b);
+}

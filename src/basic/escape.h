@@ -16,3 +16,10 @@ char *text_escape(const char *s);
  * control, DEL, or a byte of no valid UTF-8 sequence), but for the ASCII controls in `allowed`
  * (such as "\t"); NULL when there is none. */
 const char *find_unsafe(const char *s, const char *allowed);
+
+/* Text for a reader that takes UTF-8 only (a JSON parser, Prometheus): a malloc'd copy of `s` in
+ * which each byte that is not part of a valid UTF-8 sequence (a stray continuation byte, a
+ * truncated or overlong sequence, a surrogate, a code point past U+10FFFF) is replaced by U+FFFD,
+ * the replacement character. Valid UTF-8 passes through unchanged, control characters included:
+ * escaping those is the format's business. "" for NULL. */
+char *utf8_sanitize(const char *s);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "basic/cpuset.h"
+#include "basic/escape.h"
 #include "basic/json-util.h"
 #include "basic/util.h"
 
@@ -16,9 +17,13 @@ void json_print(json_object *o) {
         json_object_object_add(doc, "format_version", json_object_new_int(JSON_FORMAT_VERSION));
         json_object_object_foreach(o, key, value) json_object_object_add(doc, key, json_object_get(value));
         printed = true;
-        fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                          JSON_C_TO_STRING_NOSLASHESCAPE),
-              stdout);
+        /* json-c copies a string's bytes from 0x80 up as they are, UTF-8 or not, and a host's
+         * names and an admin's files can hold any. JSON's own syntax is ASCII, so a byte that is
+         * no UTF-8 can only be inside a string: it becomes U+FFFD there, and every document
+         * parses. */
+        _cleanup_free_ char *text = utf8_sanitize(json_object_to_json_string_ext(
+                doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+        fputs(text, stdout);
         fputc('\n', stdout);
 }
 

@@ -20,7 +20,8 @@ static inline void json_object_putp(json_object **o) {
 #define JSON_FORMAT_VERSION 1
 
 /* Prints one JSON object on stdout as a document: "format_version" first, then its keys;
- * pretty, "/" unescaped, newline-terminated. */
+ * pretty, "/" unescaped, newline-terminated, and valid UTF-8 whatever its strings hold (each
+ * byte that is no UTF-8 as U+FFFD, utf8_sanitize()). */
 void json_print(json_object *o);
 /* Whether json_print() printed one. */
 bool json_printed(void);

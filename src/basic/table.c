@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdarg.h>
 
+#include "basic/escape.h"
 #include "basic/table.h"
 #include "basic/util.h"
 
@@ -20,7 +21,7 @@ struct table *table_new(const char *const *headers, size_t n_columns) {
 
 void table_add(struct table *t, const char *cell) {
         t->cells = xrealloc(t->cells, (t->n_cells + 1) * sizeof(char *));
-        t->cells[t->n_cells++] = xstrdup(cell ? cell : "");
+        t->cells[t->n_cells++] = text_escape(cell ? cell : "");
 }
 
 void table_addf(struct table *t, const char *fmt, ...) {
@@ -38,12 +39,26 @@ static const char *header_text(const struct table *t, size_t col) {
         return h[0] == '>' ? h + 1 : h;
 }
 
+/* A cell's width in characters: its cells are UTF-8 (text_escape() saw to it), one column a code
+ * point, so that "café" lines up with "cafe". */
+static size_t width_of(const char *s) {
+        size_t n = 0;
+        for (; *s; s++)
+                n += ((unsigned char) *s & 0xc0) != 0x80;
+        return n;
+}
+
+static void pad(FILE *f, size_t n) {
+        while (n-- > 0)
+                fputc(' ', f);
+}
+
 void table_print(const struct table *t, FILE *f, const char *indent) {
         size_t *width = xmalloc0(t->n_columns * sizeof(size_t));
 
         for (size_t i = 0; i < t->n_cells; i++) {
                 size_t col = i % t->n_columns;
-                size_t w = strlen(i < t->n_columns ? header_text(t, col) : t->cells[i]);
+                size_t w = width_of(i < t->n_columns ? header_text(t, col) : t->cells[i]);
                 if (w > width[col])
                         width[col] = w;
         }
@@ -52,16 +67,15 @@ void table_print(const struct table *t, FILE *f, const char *indent) {
                 bool right = t->cells[col][0] == '>';
                 bool last = col == t->n_columns - 1;
                 const char *s = i < t->n_columns ? header_text(t, col) : t->cells[i];
-                int w = (int) width[col];
+                size_t w = width_of(s);
 
                 if (col == 0)
                         fputs(indent ? indent : "", f);
                 if (right)
-                        fprintf(f, "%*s", w, s);
-                else if (last)
-                        fputs(s, f);
-                else
-                        fprintf(f, "%-*s", w, s);
+                        pad(f, width[col] - w);
+                fputs(s, f);
+                if (!right && !last)
+                        pad(f, width[col] - w);
                 fputs(last ? "\n" : "  ", f);
         }
         free(width);

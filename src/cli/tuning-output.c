@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
 
+#include "basic/escape.h"
 #include "basic/json-util.h"
 #include "basic/table.h"
 #include "basic/util.h"
@@ -105,19 +106,28 @@ void pcie_print_notes(unsigned reasons) {
                         printf("  (mrrs/mps -: %s)\n", pcie_config_why((enum pcie_config) c));
 }
 
+/* A name of the capture's as the terminal gets it (the readers let only printable ones through,
+ * but the terminal is not left to that): as name_escape() writes it, "unknown" for NULL. */
+static char *shown(const char *name) {
+        return name ? name_escape(name) : xstrdup("unknown");
+}
+
 static void print_cpufreq(const struct host_tuning *h) {
         if (!h->has_cpufreq) {
                 printf("  %-18s unknown (no cpufreq in sysfs: a VM, or no driver loaded)\n", "cpufreq");
                 return;
         }
-        printf("  %-18s driver %s, ", "cpufreq", h->cpufreq_driver ? h->cpufreq_driver : "unknown");
-        if (h->n_governors == 1)
-                printf("governor %s\n", h->governors[0].name);
-        else {
+        _cleanup_free_ char *driver = shown(h->cpufreq_driver);
+        printf("  %-18s driver %s, ", "cpufreq", driver);
+        if (h->n_governors == 1) {
+                _cleanup_free_ char *g = shown(h->governors[0].name);
+                printf("governor %s\n", g);
+        } else {
                 printf("governors");
                 for (size_t i = 0; i < h->n_governors; i++) {
-                        _cleanup_free_ char *cpus = cpuset_format(&h->governors[i].cpus);
-                        printf("%s %s (CPUs %s)", i ? "," : "", h->governors[i].name, cpus);
+                        _cleanup_free_ char *cpus = cpuset_format(&h->governors[i].cpus),
+                                            *g = shown(h->governors[i].name);
+                        printf("%s %s (CPUs %s)", i ? "," : "", g, cpus);
                 }
                 printf("%s\n", h->n_governors ? "" : " unknown");
         }
@@ -129,14 +139,17 @@ void host_tuning_print(const struct host_tuning *h) {
         printf("\nhost tuning:\n");
         if (!h)
                 return;
-        printf("  %-18s %s\n", "kernel", h->kernel ? h->kernel : "unknown");
+        _cleanup_free_ char *kernel = shown(h->kernel);
+        printf("  %-18s %s\n", "kernel", kernel);
         print_cpufreq(h);
         printf("  %-18s ", "cpuidle");
         if (!h->has_cpuidle)
                 printf("unknown (no cpuidle in sysfs)\n");
         else {
-                for (size_t i = 0; i < h->n_idle_states; i++)
-                        printf("%s%s (%" PRIu64 " us)", i ? ", " : "", h->idle_states[i].name, h->idle_states[i].latency_us);
+                for (size_t i = 0; i < h->n_idle_states; i++) {
+                        _cleanup_free_ char *name = shown(h->idle_states[i].name);
+                        printf("%s%s (%" PRIu64 " us)", i ? ", " : "", name, h->idle_states[i].latency_us);
+                }
                 printf("%s: the enabled states of CPU %d, with their exit latency\n", h->n_idle_states ? "" : "none",
                        h->cpuidle_cpu);
         }
@@ -147,7 +160,11 @@ void host_tuning_print(const struct host_tuning *h) {
         format_bytes(swap, sizeof(swap), h->swap_bytes);
         printf("  %-18s %s\n", "swap", !h->has_swap ? "unknown" : h->swap_bytes ? swap : "off");
         if (h->iommu == IOMMU_UNKNOWN)
-                printf("  %-18s unknown (no /sys/kernel/iommu_groups)\n", "IOMMU");
-        else
-                printf("  %-18s %s (%s)\n", "IOMMU", iommu_mode_to_string(h->iommu), strempty(h->iommu_how));
+                printf("  %-18s unknown (%s)\n", "IOMMU", h->iommu_how ? h->iommu_how : "no /sys/kernel/iommu_groups");
+        else {
+                /* Words of numaplan's around the capture's names (an IOMMU group, a
+                 * /sys/class/iommu entry, a word of /proc/cmdline). */
+                _cleanup_free_ char *how = text_escape(strempty(h->iommu_how));
+                printf("  %-18s %s (%s)\n", "IOMMU", iommu_mode_to_string(h->iommu), how);
+        }
 }

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 
+#include "basic/escape.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/table.h"
@@ -150,7 +151,9 @@ static void print_nodes(const struct topology *t) {
         _cleanup_free_ char *online = cpuset_format(&t->online_cpus);
         printf("%zu NUMA node%s, %u CPUs online (%s), %u physical cores%s\n\n", t->n_nodes,
                t->n_nodes == 1 ? "" : "s", cpuset_count(&t->online_cpus), online, cores,
-               t->has_node_dirs ? "" : "; no NUMA in this kernel");
+               t->has_node_dirs      ? ""
+               : t->nodes_unreadable ? "; the NUMA nodes are unknown (warnings)"
+                                     : "; no NUMA in this kernel");
         table_print(tab, stdout, NULL);
 }
 
@@ -219,8 +222,10 @@ static void print_devices(const char *title, const char *none, const struct acce
                                 table_addf(tab, "%d", a->index);
                         else
                                 table_add(tab, "-");
-                } else
-                        table_add(tab, a->iface ? a->iface : "-");
+                } else {
+                        _cleanup_free_ char *iface = a->iface ? name_escape(a->iface) : NULL;
+                        table_add(tab, iface ? iface : "-");
+                }
                 if (links) {
                         pcie_cells(tab, &a->pcie);
                         pcie_note(&reasons, &a->pcie);
@@ -235,9 +240,10 @@ static void print_devices(const char *title, const char *none, const struct acce
 }
 
 static void print_settings(const struct topology *t) {
+        _cleanup_free_ char *thp = t->thp ? name_escape(t->thp) : NULL; /* the capture's word */
         printf("\nNUMA balancing: %s; transparent huge pages: %s\n",
                t->numa_balancing < 0 ? "unknown" : t->numa_balancing == 0 ? "off" : (t->numa_balancing & 1) ? "on" : "memory tiering only",
-               t->thp ? t->thp : "unknown");
+               thp ? thp : "unknown");
 }
 
 /* `nvidia-smi topo -m` for every vendor: compute accelerators and network adapters, each pair's
@@ -288,8 +294,9 @@ static void print_matrix(const struct topology *t, const struct filter *f) {
         printf("\n");
         for (size_t i = 0; i < n; i++) {
                 char buf[32];
-                printf("%s: %s %s%s%s\n", labels[i], v[i]->pci, name_of(v[i], buf, sizeof(buf)), v[i]->iface ? " " : "",
-                       strempty(v[i]->iface));
+                _cleanup_free_ char *name = text_escape(name_of(v[i], buf, sizeof(buf))),
+                                    *iface = v[i]->iface ? name_escape(v[i]->iface) : NULL;
+                printf("%s: %s %s%s%s\n", labels[i], v[i]->pci, name, iface ? " " : "", strempty(iface));
         }
         printf("\nLegend:\n"
                "  X    = self\n"

@@ -719,6 +719,7 @@ char *config_sources(const struct config *c) {
         struct strbuf b = {0};
 
         for (size_t i = 0; c->files[i]; i++) {
+                /* A path is any bytes: a newline in one would start a line of the drop-in. */
                 _cleanup_free_ char *shown = name_escape(c->files[i]);
                 strbuf_printf(&b, "%s%s", i ? ", " : "", shown);
         }

@@ -143,7 +143,8 @@ static inline void config_freep(struct config **c) {
 #define _cleanup_config_ _cleanup_(config_freep)
 
 const char *policy_to_string(enum policy p);
-/* The files for a drop-in header: "/etc/numaplan/numaplan.conf" or "a, b", or "the built-in default". */
+/* The files for a drop-in header: "/etc/numaplan/numaplan.conf" or "a, b", or "the built-in default";
+ * each path as text_escape() writes it, on one line. */
 char *config_sources(const struct config *c);
 
 static inline bool replica_has(const struct replica_conf *r, enum replica_key k) {

@@ -99,7 +99,7 @@ static void check_cgroup(enum cgroup_mode mode, struct warnings *w) {
 void host_checks(const struct topology *t, const struct host_view *v, struct warnings *w) {
         check_numa_balancing(t, w);
         check_memory_imbalance(t, w);
-        if (t->n_nodes < 2)
+        if (t->n_nodes < 2 && !t->nodes_unreadable) /* host-unplannable says that one */
                 warnings_add(w, WARNING_SINGLE_NODE, NULL, "one NUMA node: there is nothing to pin");
         check_cpuset(t, v, w);
         check_accelerators(t, w);

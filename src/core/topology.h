@@ -66,6 +66,7 @@ struct topology {
         struct node *nodes; /* sorted by id */
         size_t n_nodes;
         bool has_node_dirs; /* false: one node 0 made from /proc/meminfo */
+        bool nodes_unreadable; /* and the node directory is there, but could not be listed */
 
         struct cpuset online_cpus;
         struct cpuset offline_cpus; /* present but not online */

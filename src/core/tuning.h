@@ -69,7 +69,7 @@ struct host_tuning {
         uint64_t swap_bytes; /* the sizes in /proc/swaps */
         char *kernel;        /* osrelease */
         enum iommu_mode iommu;
-        char *iommu_how; /* the files or parameters that decided it */
+        char *iommu_how; /* the files or parameters that decided it (or, unknown, why) */
 };
 
 struct host_tuning *host_tuning_free(struct host_tuning *h);

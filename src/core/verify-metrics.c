@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Prometheus' text exposition format (version 0.0.4): every family's samples together, after one
- * HELP and one TYPE line; label values escaped (backslash, double quote, newline). Pages are
- * counted in base pages, a huge page as the base pages it spans, as verify counts them. */
+ * HELP and one TYPE line; label values in UTF-8, escaped (backslash, double quote, newline).
+ * Pages are counted in base pages, a huge page as the base pages it spans, as verify counts them. */
 
 #include <inttypes.h>
 
+#include "basic/escape.h"
 #include "basic/util.h"
 #include "core/verify-metrics.h"
 
@@ -23,10 +24,13 @@ static void family(struct strbuf *b, const char *name, const char *help) {
         strbuf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* `value` as a label value: \ " and newline escaped. */
+/* `value` as a label value, which the format wants in UTF-8: \ " and newline escaped, and each
+ * byte that is no UTF-8 as U+FFFD. */
 static void label(struct strbuf *b, const char *key, const char *value, bool first) {
+        _cleanup_free_ char *v = utf8_sanitize(value);
+
         strbuf_printf(b, "%s%s=\"", first ? "" : ",", key);
-        for (const char *p = value; *p; p++) {
+        for (const char *p = v; *p; p++) {
                 if (*p == '\\')
                         strbuf_append(b, "\\\\");
                 else if (*p == '"')

@@ -18,6 +18,19 @@ static void malformed(struct warnings *w, const char *path, const char *value, c
         warnings_add(w, WARNING_SYSFS_MALFORMED, NULL, "/%s: malformed ('%s'): %s unknown", path, shown, unknown);
 }
 
+/* A file of the audit that is there and cannot be read (a directory, a loop of links, past the
+ * size limit): said, and its fact unknown. An absent one is a capture from before or a kernel
+ * without it: unknown, and nothing said. */
+static void unreadable(struct warnings *w, const char *path, int r, const char *unknown) {
+        if (r == -ENOENT)
+                return;
+        warnings_add(w, WARNING_SYSFS_MALFORMED, NULL, "/%s: %s: %s unknown", path,
+                     r == -EBADFD || r == -EISDIR ? "not a regular file"
+                     : r == -EFBIG                ? "larger than any such file"
+                                                  : strerror(-r),
+                     unknown);
+}
+
 /* A name the kernel writes: printable, short; a governor's or driver's has no blanks, an idle
  * state's may ("haltpoll idle"). */
 static bool is_name(const char *s, bool blanks) {
@@ -133,19 +146,27 @@ static void read_knobs(struct root *root, struct host_tuning *h, struct warnings
         _cleanup_free_ char *zr = NULL, *swaps = NULL, *rel = NULL;
 
         h->zone_reclaim_mode = -1;
-        if (root_read_string(root, "proc/sys/vm/zone_reclaim_mode", &zr) >= 0 &&
-            (parse_int(zr, &h->zone_reclaim_mode) < 0 || h->zone_reclaim_mode < 0)) {
+        int r = root_read_string(root, "proc/sys/vm/zone_reclaim_mode", &zr);
+        if (r < 0)
+                unreadable(w, "proc/sys/vm/zone_reclaim_mode", r, "zone_reclaim_mode is");
+        else if (parse_int(zr, &h->zone_reclaim_mode) < 0 || h->zone_reclaim_mode < 0) {
                 malformed(w, "proc/sys/vm/zone_reclaim_mode", zr, "zone_reclaim_mode is");
                 h->zone_reclaim_mode = -1;
         }
         /* /proc/swaps rather than meminfo's SwapTotal: it is what swapon shows, and a capture
          * from before (which holds meminfo) then replays with swap unknown, not "off". */
-        if (root_read_file(root, "proc/swaps", &swaps, NULL) >= 0) {
+        r = root_read_file(root, "proc/swaps", &swaps, NULL);
+        if (r < 0)
+                unreadable(w, "proc/swaps", r, "swap is");
+        else {
                 h->has_swap = swaps_parse(swaps, &h->swap_bytes) >= 0;
                 if (!h->has_swap)
                         warnings_add(w, WARNING_SYSFS_MALFORMED, NULL, "/proc/swaps: malformed: swap is unknown");
         }
-        if (root_read_string(root, "proc/sys/kernel/osrelease", &rel) >= 0 && *rel) {
+        r = root_read_string(root, "proc/sys/kernel/osrelease", &rel);
+        if (r < 0)
+                unreadable(w, "proc/sys/kernel/osrelease", r, "the kernel's release is");
+        else if (*rel) {
                 if (is_name(rel, true))
                         h->kernel = TAKE_PTR(rel);
                 else
@@ -177,12 +198,17 @@ static int first_entry(struct root *root, const char *path, char **ret_first) {
 
 /* A group's default domain type (kernels since 5.6) is the truth; the kernel command line is
  * what an older kernel leaves to go by. Without IOMMU groups no device is translated. */
-static void read_iommu(struct root *root, const struct topology *t, struct host_tuning *h) {
+static void read_iommu(struct root *root, const struct topology *t, struct host_tuning *h, struct warnings *w) {
         _cleanup_free_ char *first = NULL, *unit = NULL, *cmdline = NULL;
 
         int r = first_entry(root, "sys/kernel/iommu_groups", &first);
-        if (r < 0)
-                return; /* a kernel without IOMMU support, or a capture from before */
+        if (r < 0) {
+                /* Absent: a kernel without IOMMU support, or a capture from before. */
+                unreadable(w, "sys/kernel/iommu_groups", r, "the IOMMU's mode is");
+                if (r != -ENOENT)
+                        h->iommu_how = xstrdup("/sys/kernel/iommu_groups cannot be listed");
+                return;
+        }
         if (r == 0) {
                 h->iommu = IOMMU_OFF;
                 h->iommu_how = first_entry(root, "sys/class/iommu", &unit) > 0
@@ -219,15 +245,20 @@ static void read_iommu(struct root *root, const struct topology *t, struct host_
         const char *param;
         size_t len;
         enum iommu_mode m;
-        if (root_read_string(root, "proc/cmdline", &cmdline) >= 0 && cmdline_iommu(cmdline, &m, &param, &len) >= 0 &&
-            m != IOMMU_OFF) {
+        r = root_read_string(root, "proc/cmdline", &cmdline);
+        if (r < 0)
+                unreadable(w, "proc/cmdline", r, "what the kernel command line says of the IOMMU is");
+        if (r >= 0 && cmdline_iommu(cmdline, &m, &param, &len) >= 0 && m != IOMMU_OFF) {
                 h->iommu = m;
                 h->iommu_how = xasprintf("%.*s on the kernel command line (no IOMMU group has a type file)", (int) len, param);
                 return;
         }
         h->iommu = IOMMU_TRANSLATED;
-        h->iommu_how = xstrdup("IOMMU groups without a type file, and no iommu=pt on the kernel command line: the "
-                               "kernel's default");
+        h->iommu_how = xstrdup(r < 0 && r != -ENOENT
+                                       ? "IOMMU groups without a type file, and an unreadable kernel command line: "
+                                         "the kernel's default assumed"
+                                       : "IOMMU groups without a type file, and no iommu=pt on the kernel command "
+                                         "line: the kernel's default");
 }
 
 void host_tuning_read(struct root *root, struct topology *t, struct warnings *w) {
@@ -240,7 +271,7 @@ void host_tuning_read(struct root *root, struct topology *t, struct warnings *w)
         read_cpufreq(root, t, h, w);
         read_cpuidle(root, t, h, w);
         read_knobs(root, h, w);
-        read_iommu(root, t, h);
+        read_iommu(root, t, h, w);
         host_tuning_free(t->tuning);
         t->tuning = h;
 }

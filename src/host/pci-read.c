@@ -123,8 +123,16 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
 
         *ret = NULL;
         *ret_n = 0;
-        if (root_opendir(root, PCI_DEVICES, &d) < 0)
+        int r = root_opendir(root, PCI_DEVICES, &d);
+        if (r == -ENOENT)
                 return; /* no PCI tree (containers, trimmed captures): no accelerators */
+        if (r < 0) {
+                /* There and unreadable (a loop of links, a file): what the host has is unknown. */
+                warnings_add(w, WARNING_HOST_UNPLANNABLE, NULL,
+                             "/" PCI_DEVICES ": %s: the accelerators are unknown, so no plan can place them",
+                             r == -ENOTDIR ? "not a directory" : strerror(-r));
+                return;
+        }
         (void) root_keep_dir(root, PCI_DEVICES); /* each entry's link is read from it */
         while ((de = readdir(d))) {
                 struct accelerator a = {.numa_node = -1};

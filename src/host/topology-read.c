@@ -407,8 +407,14 @@ static void read_nodes(struct reader *x, bool cpus_known) {
                              "/" SYS_NODE "/online is empty: nodes taken from the nodeN directories");
                 found = false;
         }
-        if (!found)
-                (void) for_each_numbered(x->root, SYS_NODE, "node", &ids);
+        if (!found) {
+                int r = for_each_numbered(x->root, SYS_NODE, "node", &ids);
+                /* There and unreadable (a loop of links, a file): not a kernel without NUMA. */
+                t->nodes_unreadable = r < 0 && r != -ENOENT;
+                if (t->nodes_unreadable)
+                        unusable(x, WARNING_HOST_UNPLANNABLE, SYS_NODE, r,
+                                 "the NUMA nodes are unknown (shown as one node 0, which no plan can trust)");
+        }
 
         if (cpuset_is_empty(&ids)) {
                 /* No NUMA in this kernel: one node 0 with every online CPU and all of memory. */

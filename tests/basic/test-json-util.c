@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The JSON helpers of --json: counts that stay unsigned above 2^63, counts by node without the
- * zeros, CPU sets as kernel lists, and the one document printed. */
+ * zeros, CPU sets as kernel lists, and the one document printed, valid UTF-8 whatever it holds. */
 
 #include <inttypes.h>
 
@@ -93,6 +93,17 @@ static void printing(void) {
                 same = same && json_object_object_get_ex(back, key, &v) && json_object_equal(v, value);
         }
         ok(same, "what it prints parses back to the members given, values and all");
+
+        /* Bytes that are no UTF-8, which json-c copies as they are, in a value and in a key. */
+        _cleanup_json_ json_object *bytes = json_object_new_object();
+        json_object_object_add(bytes, "interface", json_object_new_string("eth\xff\xfe\x1b\xc3\xa9"));
+        json_object_object_add(bytes, "k\xc0\xaf", json_object_new_int(1));
+        capture_begin(&c, STDOUT_FILENO);
+        json_print(bytes);
+        _cleanup_free_ char *sane = capture_end(&c);
+        ok(strstr(sane, "\"eth\xef\xbf\xbd\xef\xbf\xbd\\u001b\xc3\xa9\"") != NULL &&
+                   strstr(sane, "\"k\xef\xbf\xbd\xef\xbf\xbd\": 1") != NULL && !strchr(sane, '\xff'),
+           "each byte that is no UTF-8 printed as U+FFFD, in values and keys; UTF-8 and the control escape kept");
 }
 
 int main(void) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The plain-text tables of show, plan and status: columns as wide as their widest cell, header
- * included, two spaces apart; '>' columns right-aligned; rows wrap after n_columns cells. */
+ * included, two spaces apart; '>' columns right-aligned; rows wrap after n_columns cells; cells
+ * escaped, and as wide as their characters. */
 
 #include "basic/table.h"
 #include "basic/util.h"
@@ -70,6 +71,26 @@ int main(void) {
                         table_addf(t, "%0*d", i + 3, i);
                 _cleanup_free_ char *out = printed(t, NULL);
                 is_str(out, "ONLY\n000\n0001\n00002\n", "one column: a row per cell, no trailing blanks");
+        }
+        {
+                /* A host's names: what the terminal would take as commands is escaped, a newline
+                 * cannot start a row, and UTF-8 counts a column a character. */
+                const char *const headers[] = {"IFACE", ">NODE"};
+                _cleanup_table_ struct table *t = table_new(headers, ELEMENTSOF(headers));
+                table_add(t, "eth\x1b[31m\n\xff");
+                table_add(t, "0");
+                table_add(t, "caf\xc3\xa9");
+                table_add(t, "1");
+                table_add(t, "llama\\x2d0");
+                table_add(t, "2");
+                _cleanup_free_ char *out = printed(t, NULL);
+                is_str(out,
+                       "IFACE              NODE\n"
+                       "eth\\x1b[31m\\n\\xff     0\n"
+                       "caf\xc3\xa9                  1\n"
+                       "llama\\x2d0            2\n",
+                       "control bytes and bytes that are no UTF-8 as C escapes, a backslash as it was, "
+                       "and the width of 'caf\xc3\xa9' four");
         }
         return done_testing();
 }

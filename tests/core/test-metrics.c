@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* verify's metrics: the exposition format's rules (one HELP and TYPE per family, before its
- * samples, families never split, label values escaped), the values of a sample verdict and of its
+ * samples, families never split, label values escaped and in UTF-8), the values of a sample verdict and of its
  * host, the run alone when there was no verdict, and every metric documented in numaplan(8),
  * METRICS.
  * promtool's own check of the same text is tests/prometheus/run.sh's.
@@ -161,6 +161,10 @@ static void escaping_and_empty(void) {
         s.units[0].unit = "a\"b\nc\\d";
         _cleanup_free_ char *text = metrics_format(&run, s.units, 1);
         ok(has_line(text, "numaplan_verify_unit_ok{unit=\"a\\\"b\\nc\\\\d\"} 1"), "quote, newline and backslash escaped");
+        s.units[0].unit = "a\xff\xc3\xa9\xe6\xa8";
+        _cleanup_free_ char *bytes = metrics_format(&run, s.units, 1);
+        ok(has_line(bytes, "numaplan_verify_unit_ok{unit=\"a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\"} 1"),
+           "a label value in UTF-8, as the format wants: UTF-8 kept, each byte that is no UTF-8 as U+FFFD");
 
         _cleanup_free_ char *none = metrics_format(&run, NULL, 0), *err = structure_error(none);
         ok(!err && has_line(none, "numaplan_verify_ok 1") && !strstr(none, "# HELP numaplan_verify_page_size_bytes"),

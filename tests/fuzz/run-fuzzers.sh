@@ -38,9 +38,9 @@ run_one() { # run_one TARGET: fuzzes it on a scratch copy of its corpus
 		-max_len=65536 -rss_limit_mb=2048 "$out/$t/corpus" >"$out/$t/log" 2>&1
 	echo $? >"$out/$t/rc"
 }
-# Shallow targets: one small parser each, whose coverage stopped growing within the first 4 s of
+# Shallow targets: one small parser (or filter) each, whose coverage stopped growing within the first 4 s of
 # every 30 s run measured (millions of executions); the rest found new edges to the end.
-shallow=" fuzz-cpulist fuzz-dbus-bytes fuzz-distance fuzz-dropin fuzz-meminfo fuzz-mountinfo fuzz-pci-address fuzz-unit-name fuzz-values "
+shallow=" fuzz-cpulist fuzz-dbus-bytes fuzz-distance fuzz-dropin fuzz-meminfo fuzz-mountinfo fuzz-pci-address fuzz-unit-name fuzz-utf8 fuzz-values "
 is_shallow() { [[ $shallow == *" $1 "* ]]; }
 budget() { # budget TARGET: its seconds
 	if is_shallow "$1"; then echo $((seconds / 4 > 0 ? seconds / 4 : 1)); else echo "$seconds"; fi

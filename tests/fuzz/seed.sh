@@ -6,7 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 c=$here/corpus
-mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages,inspect,generator,numastat-maps,tuning}
+mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages,inspect,generator,numastat-maps,tuning,utf8}
 
 for p in "$top"/profiles/*.conf; do cp "$p" "$c/config/profile-$(basename "$p")"; done
 printf '[numaplan]\nheadroom = 10%%\naccelerator-nodes = 3b:00.0=1\n[replica a]\nunit = a.service\naccelerators = count:2\nmemory = 48G\npolicy = preferred\ncpus = cores:4\nmemory-nodes = 2-3\nwarmup-url = http://127.0.0.1:8080/x\n' >"$c/config/all-keys"
@@ -111,4 +111,15 @@ printf '8 GT/s' >"$c/tuning/speed-old-kernel"
 printf 'ro iommu=force,pt intel_iommu=on,sm_on iommu.passthrough=0 -- iommu=pt' >"$c/tuning/cmdline-mixed"
 printf '\x20\x58' >"$c/tuning/devctl-4096-256"
 printf '\xff\xff' >"$c/tuning/devctl-all-ones"
+# Names as a host's files and an admin's configuration hold them, for the sanitizer of --json and
+# the escapes of the text output.
+printf 'ens2f0np0' >"$c/utf8/ascii"
+printf 'caf\xc3\xa9 \xe6\xa8\xa1\xe5\x9e\x8b \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf' >"$c/utf8/valid-every-length"
+printf 'eth\x1b[31mred\xff\xfe\x01' >"$c/utf8/escape-and-invalid"
+printf '\xc0\xaf\xe0\x80\xaf\xf0\x80\x80\xaf' >"$c/utf8/overlong"
+printf '\xed\xa0\x80\xed\xbf\xbf\xf4\x90\x80\x80' >"$c/utf8/surrogates-and-too-large"
+printf 'cut\xe6\xa8' >"$c/utf8/truncated"
+printf '\x80\xbf\xc2\xc3\xa9\xf5\xff' >"$c/utf8/stray-bytes"
+printf '{"message": "/etc/numaplan/\xfe.conf:3: bad memory \x271G\xff\x27"}' >"$c/utf8/json-document"
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(1, 256)))' >"$c/utf8/every-byte"
 echo "seeded $(find "$c" -type f | wc -l) inputs in $c"
