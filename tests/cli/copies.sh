@@ -93,6 +93,16 @@ is "nobody's own unit again: exit 0" "$rc" 0
 check "its copy has its directory back, and nothing went through the link" \
 	bash -c "[ -d '$place$model/sub' ] && [ ! -L '$place$model/sub' ] && [ ! -e '$place$model/gone-shard' ]"
 check "and someone's directory is as it was" victim_intact
+top=${scratch#/}
+top=${top%%/*}
+as_nobody mv "$place/$top" "$place/$top.old"
+as_nobody ln -s "$victim" "$place/$top"
+prep "$run" "" "$model"
+check "nobody swaps a directory above the model's copy for a link: root refuses, and writes nothing there" victim_intact
+prep "$run" nobody "$model"
+check "nobody's own unit: the link replaced, nothing written through it" \
+	bash -c "[ ! -L '$place/$top' ] && [ -f '$place$model/a.safetensors' ]"
+check "and someone's directory is as it was" victim_intact
 
 # ---- A copy directory that is already a mount (a bind mount of someone's data) ----
 run=$scratch/run3
