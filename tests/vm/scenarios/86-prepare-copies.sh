@@ -25,8 +25,8 @@ memory = 64M
 model = $dir
 model-copies = per-node"
 
-start_as() { # start_as USER-LINE: the unit run as that user; sets log (its journal since the start)
-	printf '[Service]\nType=oneshot\n%s\nExecStart=/usr/local/bin/np-show-model\n' "$1" >"$UNITS/$unit"
+start_as() { # start_as LABEL [USER-LINE]: the unit run as that user; sets log (its journal since the start)
+	printf '[Service]\nType=oneshot\n%s\nExecStart=/usr/local/bin/np-show-model\n' "${2:-}" >"$UNITS/$unit"
 	systemctl daemon-reload
 	journal_mark
 	vm_check "$1: the unit starts" systemctl start "$unit"
@@ -37,27 +37,27 @@ vm_check "apply" "$NUMAPLAN" apply
 vm_check_match "the drop-in reads the environment file prepare writes" "$(cat "$UNITS/$unit.d/50-numaplan.conf")" \
 	"EnvironmentFile=-/run/numaplan/models/.env/%n"
 
-start_as User=nobody
+start_as User=nobody User=nobody
 vm_check_eq "User=nobody: the tmpfs is nobody's" "$(stat -c %U "$copies")" nobody
-vm_check_match "User=nobody: the server reads the copy" "$log" "server sees NUMAPLAN_MODEL=$copies$dir\$"
+vm_check_match "User=nobody: the server reads the copy" "$log" "server sees NUMAPLAN_MODEL=$copies$dir"
 vm_check_match "and prepare says so" "$log" "the server reads $copies$dir"
 
-start_as "# no User=: root"
+start_as "root (no User=)"
 vm_check_match "root: prepare refuses nobody's tmpfs, by name" "$log" \
 	"the tmpfs on $copies belongs to uid [0-9]+, and this unit's server runs as uid 0: refused"
-vm_check_match "root: the server reads the original, not nobody's copy" "$log" "server sees NUMAPLAN_MODEL=$dir\$"
+vm_check_match "root: the server reads the original, not nobody's copy" "$log" "server sees NUMAPLAN_MODEL=$dir"
 vm_check_eq "nobody's tmpfs is still one mount" "$(findmnt -rn -M "$copies" | wc -l)" 1
 
-start_as DynamicUser=yes
+start_as DynamicUser=yes DynamicUser=yes
 vm_check_match "DynamicUser=yes: refused too (another uid)" "$log" "the tmpfs on $copies belongs to uid [0-9]+"
-vm_check_match "DynamicUser=yes: the server reads the original" "$log" "server sees NUMAPLAN_MODEL=$dir\$"
+vm_check_match "DynamicUser=yes: the server reads the original" "$log" "server sees NUMAPLAN_MODEL=$dir"
 
 vm_check "numaplan remove" "$NUMAPLAN" remove
 vm_check_eq "takes the tmpfs away" "$(findmnt -rn -M "$copies" | wc -l)" 0
 vm_check "apply again" "$NUMAPLAN" apply
-start_as "# root again"
+start_as "root again"
 vm_check_eq "root: its own tmpfs" "$(stat -c %U "$copies")" root
-vm_check_match "root: the server reads the copy" "$log" "server sees NUMAPLAN_MODEL=$copies$dir\$"
+vm_check_match "root: the server reads the copy" "$log" "server sees NUMAPLAN_MODEL=$copies$dir"
 
 "$NUMAPLAN" remove >/dev/null 2>&1
 rm -rf "$dir" "$UNITS/$unit" "$UNITS/$unit.d" /usr/local/bin/np-show-model
