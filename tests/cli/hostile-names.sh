@@ -53,22 +53,16 @@ run() { # run NAME ARGS...: numaplan ARGS into $scratch/NAME.{out,err}; sets rc
 crashed() { # crashed NAME: the run ended by a signal, a timeout or a sanitizer's report
 	[ "$rc" -ge 124 ] || grep -q -E 'runtime error:|AddressSanitizer|LeakSanitizer' "$scratch/$1.err"
 }
-json_ok() { # json_ok DESCRIPTION NAME
+doc_ok() { # doc_ok MODE DESCRIPTION NAME: NAME's stdout passes check.py's MODE (json or text)
 	local why
-	if crashed "$2"; then
-		fail "$1" "exit $rc" "$(head -c 2000 "$scratch/$2.err")"
-	elif why=$(python3 "$scratch/check.py" json "$scratch/$2.out" 2>&1); then
-		ok "$1"
-	else fail "$1" "exit $rc: $why"; fi
+	if crashed "$3"; then
+		fail "$2" "exit $rc" "$(head -c 2000 "$scratch/$3.err")"
+	elif why=$(python3 "$scratch/check.py" "$1" "$scratch/$3.out" 2>&1); then
+		ok "$2"
+	else fail "$2" "exit $rc: $why"; fi
 }
-text_ok() { # text_ok DESCRIPTION NAME
-	local why
-	if crashed "$2"; then
-		fail "$1" "exit $rc" "$(head -c 2000 "$scratch/$2.err")"
-	elif why=$(python3 "$scratch/check.py" text "$scratch/$2.out" 2>&1); then
-		ok "$1"
-	else fail "$1" "exit $rc: $why"; fi
-}
+json_ok() { doc_ok json "$@"; } # json_ok DESCRIPTION NAME
+text_ok() { doc_ok text "$@"; } # text_ok DESCRIPTION NAME
 has() { # has DESCRIPTION NAME TEXT: NAME's stdout holds TEXT as it is
 	if grep -q -F -- "$3" "$scratch/$2.out"; then ok "$1"; else fail "$1" "no '$3' in:" "$(head -c 3000 "$scratch/$2.out")"; fi
 }
