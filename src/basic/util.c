@@ -218,3 +218,42 @@ const char *file_type_name(mode_t mode) {
         }
         return "not a file of any known kind";
 }
+
+/* Edits between two words (Levenshtein), for "did you mean" hints. */
+static size_t distance(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b);
+        if (la > 64 || lb > 64)
+                return SIZE_MAX;
+        size_t row[65];
+        for (size_t j = 0; j <= lb; j++)
+                row[j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                size_t diag = row[0];
+                row[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t up = row[j];
+                        size_t best = diag + (a[i - 1] != b[j - 1]);
+                        best = up + 1 < best ? up + 1 : best;
+                        best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+                        row[j] = best;
+                        diag = up;
+                }
+        }
+        return row[lb];
+}
+
+/* The nearest of `names` to `word`, when near enough to be a typo: " (did you mean 'x'?)". */
+char *suggest(const char *word, const char *const *names, size_t n) {
+        const char *best = NULL;
+        size_t best_d = SIZE_MAX;
+        for (size_t i = 0; i < n; i++) {
+                size_t d = distance(word, names[i]);
+                if (d < best_d) {
+                        best_d = d;
+                        best = names[i];
+                }
+        }
+        if (!best || best_d > 2 || best_d * 3 > strlen(best))
+                return xstrdup("");
+        return xasprintf(" (did you mean '%s'?)", best);
+}

@@ -179,3 +179,7 @@ struct error_at {
 int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) _printf_(3, 4);
 int error_at_setv(struct error_at *e, struct where at, const char *fmt, va_list ap) _printf_(3, 0);
 void error_at_done(struct error_at *e);
+
+/* The nearest of `names` to `word`, when near enough to be a typo: " (did you mean 'x'?)", else
+ * "" (malloc'd either way). */
+char *suggest(const char *word, const char *const *names, size_t n);

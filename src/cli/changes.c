@@ -6,8 +6,9 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/changes.h"
-#include "cli/inputs.h"
+#include "stage/inputs.h"
 #include "core/planner.h"
+#include "host/root.h"
 #include "host/hugepages.h"
 #include "host/copy-place.h"
 #include "cli/verbs.h"
@@ -218,4 +219,24 @@ void changes_copies(const struct inputs *in, bool live, const struct plan *plan)
                 log_notice("took away %d director%s of model copies in %s that no replica reads now", k, k == 1 ? "y" : "ies",
                            in->models);
         free(keep);
+}
+
+int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb) {
+        _cleanup_root_ struct root *own = NULL;
+        struct root *root = in->root;
+
+        /* remove reads no host: open the root only to learn whether it is this machine's. */
+        if (!root && root_open(g->sysfs_root, 0, &own) >= 0)
+                root = own;
+        if (!root || !root_is_capture(root))
+                return EXIT_OK;
+        if (!g->unit_dir || is_systemd_unit_dir(in->unit_dir))
+                return verb_usage_error(verb, "--sysfs-root %s replays another host: its plan is not this host's; "
+                                              "give --unit-dir a directory of your own",
+                                        g->sysfs_root);
+        if (reload)
+                return verb_usage_error(verb, "--sysfs-root %s replays another host: add --no-reload, this host's "
+                                              "systemd has nothing to load from it",
+                                        g->sysfs_root);
+        return EXIT_OK;
 }

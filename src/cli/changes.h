@@ -10,6 +10,8 @@
 #include "systemd/journal.h"
 
 struct changeset;
+struct globals;
+struct inputs;
 struct pool_changes;
 
 /* --diff prints a unified diff; --check reports what would change (exit 1 when something
@@ -53,3 +55,6 @@ int changes_pools(const struct inputs *in, bool live, const struct plan *plan, b
 /* The directories of model copies (model-copies = per-node) that `plan` (NULL: none) no longer
  * reads, taken away when the drop-ins are systemd's on this (`live`) host. */
 void changes_copies(const struct inputs *in, bool live, const struct plan *plan);
+/* Refuses, with EXIT_USAGE, to deploy a replayed host's plan (or, for remove, anything under a
+ * replayed root) to this host's systemd or unit directories. */
+int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb);

@@ -41,12 +41,6 @@ void print_warnings(const struct warnings *w, const char *heading, const char *i
         }
 }
 
-void log_warnings(const struct warnings *w) {
-        for (size_t i = 0; i < w->n; i++)
-                if (warning_kinds[w->v[i].code].severity == SEVERITY_WARNING)
-                        log_warning("%s: %s", warning_code(&w->v[i]), w->v[i].message);
-}
-
 static enum output_format promised;
 static bool document_printed;
 

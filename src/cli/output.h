@@ -13,8 +13,6 @@
 json_object *json_warnings(const struct warnings *w);
 /* Every warning on stdout, after `heading` when there is one. */
 void print_warnings(const struct warnings *w, const char *heading, const char *indent);
-/* Warnings (not notices) on stderr: for verbs whose stdout is their report. */
-void log_warnings(const struct warnings *w);
 
 /* --json and --tap promise one document on stdout, also when the command fails: a verb says
  * which it promised, and main() prints the failure as that document when the verb printed none:

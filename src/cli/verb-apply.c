@@ -3,10 +3,11 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "cli/inputs.h"
+#include "stage/inputs.h"
 #include "cli/changes.h"
 #include "cli/generator-mode.h"
 #include "cli/output.h"
+#include "cli/verbs.h"
 #include "core/config.h"
 #include "core/planner.h"
 #include "core/unit-name.h"

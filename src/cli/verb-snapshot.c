@@ -9,8 +9,9 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "cli/verbs.h"
 #include "host/archive-dl.h"
-#include "cli/inputs.h"
+#include "stage/inputs.h"
 #include "host/root.h"
 
 /* A snapshot goes into bug reports: of the mount table, keep the lines numaplan uses (cgroup

@@ -3,27 +3,13 @@
 
 /* The verb table's contract: main.c parses the global options and, with the verb's own option
  * table, the verb's options into the verb's argument struct, then calls the verb with its
- * positional arguments. A verb returns the process exit code; nothing below this layer knows
- * exit codes. */
+ * positional arguments. A verb returns the process exit code (stage/globals.h). */
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "host/config-files.h"
-
-enum {
-        EXIT_OK = 0,     /* success, in sync, verified */
-        EXIT_FAILED = 1, /* verification failed; apply --check: changes pending */
-        EXIT_USAGE = 2,  /* bad usage or configuration; nothing written */
-        EXIT_ENV = 3,    /* environment: no systemd on the bus, no cgroup v2 cpuset, unreadable sysfs */
-};
-
-struct globals {
-        const char *sysfs_root;  /* "/" unless --sysfs-root */
-        const char *unit_dir;    /* --unit-dir, or NULL: the verb's default (--runtime picks /run) */
-        const char *runtime_dir; /* --runtime-dir, or NULL: see inputs_runtime_dir() */
-        const char *generator_dir; /* --generator-dir, or NULL: see cli/generator-mode.h */
-};
+#include "stage/globals.h"
 
 /* One option of a verb: a flag (a bool in the verb's argument struct) or one taking a value (a
  * const char *); short_name 0 for a long option only. Its --help line and the bash completion's

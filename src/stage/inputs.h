@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* What the verbs start from: the host (through its root), the configuration, the plan, the run's
- * warnings, and where drop-ins and apply's state go. Loading it turns failures into exit codes,
- * which is the command line's job alone. */
+/* The stage the verbs and the generator both start from: the host (through its root), the
+ * configuration, the plan, the run's warnings, and where drop-ins and apply's state go. Loading
+ * it turns failures into exit codes (stage/globals.h), which only the two programs above use. */
 
 #include <stdbool.h>
 
-#include "cli/verbs.h"
+#include "stage/globals.h"
 #include "core/dropin.h"
 #include "core/warnings.h"
 
@@ -87,6 +87,8 @@ int inputs_select(const struct inputs *in, int argc, char **argv, const struct p
  * only a lock that exists. EXIT_OK with the descriptor in *ret_fd (-1: no lock to take), or
  * EXIT_ENV, said. */
 int inputs_lock(const struct inputs *in, bool create, int *ret_fd);
-/* Refuses, with EXIT_USAGE, to deploy a replayed host's plan (or, for remove, anything under a
- * replayed root) to this host's systemd or unit directories. */
-int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb);
+/* Whether `dir` is one of systemd's unit directories (this host's units, not a test's tree). */
+bool is_systemd_unit_dir(const char *dir);
+/* The run's warnings (not notices) on stderr: for a run whose stdout is its report, or that has
+ * none (the generator). */
+void log_warnings(const struct warnings *w);

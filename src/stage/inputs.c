@@ -5,7 +5,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "cli/inputs.h"
+#include "stage/inputs.h"
 #include "core/config.h"
 #include "core/planner.h"
 #include "core/topology.h"
@@ -19,7 +19,7 @@
 #include "systemd/journal.h"
 
 /* One of systemd's unit directories, by name or by identity (a link to one, a bind mount of one). */
-static bool is_systemd_unit_dir(const char *dir) {
+bool is_systemd_unit_dir(const char *dir) {
         static const char *const dirs[] = {UNIT_DIR_PERSISTENT, UNIT_DIR_RUNTIME};
         struct stat st, sys;
         bool known = stat(dir, &st) == 0;
@@ -225,22 +225,8 @@ int inputs_lock(const struct inputs *in, bool create, int *ret_fd) {
         return EXIT_OK;
 }
 
-int inputs_check_replay(const struct inputs *in, const struct globals *g, bool reload, const char *verb) {
-        _cleanup_root_ struct root *own = NULL;
-        struct root *root = in->root;
-
-        /* remove reads no host: open the root only to learn whether it is this machine's. */
-        if (!root && root_open(g->sysfs_root, 0, &own) >= 0)
-                root = own;
-        if (!root || !root_is_capture(root))
-                return EXIT_OK;
-        if (!g->unit_dir || is_systemd_unit_dir(in->unit_dir))
-                return verb_usage_error(verb, "--sysfs-root %s replays another host: its plan is not this host's; "
-                                              "give --unit-dir a directory of your own",
-                                        g->sysfs_root);
-        if (reload)
-                return verb_usage_error(verb, "--sysfs-root %s replays another host: add --no-reload, this host's "
-                                              "systemd has nothing to load from it",
-                                        g->sysfs_root);
-        return EXIT_OK;
+void log_warnings(const struct warnings *w) {
+        for (size_t i = 0; i < w->n; i++)
+                if (warning_kinds[w->v[i].code].severity == SEVERITY_WARNING)
+                        log_warning("%s: %s", warning_code(&w->v[i]), w->v[i].message);
 }
