@@ -32,6 +32,8 @@ struct parse_ctx {
         enum section section;
         struct replica_conf *replica; /* while section == SECTION_REPLICA */
         const char *value;            /* of the key being parsed, for the hints of fail() */
+        char ***units;                /* config_units_of_text(): every unit = read, in any section */
+        size_t n_units;
 };
 
 _printf_(2, 3) static int fail(struct parse_ctx *ctx, const char *fmt, ...) {
@@ -462,10 +464,30 @@ static int replica_key(struct parse_ctx *ctx, const char *name, const char *valu
         return fail(ctx, "unknown key '%s' in [%s %s]%s", name, kind, r->name, hint);
 }
 
+/* config_units_of_text(): a unit = line, wherever it is, checked as unit = checks it (a
+ * template's when it holds %i); anything else passed over. */
+static int unit_of_any_section(struct parse_ctx *ctx, const char *name, const char *value) {
+        struct replica_conf probe = {.is_template = strstr(value, "%i") != NULL}, *saved = ctx->replica;
+        char *unit = NULL;
+
+        ctx->replica = &probe;
+        if (streq(name, "unit") && value_unit(ctx, name, value, &unit) > 0) {
+                *ctx->units = xrealloc(*ctx->units, (ctx->n_units + 2) * sizeof(char *));
+                (*ctx->units)[ctx->n_units++] = unit;
+                (*ctx->units)[ctx->n_units] = NULL;
+        } else
+                free(unit);
+        ctx->replica = saved;
+        ctx->failed = false;
+        return 1;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value) {
         struct parse_ctx *ctx = user;
 
         (void) section; /* the line source tracked it, with its line */
+        if (ctx->units)
+                return unit_of_any_section(ctx, name, value);
         if (ctx->failed)
                 return 0;
         ctx->value = value;
@@ -555,14 +577,13 @@ static bool line_is_safe(struct parse_ctx *ctx, const char *line) {
 }
 
 /* inih's line source (fgets semantics). Stops the parse after the first error we found. */
-static char *reader(char *str, int num, void *stream) {
-        struct parse_ctx *ctx = stream;
-
+static char *read_line(struct parse_ctx *ctx, char *str, int num) {
         if (ctx->failed || ctx->text >= ctx->end)
                 return NULL;
         const char *p = ctx->text, *nl = memchr(p, '\n', (size_t) (ctx->end - p));
         size_t len = nl ? (size_t) (nl - p) + 1 : (size_t) (ctx->end - p);
         ctx->line++;
+        ctx->text = p + len;
         if (memchr(p, 0, len)) {
                 fail(ctx, "a NUL byte: not a text file");
                 return NULL;
@@ -574,7 +595,6 @@ static char *reader(char *str, int num, void *stream) {
         }
         memcpy(str, p, len);
         str[len] = 0;
-        ctx->text = p + len;
 
         const char *s = str;
         if (ctx->line == 1 && startswith(s, "\xEF\xBB\xBF"))
@@ -592,6 +612,20 @@ static char *reader(char *str, int num, void *stream) {
         return ctx->failed ? NULL : str;
 }
 
+static char *reader(char *str, int num, void *stream) {
+        struct parse_ctx *ctx = stream;
+        char *line = read_line(ctx, str, num);
+        if (line || !ctx->units || ctx->text >= ctx->end)
+                return line;
+        /* Reading only for the units: a line that cannot be read is passed over, as a blank one,
+         * and what follows it belongs to no section until the next header. */
+        ctx->failed = false;
+        ctx->section = SECTION_NONE;
+        str[0] = '\n';
+        str[1] = 0;
+        return str;
+}
+
 int config_parse_text(struct config *c, const char *text, size_t len, const char *name, struct error_at *err) {
         size_t n = strv_length(c->files);
         c->files = xrealloc(c->files, (n + 2) * sizeof(char *));
@@ -604,6 +638,17 @@ int config_parse_text(struct config *c, const char *text, size_t len, const char
                 return error_at_set(err, (struct where){ctx.file, (unsigned) line},
                                     "syntax error: expected [section], key = value, or a comment");
         return ctx.failed ? -EINVAL : 0;
+}
+
+char **config_units_of_text(const char *text, size_t len, const char *name) {
+        _cleanup_config_ struct config *c = config_new();
+        char **units = xmalloc0(sizeof(char *));
+        struct error_at err = {0};
+        struct parse_ctx ctx = {.c = c, .file = name, .text = text, .end = text + len, .err = &err, .units = &units};
+
+        (void) ini_parse_stream(reader, &ctx, handler, &ctx);
+        error_at_done(&err);
+        return units;
 }
 
 struct config *config_new(void) {

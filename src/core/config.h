@@ -134,6 +134,10 @@ int config_parse_text(struct config *c, const char *text, size_t len, const char
 /* Checks every section as a whole once all files are parsed (each has a unit), and adds the
  * built-in default when there is no replica section. */
 int config_finish(struct config *c, struct error_at *err);
+/* The units a configuration's text names (NULL-terminated, as written, a template's with its
+ * %i), for a boot whose configuration does not parse: every unit = line inih reads, in any
+ * section or none, that is a valid unit = value; the lines that cannot be read are passed over. */
+char **config_units_of_text(const char *text, size_t len, const char *name);
 /* config_new() + config_parse_text() + config_finish(): for tests and the built-in default. */
 int config_parse_string(const char *text, const char *name, struct config **ret, struct error_at *err);
 struct config *config_free(struct config *c);

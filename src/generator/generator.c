@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -105,43 +104,12 @@ static void add_unit(char ***v, size_t *n, const char *value) {
         (*v)[*n] = NULL;
 }
 
-static void scan_text(char *text, char ***v, size_t *n) {
-        for (char *line = text, *next; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                const char *k = startswith(line + strspn(line, " \t"), "unit");
-                if (!k)
-                        continue;
-                k += strspn(k, " \t");
-                if (*k++ != '=')
-                        continue;
-                k += strspn(k, " \t");
-                char *end = strstr(k, " ;");
-                if (end)
-                        *end = '\0';
-                size_t len = strcspn(k, " \t\r");
-                _cleanup_free_ char *value = xstrndup(k, len);
-                if (*value)
-                        add_unit(v, n, value);
-        }
-}
-
-/* The units of one file's text: from the parsed configuration when it parses alone, else from
- * its `unit =` lines. */
+/* The units of one file's text, read by the configuration's parser for its unit = lines only:
+ * it names them even when the rest does not parse. */
 static void units_of_text(const char *text, size_t len, const char *name, char ***v, size_t *n) {
-        _cleanup_config_ struct config *c = config_new();
-        struct error_at err = {0};
-
-        if (config_parse_text(c, text, len, name, &err) >= 0 && config_finish(c, &err) >= 0) {
-                for (size_t i = 0; i < c->n_replicas; i++)
-                        if (c->replicas[i].unit)
-                                add_unit(v, n, c->replicas[i].unit);
-                return;
-        }
-        error_at_done(&err);
-        _cleanup_free_ char *copy = xstrndup(text, len);
-        scan_text(copy, v, n);
+        _cleanup_strv_free_ char **units = config_units_of_text(text, len, name);
+        for (size_t i = 0; units[i]; i++)
+                add_unit(v, n, units[i]);
 }
 
 char **generator_units_of_text(const char *text, size_t len, const char *name) {
@@ -217,16 +185,9 @@ static char **blocked_units(const struct inputs *in, const char *config_path) {
                                 add_unit(&v, &n, c->replicas[i].unit);
                 return v;
         }
-        if (config_path) {
-                scan_units(config_path, &v, &n);
-                return v;
-        }
-        scan_units(CONFIG_FILE, &v, &n);
-        glob_t gl = {0};
-        if (glob(CONFIG_DROPIN_DIR "/*.conf", 0, NULL, &gl) == 0)
-                for (size_t i = 0; i < gl.gl_pathc; i++)
-                        scan_units(gl.gl_pathv[i], &v, &n);
-        globfree(&gl);
+        _cleanup_strv_free_ char **files = config_files(config_path);
+        for (size_t i = 0; files[i]; i++)
+                scan_units(files[i], &v, &n);
         return v;
 }
 

@@ -111,21 +111,35 @@ static int size_models(struct config *c) {
         return 0;
 }
 
+char **config_files(const char *path) {
+        char **v = xmalloc0(2 * sizeof(char *));
+        size_t n = 0;
+        glob_t g = {0};
+
+        if (path) {
+                v[0] = xstrdup(path);
+                return v;
+        }
+        v[n++] = xstrdup(CONFIG_FILE);
+        if (glob(CONFIG_DROPIN_DIR "/*.conf", 0, NULL, &g) == 0) { /* glob sorts */
+                v = xrealloc(v, (g.gl_pathc + 2) * sizeof(char *));
+                for (size_t i = 0; i < g.gl_pathc; i++)
+                        v[n++] = xstrdup(g.gl_pathv[i]);
+        }
+        v[n] = NULL;
+        globfree(&g);
+        return v;
+}
+
 int config_load(const char *path, struct config **ret) {
         _cleanup_config_ struct config *c = config_new();
+        _cleanup_strv_free_ char **files = config_files(path);
         struct error_at err = {0};
-        int r;
+        int r = 0;
 
-        if (path)
-                r = parse_file(c, path, false);
-        else {
-                glob_t g = {0};
-                r = parse_file(c, CONFIG_FILE, true);
-                if (r >= 0 && glob(CONFIG_DROPIN_DIR "/*.conf", 0, NULL, &g) == 0)
-                        for (size_t i = 0; r >= 0 && i < g.gl_pathc; i++) /* glob sorts */
-                                r = parse_file(c, g.gl_pathv[i], false);
-                globfree(&g);
-        }
+        /* The default file may be absent: an empty configuration. */
+        for (size_t i = 0; r >= 0 && files[i]; i++)
+                r = parse_file(c, files[i], !path && i == 0);
         if (r < 0)
                 return r;
         r = config_finish(c, &err);

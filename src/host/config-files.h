@@ -9,8 +9,10 @@
 #define CONFIG_FILE "/etc/numaplan/numaplan.conf"
 #define CONFIG_DROPIN_DIR "/etc/numaplan/conf.d"
 
-/* Reads `path`, or CONFIG_FILE and CONFIG_DROPIN_DIR/ *.conf when NULL (absent files are an empty
- * configuration). Errors are printed as "path:line: message"; returns -EINVAL (bad
+/* The files of the configuration, in the order they are read (NULL-terminated, to free): `path`
+ * alone, or CONFIG_FILE (which may be absent) and CONFIG_DROPIN_DIR/ *.conf, sorted. */
+char **config_files(const char *path);
+/* Reads config_files(path) (an absent CONFIG_FILE is an empty configuration). Errors are printed as "path:line: message"; returns -EINVAL (bad
  * configuration), -EPERM (an unsafe file when running as root) or -ENOENT (no -c file). With no
  * replica section anywhere, the built-in default template is added. */
 int config_load(const char *path, struct config **ret);
