@@ -225,11 +225,13 @@ static int value_hugepages(struct parse_ctx *ctx, const char *key, const char *v
                         return fail(ctx, "bad %s '%s': the page size after ':' must be a power of two such as 2M or 1G", key,
                                     value);
         }
-        if (parse_size(size, dst) < 0 || *(uint64_t *) dst == 0)
+        struct hugepages_want *want = dst;
+        uint64_t bytes;
+        if (parse_size(size, &bytes) < 0 || bytes == 0)
                 return fail(ctx, "bad %s '%s': expected SIZE or SIZE:PAGESIZE, such as 16G or 16G:1G", key, value);
-        if (page && *(uint64_t *) dst % page)
+        if (page && bytes % page)
                 return fail(ctx, "bad %s '%s': not a whole number of %s pages", key, value, colon + 1);
-        ctx->replica->hugepage_kb = page / 1024;
+        *want = (struct hugepages_want){bytes, page / 1024};
         return 1;
 }
 
@@ -288,31 +290,25 @@ static int canonical_pci(const char *s, char ret[PCI_ADDRESS_MAX]) {
         return 0;
 }
 
-static void replica_accels_clear(struct replica_conf *r) {
-        for (size_t j = 0; j < r->n_accels; j++)
-                free(r->accels[j]);
-        free(r->accels);
-        r->accels = NULL;
-        r->n_accels = 0;
+static void free_accelerators(void *p) {
+        struct accelerator_choice *a = p;
+        strv_free_n(a->pci, a->n);
+        *a = (struct accelerator_choice){0};
 }
 
 static int value_accelerators(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
-        struct replica_conf *r = ctx->replica;
+        struct accelerator_choice *a = dst;
         _cleanup_strv_free_ char **items = split_list(value);
         const char *n;
 
-        (void) dst;
-        replica_accels_clear(r);
-        if (strv_length(items) == 1 && streq(items[0], "none")) {
-                r->accel_mode = ACCEL_NONE;
-                return 1;
-        }
+        free_accelerators(a);
+        if (strv_length(items) == 1 && streq(items[0], "none"))
+                return 1; /* ACCEL_NONE */
         if (strv_length(items) == 1 && (n = startswith(items[0], "count:"))) {
                 uint64_t v;
                 if (parse_uint64(n, 10, &v) < 0 || v == 0 || v > 4096)
                         return fail(ctx, "bad accelerator count '%s': expected count:N with N >= 1", items[0]);
-                r->accel_mode = ACCEL_COUNT;
-                r->count = (unsigned) v;
+                *a = (struct accelerator_choice){.mode = ACCEL_COUNT, .count = (unsigned) v};
                 return 1;
         }
         if (!items[0])
@@ -321,22 +317,27 @@ static int value_accelerators(struct parse_ctx *ctx, const char *key, const char
                 char pci[PCI_ADDRESS_MAX];
                 if (canonical_pci(items[i], pci) < 0)
                         return fail(ctx, "bad PCI address '%s': expected DDDD:BB:DD.F or BB:DD.F", items[i]);
-                for (size_t j = 0; j < r->n_accels; j++)
-                        if (streq(r->accels[j], pci))
+                for (size_t j = 0; j < a->n; j++)
+                        if (streq(a->pci[j], pci))
                                 return fail(ctx, "accelerator %s is listed twice", pci);
-                r->accels = xrealloc(r->accels, (r->n_accels + 1) * sizeof(char *));
-                r->accels[r->n_accels++] = xstrdup(pci);
+                a->pci = xrealloc(a->pci, (a->n + 1) * sizeof(char *));
+                a->pci[a->n++] = xstrdup(pci);
         }
-        r->accel_mode = ACCEL_LIST;
+        a->mode = ACCEL_LIST;
         return 1;
+}
+
+static void free_overrides(void *p) {
+        struct accel_overrides *o = p;
+        free(o->v);
+        *o = (struct accel_overrides){0};
 }
 
 static int value_overrides(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
         _cleanup_strv_free_ char **items = split_list(value);
-        struct config *c = ctx->c;
+        struct accel_overrides *list = dst;
 
-        (void) dst;
-        c->n_overrides = 0; /* a later file's list replaces an earlier one's */
+        free_overrides(list); /* a later file's list replaces an earlier one's */
         if (strv_length(items) == 1 && streq(items[0], "none"))
                 return 1;
         for (size_t i = 0; items[i]; i++) {
@@ -347,22 +348,49 @@ static int value_overrides(struct parse_ctx *ctx, const char *key, const char *v
                 *eq = 0;
                 if (canonical_pci(items[i], o.pci) < 0 || parse_int(eq + 1, &o.node) < 0 || o.node < 0)
                         return fail(ctx, "bad %s entry '%s=%s': expected PCI=NODE", key, items[i], eq + 1);
-                c->overrides = xrealloc(c->overrides, (c->n_overrides + 1) * sizeof(*c->overrides));
-                c->overrides[c->n_overrides++] = o;
+                list->v = xrealloc(list->v, (list->n + 1) * sizeof(*list->v));
+                list->v[list->n++] = o;
         }
         return 1;
 }
+
+/* What each parser's field owns, freed by config_free(): NULL for a field that owns nothing. */
+static void free_string(void *p) {
+        free(*(char **) p);
+        *(char **) p = NULL;
+}
+static void free_paths(void *p) {
+        strv_free(*(char ***) p);
+        *(char ***) p = NULL;
+}
+#define free_policy NULL
+#define free_per NULL
+#define free_model_copies NULL
+#define free_boolean NULL
+#define free_percent NULL
+#define free_headroom NULL
+#define free_duration NULL
+#define free_size NULL
+#define free_cpu_list NULL
+#define free_node_list NULL
+#define free_cpus NULL
+#define free_hugepages NULL
+#define free_unit free_string
+#define free_url free_string
+#define free_container free_string
 
 /* ---- the key tables ---- */
 
 struct numaplan_item {
         const char *name;
         value_parser parse;
+        void (*free)(void *field);
         size_t offset;
         const char *default_value;
 };
 static const struct numaplan_item numaplan_items[_NUMAPLAN_KEY_MAX] = {
-#define ROW(id, name, parser, field, def) [NUMAPLAN_##id] = {name, value_##parser, offsetof(struct config, field), def},
+#define ROW(id, name, parser, field, def) \
+        [NUMAPLAN_##id] = {name, value_##parser, free_##parser, offsetof(struct config, field), def},
         NUMAPLAN_KEYS(ROW)
 #undef ROW
 };
@@ -371,12 +399,13 @@ struct replica_item {
         const char *name;
         unsigned sections;
         value_parser parse;
+        void (*free)(void *field);
         size_t offset;
         const char *default_value;
 };
 static const struct replica_item replica_items[_REPLICA_KEY_MAX] = {
 #define ROW(id, name, sections, parser, field, def) \
-        [REPLICA_##id] = {name, sections, value_##parser, offsetof(struct replica_conf, field), def},
+        [REPLICA_##id] = {name, sections, value_##parser, free_##parser, offsetof(struct replica_conf, field), def},
         REPLICA_KEYS(ROW)
 #undef ROW
 };
@@ -707,15 +736,14 @@ struct config *config_free(struct config *c) {
         for (size_t i = 0; i < c->n_replicas; i++) {
                 struct replica_conf *r = &c->replicas[i];
                 free(r->name);
-                free(r->unit);
-                replica_accels_clear(r);
-                strv_free(r->models);
-                free(r->warmup_url);
-                free(r->warmup_body);
-                free(r->container);
+                for (size_t k = 0; k < _REPLICA_KEY_MAX; k++)
+                        if (replica_items[k].free)
+                                replica_items[k].free((char *) r + replica_items[k].offset);
         }
+        for (size_t k = 0; k < _NUMAPLAN_KEY_MAX; k++)
+                if (numaplan_items[k].free)
+                        numaplan_items[k].free((char *) c + numaplan_items[k].offset);
         free(c->replicas);
-        free(c->overrides);
         strv_free(c->files);
         free(c);
         return NULL;

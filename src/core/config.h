@@ -36,7 +36,7 @@ enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
  * [numaplan] (policy, visible-devices, min-local, warmup-timeout), or derived (memory). */
 #define REPLICA_KEYS(X)                                                                        \
         X(UNIT, "unit", IN_BOTH, unit, unit, NULL)                                             \
-        X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accel_mode, "none")          \
+        X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accelerators, "none")        \
         X(PER, "per", IN_TEMPLATE, per, per, "accelerator")                                    \
         X(MEMORY, "memory", IN_BOTH, size, memory, NULL)                                       \
         X(MODEL, "model", IN_BOTH, paths, models, NULL)                                        \
@@ -49,7 +49,7 @@ enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
         X(WARMUP_BODY, "warmup-body", IN_BOTH, string, warmup_body, "{}")                      \
         X(WARMUP_TIMEOUT, "warmup-timeout", IN_BOTH, duration, warmup_timeout_ms, NULL)        \
         X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)                        \
-        X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages_bytes, NULL)                   \
+        X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages, NULL)                         \
         X(CONTAINER, "container", IN_BOTH, container, container, NULL)                         \
         X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")
 
@@ -70,17 +70,21 @@ struct replica_conf {
 
         char *unit; /* templates: contains %i */
         enum per per;
-        enum accel_mode accel_mode;
-        char **accels; /* canonical "dddd:bb:dd.f" */
-        size_t n_accels;
-        unsigned count; /* accelerators = count:N */
+        struct accelerator_choice {
+                enum accel_mode mode;
+                char **pci;     /* ACCEL_LIST: canonical "dddd:bb:dd.f" */
+                size_t n;
+                unsigned count; /* ACCEL_COUNT: accelerators = count:N */
+        } accelerators;
         uint64_t memory;
         char **models;        /* files or directories, absolute; NULL-terminated, or NULL */
         uint64_t model_bytes; /* their size, all files of the directories (host/config-files.c) */
         uint64_t model_copy_bytes; /* the same in whole pages: what a copy of them takes in a tmpfs */
         enum model_copies model_copies; /* per-node: each node of its replicas holds its own copy */
-        uint64_t hugepages_bytes; /* hugepages = SIZE[:PAGESIZE]: a pool of this much */
-        uint64_t hugepage_kb;     /* of pages this size; 0: the system's default */
+        struct hugepages_want {
+                uint64_t bytes;   /* hugepages = SIZE[:PAGESIZE]: a pool of this much */
+                uint64_t page_kb; /* of pages this size; 0: the system's default */
+        } hugepages;
         enum policy policy;
         unsigned cores; /* cpus = cores:N; 0 for cpus = node */
         struct cpuset memory_nodes; /* added to the mask on request (PLACEMENT rule 6) */
@@ -109,8 +113,10 @@ struct config {
         bool visible_devices;
         unsigned min_local_bp;
         uint64_t warmup_timeout_ms;
-        struct accel_override *overrides; /* accelerator-nodes */
-        size_t n_overrides;
+        struct accel_overrides {
+                struct accel_override *v; /* accelerator-nodes */
+                size_t n;
+        } overrides;
 
         struct replica_conf *replicas; /* in file order */
         size_t n_replicas;

@@ -104,13 +104,13 @@ static void give(struct ctx *x, struct placement *pl, size_t accel) {
 static int claim_listed(struct ctx *x, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
 
-        for (size_t j = 0; j < r->n_accels; j++) {
-                const struct accelerator *a = topology_accel(x->t, r->accels[j]);
+        for (size_t j = 0; j < r->accelerators.n; j++) {
+                const struct accelerator *a = topology_accel(x->t, r->accelerators.pci[j]);
                 if (!a) {
                         _cleanup_free_ char *found = topology_list_accelerators(x->t);
                         return fail(x, replica_where(r, REPLICA_ACCELERATORS),
                                     "replica %s: unknown accelerator %s; this host has: %s", r->name,
-                                    r->accels[j], found);
+                                    r->accelerators.pci[j], found);
                 }
                 size_t i = (size_t) (a - x->t->accels);
                 if (!a->compute)
@@ -134,7 +134,7 @@ static int claim_listed(struct ctx *x, struct placement *pl) {
 static int claim_count(struct ctx *x, struct placement *pl) {
         const struct topology *t = x->t;
         const struct replica_conf *r = pl->conf;
-        unsigned need = r->count, have = 0;
+        unsigned need = r->accelerators.count, have = 0;
         struct cpuset chosen = {0};
 
         for (size_t i = 0; i < t->n_accels; i++)
@@ -221,10 +221,10 @@ static int expand(struct ctx *x) {
         }
         first[c->n_replicas] = p->n_replicas;
         for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
-                if (p->replicas[i].conf->accel_mode == ACCEL_LIST)
+                if (p->replicas[i].conf->accelerators.mode == ACCEL_LIST)
                         r = claim_listed(x, &p->replicas[i]);
         for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
-                if (p->replicas[i].conf->accel_mode == ACCEL_COUNT)
+                if (p->replicas[i].conf->accelerators.mode == ACCEL_COUNT)
                         r = claim_count(x, &p->replicas[i]);
         if (r < 0) {
                 free(first);
@@ -640,9 +640,9 @@ static int place_hugepages(struct ctx *x, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
         struct where at = replica_where(r, REPLICA_HUGEPAGES);
 
-        if (r->hugepages_bytes == 0)
+        if (r->hugepages.bytes == 0)
                 return 0;
-        uint64_t kb = r->hugepage_kb ? r->hugepage_kb : x->t->hugepage_default_kb;
+        uint64_t kb = r->hugepages.page_kb ? r->hugepages.page_kb : x->t->hugepage_default_kb;
         char size[FORMAT_BYTES_MAX];
         if (kb == 0)
                 return fail(x, at, "replica %s: this host's default huge page size is unknown: name one (hugepages = SIZE:2M)",
@@ -651,7 +651,7 @@ static int place_hugepages(struct ctx *x, struct placement *pl) {
         if (!size_offered(x->t, kb))
                 return fail(x, at, "replica %s: this host's kernel offers no %s huge pages", pl->name, size);
 
-        uint64_t page = kb * 1024, pages = (r->hugepages_bytes + page - 1) / page;
+        uint64_t page = kb * 1024, pages = (r->hugepages.bytes + page - 1) / page;
         unsigned k = cpuset_count(&pl->nodes), j = 0;
         pl->hugepage_kb = kb;
         pl->hugepages = xmalloc0(k * sizeof(*pl->hugepages));

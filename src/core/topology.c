@@ -128,8 +128,8 @@ char *topology_list_accelerators(const struct topology *t) {
 }
 
 int topology_apply_overrides(struct topology *t, const struct config *c, struct error_at *err) {
-        for (size_t i = 0; i < c->n_overrides; i++) {
-                const struct accel_override *o = &c->overrides[i];
+        for (size_t i = 0; i < c->overrides.n; i++) {
+                const struct accel_override *o = &c->overrides.v[i];
                 struct accelerator *a = (struct accelerator *) topology_accel(t, o->pci);
                 if (!a) {
                         _cleanup_free_ char *found = topology_list_accelerators(t);

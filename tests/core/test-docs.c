@@ -103,6 +103,74 @@ static void config_keys_documented(const char *page) {
         }
 }
 
+/* The text of the .TP paragraph whose tag is `tag` ("headroom=") under the heading: its lines
+ * joined by blanks, roff's requests (".B", ".BR") and escapes ("\-", "\e") taken out. */
+static char *paragraph_text(const char *page, const char *heading, const char *tag) {
+        struct strbuf b = {0};
+        bool in = false, mine = false, tag_next = false;
+
+        for (const char *p = page; *p;) {
+                const char *eol = strchrnul(p, '\n');
+                _cleanup_free_ char *line = xstrndup(p, (size_t) (eol - p));
+                p = *eol ? eol + 1 : eol;
+                if (startswith(line, ".SH ")) {
+                        in = startswith(line + 4 + (line[4] == '"'), heading) != NULL;
+                        mine = false;
+                        continue;
+                }
+                if (!in)
+                        continue;
+                if (streq(line, ".TP") || startswith(line, ".SS") || streq(line, ".PP")) {
+                        tag_next = streq(line, ".TP");
+                        mine = false;
+                        continue;
+                }
+                if (tag_next) {
+                        tag_next = false;
+                        mine = strstr(line, tag) != NULL;
+                        continue;
+                }
+                if (!mine)
+                        continue;
+                const char *t = line;
+                if (t[0] == '.')
+                        t += strcspn(t, " ");
+                for (; *t; t++)
+                        if (*t == '\\' && t[1])
+                                strbuf_putc(&b, *++t == 'e' ? '\\' : *t);
+                        else if (*t != '"')
+                                strbuf_putc(&b, *t);
+                strbuf_putc(&b, ' ');
+        }
+        return b.len ? strbuf_steal(&b) : xstrdup("");
+}
+
+/* Each key's default, as the table applies it, is the one numaplan.conf(5) states: "Default
+ * V.", "V (default)" or "V, the default", with the [numaplan] key's for a replica's. */
+static void defaults_documented(const char *page) {
+        size_t n;
+        _cleanup_free_ struct config_key_info *keys = config_keys(&n);
+        for (size_t i = 0; i < n; i++) {
+                if (!keys[i].default_value)
+                        continue;
+                const char *heading = streq(keys[i].section, "numaplan") ? "[numaplan] SECTION"
+                                      : streq(keys[i].section, "replica") ? "[replica NAME] SECTIONS"
+                                                                         : "[replicas NAME] SECTIONS";
+                _cleanup_free_ char *tag = xasprintf("%s=", keys[i].name), *text = paragraph_text(page, heading, tag);
+                if (!*text && streq(keys[i].section, "replicas")) {
+                        free(text);
+                        text = paragraph_text(page, "[replica NAME] SECTIONS", tag);
+                }
+                const char *v = keys[i].default_value;
+                _cleanup_free_ char *a = xasprintf("Default %s.", v), *b = xasprintf("%s (default)", v),
+                                    *c = xasprintf("%s , the default", v), *d = xasprintf("%s, the default", v);
+                bool stated = strstr(text, a) || strstr(text, b) || strstr(text, c) || strstr(text, d);
+                ok(stated, "[%s] %s: the table's default, %s, is the one numaplan.conf(5) states", keys[i].section, tag, v);
+                if (!stated)
+                        tap_diag("paragraph", text);
+        }
+}
+
 static void warning_codes_documented(const char *page) {
         _cleanup_strv_free_ char **tags = tags_under(page, "WARNINGS");
 
@@ -189,6 +257,7 @@ int main(int argc, char **argv) {
         }
         checks_in_schema(schema);
         config_keys_documented(conf);
+        defaults_documented(conf);
         warning_codes_documented(man);
         checks_documented(man, rules);
         return done_testing();

@@ -447,7 +447,7 @@ static char *violation(const struct topology *t, const struct config *c, const s
                                         share[x] += r->hugepages[h].pages * r->hugepage_kb * 1024;
                                 pages += r->hugepages[h].pages;
                         }
-                        if (pages * r->hugepage_kb * 1024 < r->conf->hugepages_bytes)
+                        if (pages * r->hugepage_kb * 1024 < r->conf->hugepages.bytes)
                                 FAIL("%s: %" PRIu64 " huge pages hold less than its hugepages =", r->name, pages);
                 }
 
