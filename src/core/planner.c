@@ -421,11 +421,10 @@ static struct where memory_where(const struct replica_conf *r) {
         return replica_has(r, REPLICA_MEMORY) || !r->models ? replica_where(r, REPLICA_MEMORY) : replica_where(r, REPLICA_MODEL);
 }
 
-static int place_memory(struct ctx *x, struct placement *pl) {
+/* The replica's memory nodes: its home, and those memory-nodes adds. */
+static int memory_node_set(struct ctx *x, const struct placement *pl, struct cpuset *ret) {
         const struct replica_conf *r = pl->conf;
-        enum policy asked = replica_policy(x->c, r);
         struct cpuset set = pl->home;
-        uint64_t mem = pl->memory;
 
         CPUSET_FOREACH(n, &r->memory_nodes) {
                 int i = idx(x, n);
@@ -435,70 +434,92 @@ static int place_memory(struct ctx *x, struct placement *pl) {
                                     i < 0 ? "this host does not have" : "has no memory");
                 cpuset_set(&set, (unsigned) n);
         }
+        *ret = set;
+        return 0;
+}
 
-        if (asked == POLICY_PREFERRED) {
-                _cleanup_free_ char *nodes = cpuset_format(&set);
-                if (cpuset_count(&set) != 1)
-                        return fail(x, replica_where(r, REPLICA_POLICY),
-                                    "replica %s: policy = preferred needs exactly one node, and it would have nodes %s",
-                                    pl->name, nodes);
-                _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, &set);
-                if (!fit(x, &set, POLICY_PREFERRED, mem, true)) {
-                        /* Preferred asks for the node, not a guarantee: counted there in full, and the
-                         * kernel takes the rest from the nearest nodes. */
-                        x->assigned[idx(x, cpuset_next(&set, 0))] += mem;
-                        warnings_add(x->w, WARNING_PREFERRED_SPILLS, pl->name,
-                                     "replica %s needs %s but its preferred node has less (%s): the kernel will spill "
-                                     "the rest to the nearest nodes (policy = preferred)",
-                                     pl->name, need, room);
-                }
-                explain(pl, "policy preferred, as asked, on node %s: needs %s (%s) (rule 3)", nodes, need, room);
-                pl->policy = POLICY_PREFERRED;
-                pl->nodes = set;
-                return 0;
+/* policy = preferred: one node, asked for, not guaranteed. */
+static int place_preferred(struct ctx *x, struct placement *pl, const struct cpuset *set) {
+        _cleanup_free_ char *nodes = cpuset_format(set);
+        uint64_t mem = pl->memory;
+        if (cpuset_count(set) != 1)
+                return fail(x, replica_where(pl->conf, REPLICA_POLICY),
+                            "replica %s: policy = preferred needs exactly one node, and it would have nodes %s", pl->name,
+                            nodes);
+        _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, set);
+        if (!fit(x, set, POLICY_PREFERRED, mem, true)) {
+                /* Counted there in full, and the kernel takes the rest from the nearest nodes. */
+                x->assigned[idx(x, cpuset_next(set, 0))] += mem;
+                warnings_add(x->w, WARNING_PREFERRED_SPILLS, pl->name,
+                             "replica %s needs %s but its preferred node has less (%s): the kernel will spill the rest "
+                             "to the nearest nodes (policy = preferred)",
+                             pl->name, need, room);
         }
+        explain(pl, "policy preferred, as asked, on node %s: needs %s (%s) (rule 3)", nodes, need, room);
+        pl->policy = POLICY_PREFERRED;
+        pl->nodes = *set;
+        return 0;
+}
 
+/* Rule 3: a replica that does not fit its nodes extends to the nearest, interleaved across them
+ * unless bind was asked. */
+static int extend_to_fit(struct ctx *x, struct placement *pl, struct cpuset *set, enum policy asked, enum policy *mode) {
+        const struct replica_conf *r = pl->conf;
+        uint64_t mem = pl->memory;
+        _cleanup_free_ char *need = bytes(mem), *room0 = describe_room(x, set);
+        struct cpuset home = *set;
+        int n;
+
+        if (asked == POLICY_AUTO)
+                *mode = POLICY_INTERLEAVE;
+        while (!fit(x, set, *mode, mem, false) && (n = nearest_candidate(x, set)) >= 0)
+                cpuset_set(set, (unsigned) n);
+        _cleanup_free_ char *room = describe_room(x, set), *s = cpuset_format(set), *h = cpuset_format(&home);
+        if (!fit(x, set, *mode, mem, false))
+                return fail(x, memory_where(r), "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)",
+                            pl->name, need, *mode == POLICY_INTERLEAVE ? " interleaved" : "", s, room);
+        pl->extended = true;
+        const char *plural = cpuset_count(&home) > 1 ? "s" : "";
+        if (asked == POLICY_BIND)
+                warnings_add(x->w, WARNING_BIND_EXTENDED, pl->name,
+                             "replica %s does not fit node%s %s; bound to nodes %s as asked (policy = bind), which the "
+                             "kernel fills lowest node first",
+                             pl->name, plural, h, s);
+        else
+                warnings_add(x->w, WARNING_REPLICA_EXTENDED, pl->name,
+                             "replica %s needs %s and does not fit node%s %s (%s): extended to nodes %s, interleaved, "
+                             "with their CPUs",
+                             pl->name, need, plural, h, room0, s);
+        explain(pl, "needs %s, which node%s %s cannot hold (%s): extended nearest first to nodes %s (%s), %s (rule 3)",
+                need, plural, h, room0, s, room,
+                *mode == POLICY_INTERLEAVE ? "interleaved" : "bound as asked, lowest node first");
+        return 0;
+}
+
+static int place_memory(struct ctx *x, struct placement *pl) {
+        enum policy asked = replica_policy(x->c, pl->conf);
+        struct cpuset set;
+        uint64_t mem = pl->memory;
+
+        int r = memory_node_set(x, pl, &set);
+        if (r < 0)
+                return r;
+        if (asked == POLICY_PREFERRED)
+                return place_preferred(x, pl, &set);
         /* Rule 4: a replica spanning nodes interleaves unless asked to bind. */
         enum policy mode = asked == POLICY_AUTO ? (cpuset_count(&pl->home) > 1 ? POLICY_INTERLEAVE : POLICY_BIND)
                                                 : asked;
-        _cleanup_free_ char *need = bytes(mem), *room0 = describe_room(x, &set);
         if (!fit(x, &set, mode, mem, false)) {
-                /* Rule 3: extend to the nearest nodes; interleave across them unless bind was asked. */
-                if (asked == POLICY_AUTO)
-                        mode = POLICY_INTERLEAVE;
-                struct cpuset home = set;
-                int n;
-                while (!fit(x, &set, mode, mem, false) && (n = nearest_candidate(x, &set)) >= 0)
-                        cpuset_set(&set, (unsigned) n);
-                if (!fit(x, &set, mode, mem, false)) {
-                        _cleanup_free_ char *room = describe_room(x, &set), *nodes = cpuset_format(&set);
-                        return fail(x, memory_where(r),
-                                    "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)", pl->name, need,
-                                    mode == POLICY_INTERLEAVE ? " interleaved" : "", nodes, room);
-                }
-                pl->extended = true;
-                _cleanup_free_ char *h = cpuset_format(&home), *s = cpuset_format(&set), *room = describe_room(x, &set);
-                if (asked == POLICY_BIND)
-                        warnings_add(x->w, WARNING_BIND_EXTENDED, pl->name,
-                                     "replica %s does not fit node%s %s; bound to nodes %s as asked (policy = bind), "
-                                     "which the kernel fills lowest node first",
-                                     pl->name, cpuset_count(&home) > 1 ? "s" : "", h, s);
-                else
-                        warnings_add(x->w, WARNING_REPLICA_EXTENDED, pl->name,
-                                     "replica %s needs %s and does not fit node%s %s (%s): extended to nodes %s, "
-                                     "interleaved, with their CPUs",
-                                     pl->name, need, cpuset_count(&home) > 1 ? "s" : "", h, room0, s);
-                explain(pl, "needs %s, which node%s %s cannot hold (%s): extended nearest first to nodes %s (%s), "
-                            "%s (rule 3)",
-                        need, cpuset_count(&home) > 1 ? "s" : "", h, room0, s, room,
-                        mode == POLICY_INTERLEAVE ? "interleaved" : "bound as asked, lowest node first");
+                r = extend_to_fit(x, pl, &set, asked, &mode);
+                if (r < 0)
+                        return r;
         } else {
-                _cleanup_free_ char *nodes = cpuset_format(&set);
+                _cleanup_free_ char *nodes = cpuset_format(&set), *need = bytes(mem), *room = describe_room(x, &set);
                 explain(pl, "needs %s and fits node%s %s (%s): policy %s (%s)", need, cpuset_count(&set) > 1 ? "s" : "",
-                        nodes, room0, policy_to_string(mode),
-                        asked != POLICY_AUTO                 ? "as asked"
+                        nodes, room, policy_to_string(mode),
+                        asked != POLICY_AUTO        ? "as asked"
                         : mode == POLICY_INTERLEAVE ? "its accelerators span nodes, rule 4"
-                                                             : "rule 2");
+                                                    : "rule 2");
         }
         if (mode == POLICY_BIND)
                 check_available(x, pl, &set, mem);
@@ -893,10 +914,41 @@ static void count_cores(const struct topology *t, struct placement *pl) {
 
 /* ---- the whole ---- */
 
-int plan_compute(const struct topology *t, const struct config *c, struct warnings *w, struct plan **ret,
-                 struct error_at *err) {
-        struct plan *p = xmalloc0(sizeof(*p));
-        struct ctx x = {
+static void ctx_done(struct ctx *x) {
+        free(x->usable);
+        free(x->assigned);
+        free(x->cpus);
+        free(x->replicas_on);
+        free(x->claimed_by);
+}
+
+/* A CPU runs on one node. Firmware that lists CPUs in several nodes (seen on real hosts) would
+ * hand them to several replicas: plan each CPU on the lowest node that lists it. */
+static void plan_each_cpu_once(struct ctx *x) {
+        const struct topology *t = x->t;
+        struct cpuset seen = {0}, twice = {0};
+
+        x->cpus = xmalloc0((t->n_nodes + 1) * sizeof(struct cpuset));
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                x->cpus[i] = t->nodes[i].cpus;
+                struct cpuset dup = t->nodes[i].cpus;
+                cpuset_and(&dup, &seen);
+                cpuset_or(&twice, &dup);
+                cpuset_andnot(&x->cpus[i], &seen);
+                cpuset_or(&seen, &t->nodes[i].cpus);
+        }
+        if (cpuset_is_empty(&twice) || warnings_has(x->w, WARNING_OVERLAPPING_CPUS, NULL))
+                return;
+        _cleanup_free_ char *s = cpuset_format(&twice);
+        warnings_add(x->w, WARNING_OVERLAPPING_CPUS, NULL,
+                     "CPUs %s are listed in more than one node (a firmware bug): each is planned on the lowest node "
+                     "that lists it",
+                     s);
+}
+
+static void ctx_init(struct ctx *x, const struct topology *t, const struct config *c, struct plan *p,
+                     struct warnings *w, struct error_at *err) {
+        *x = (struct ctx){
                 .t = t,
                 .c = c,
                 .p = p,
@@ -907,95 +959,92 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
                 .replicas_on = xmalloc0((t->n_nodes + 1) * sizeof(unsigned)),
                 .claimed_by = xmalloc0((t->n_accels + 1) * sizeof(void *)),
         };
-        int r;
-
-        /* A CPU runs on one node. Firmware that lists CPUs in several nodes (seen on real hosts)
-         * would hand them to several replicas: plan each CPU on the lowest node that lists it. */
-        x.cpus = xmalloc0((t->n_nodes + 1) * sizeof(struct cpuset));
-        struct cpuset seen = {0}, twice = {0};
-        for (size_t i = 0; i < t->n_nodes; i++) {
-                x.cpus[i] = t->nodes[i].cpus;
-                struct cpuset dup = t->nodes[i].cpus;
-                cpuset_and(&dup, &seen);
-                cpuset_or(&twice, &dup);
-                cpuset_andnot(&x.cpus[i], &seen);
-                cpuset_or(&seen, &t->nodes[i].cpus);
-        }
-        if (!cpuset_is_empty(&twice)) {
-                _cleanup_free_ char *s = cpuset_format(&twice);
-                if (!warnings_has(w, WARNING_OVERLAPPING_CPUS, NULL))
-                        warnings_add(w, WARNING_OVERLAPPING_CPUS, NULL,
-                                     "CPUs %s are listed in more than one node (a firmware bug): each is planned on "
-                                     "the lowest node that lists it",
-                                     s);
-        }
+        plan_each_cpu_once(x);
         /* Rule 2: usable = MemTotal x (1 - headroom). */
         for (size_t i = 0; i < t->n_nodes; i++)
-                x.usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
+                x->usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
+}
 
-        r = expand(&x);
-        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
-                p->replicas[i].memory = p->replicas[i].conf->memory;
-        for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
-                if (p->replicas[i].n_accels > 0)
-                        find_home(&x, &p->replicas[i]);
+/* A CPU-only replica's home: the node with CPUs with the most usable memory left (rule 1). */
+static int home_cpu_only(struct ctx *x, struct placement *pl) {
+        int n = roomiest_node(x);
+        if (n < 0)
+                return fail(x, pl->conf->at, "replica %s: no node has CPUs", pl->name);
+        cpuset_set(&pl->home, (unsigned) n);
+        _cleanup_free_ char *left = bytes(free_on(x, n));
+        explain(pl, "home node %d: CPU-only, and the node with CPUs with the most usable memory left (%s), then the "
+                    "fewest replicas (rule 1)",
+                n, left);
+        return 0;
+}
 
-        /* Replicas with a home first, so CPU-only ones see what the accelerators already took. */
-        for (int pass = 0; r == 0 && pass < 2; pass++)
-                for (size_t i = 0; r == 0 && i < p->n_replicas; i++) {
+/* Memory, model and huge pages, replica by replica: those with a home first, so that CPU-only
+ * ones see what the accelerators already took. */
+static int place_replicas(struct ctx *x) {
+        struct plan *p = x->p;
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < p->n_replicas; i++) {
                         struct placement *pl = &p->replicas[i];
                         bool homed = !cpuset_is_empty(&pl->home);
                         if (homed != (pass == 0))
                                 continue;
-                        if (!homed) {
-                                int n = roomiest_node(&x);
-                                if (n < 0) {
-                                        r = fail(&x, pl->conf->at, "replica %s: no node has CPUs", pl->name);
-                                        break;
-                                }
-                                cpuset_set(&pl->home, (unsigned) n);
-                                _cleanup_free_ char *left = bytes(free_on(&x, n));
-                                explain(pl, "home node %d: CPU-only, and the node with CPUs with the most usable memory "
-                                            "left (%s), then the fewest replicas (rule 1)",
-                                        n, left);
-                        }
-                        r = place_memory(&x, pl);
-                        if (r == 0)
-                                r = check_model(&x, pl);
-                        if (r == 0)
-                                r = place_hugepages(&x, pl);
+                        int r = homed ? 0 : home_cpu_only(x, pl);
+                        if (r >= 0)
+                                r = place_memory(x, pl);
+                        if (r >= 0)
+                                r = check_model(x, pl);
+                        if (r >= 0)
+                                r = place_hugepages(x, pl);
+                        if (r < 0)
+                                return r;
                 }
-        if (r == 0 && c->builtin_default && p->n_replicas > 0)
-                warnings_add(w, WARNING_MEMORY_UNSET, NULL,
+        if (x->c->builtin_default && p->n_replicas > 0)
+                warnings_add(x->w, WARNING_MEMORY_UNSET, NULL,
                              "the built-in default sizes no replica's memory, so no node's fit is checked: set "
-                             "memory = SIZE in a [replicas inference] section of " "the configuration (numaplan.conf(5))");
-        if (r == 0)
+                             "memory = SIZE in a [replicas inference] section of the configuration (numaplan.conf(5))");
+        return 0;
+}
+
+/* What each node with memory holds of the plan. */
+static void record_nodes(struct ctx *x) {
+        const struct topology *t = x->t;
+        struct plan *p = x->p;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].mem_total > 0) {
+                        p->nodes = xrealloc(p->nodes, (p->n_nodes + 1) * sizeof(*p->nodes));
+                        p->nodes[p->n_nodes++] = (struct plan_node){t->nodes[i].id, x->usable[i], x->assigned[i]};
+                }
+}
+
+int plan_compute(const struct topology *t, const struct config *c, struct warnings *w, struct plan **ret,
+                 struct error_at *err) {
+        _cleanup_plan_ struct plan *p = xmalloc0(sizeof(*p));
+        _cleanup_(ctx_done) struct ctx x;
+
+        ctx_init(&x, t, c, p, w, err);
+        int r = expand(&x);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->n_replicas; i++)
+                p->replicas[i].memory = p->replicas[i].conf->memory;
+        for (size_t i = 0; i < p->n_replicas; i++)
+                if (p->replicas[i].n_accels > 0)
+                        find_home(&x, &p->replicas[i]);
+        r = place_replicas(&x);
+        if (r >= 0)
                 r = place_copies(&x);
-        if (r == 0)
-                check_shared_models(&x);
-        if (r == 0)
-                r = place_cpus(&x);
-        for (size_t i = 0; r == 0 && i < p->n_replicas; i++) {
+        if (r < 0)
+                return r;
+        check_shared_models(&x);
+        r = place_cpus(&x);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->n_replicas; i++) {
                 set_environment(&x, &p->replicas[i]);
                 count_cores(t, &p->replicas[i]);
         }
-
-        for (size_t i = 0; r == 0 && i < t->n_nodes; i++)
-                if (t->nodes[i].mem_total > 0) {
-                        p->nodes = xrealloc(p->nodes, (p->n_nodes + 1) * sizeof(*p->nodes));
-                        p->nodes[p->n_nodes++] = (struct plan_node){t->nodes[i].id, x.usable[i], x.assigned[i]};
-                }
-
-        free(x.usable);
-        free(x.assigned);
-        free(x.cpus);
-        free(x.replicas_on);
-        free(x.claimed_by);
-        if (r < 0) {
-                plan_free(p);
-                return r;
-        }
-        *ret = p;
+        record_nodes(&x);
+        *ret = TAKE_PTR(p);
         return 0;
 }
 
