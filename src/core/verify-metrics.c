@@ -116,61 +116,58 @@ static void host_metrics(struct strbuf *b, const struct metrics_run *run) {
         }
 }
 
-char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n) {
-        struct strbuf b = {0};
-        bool all = true;
-
+/* What the run itself was: numaplan's version, whether it reached a verdict, when and how long. */
+static void run_metrics(struct strbuf *b, const struct metrics_run *run) {
         /* The version in a label, as node_exporter's own build_info: a query can join on it. */
-        family(&b, "numaplan_build_info", "The numaplan that wrote this file, in the label version; always 1.");
-        strbuf_append(&b, "numaplan_build_info{");
-        label(&b, "version", NUMAPLAN_VERSION, true);
-        strbuf_append(&b, "} 1\n");
-        family(&b, P "success",
+        family(b, "numaplan_build_info", "The numaplan that wrote this file, in the label version; always 1.");
+        strbuf_append(b, "numaplan_build_info{");
+        label(b, "version", NUMAPLAN_VERSION, true);
+        strbuf_append(b, "} 1\n");
+        family(b, P "success",
                "Whether the last numaplan verify reached a verdict on every replica unit (1), or could not "
                "(0: a bad configuration, no systemd to ask).");
-        strbuf_printf(&b, P "success %d\n", run->success ? 1 : 0);
-        family(&b, P "last_run_timestamp_seconds",
-               "When the last numaplan verify started, in seconds since the epoch.");
-        strbuf_printf(&b, P "last_run_timestamp_seconds %.3f\n", run->timestamp_s);
-        family(&b, P "duration_seconds", "How long the last numaplan verify took.");
-        strbuf_printf(&b, P "duration_seconds %.6f\n", run->duration_s);
-        if (run->host)
-                host_metrics(&b, run);
-        if (!run->success)
-                return strbuf_steal(&b);
+        strbuf_printf(b, P "success %d\n", run->success ? 1 : 0);
+        family(b, P "last_run_timestamp_seconds", "When the last numaplan verify started, in seconds since the epoch.");
+        strbuf_printf(b, P "last_run_timestamp_seconds %.3f\n", run->timestamp_s);
+        family(b, P "duration_seconds", "How long the last numaplan verify took.");
+        strbuf_printf(b, P "duration_seconds %.6f\n", run->duration_s);
+}
 
+/* Each unit's verdict, overall and check by check, and what it was planned. */
+static void verdict_metrics(struct strbuf *b, const struct metrics_unit *units, size_t n) {
+        bool all = true;
         for (size_t i = 0; i < n; i++)
                 all = all && units[i].ok;
-        family(&b, P "ok", "Whether every replica unit passed every check.");
-        strbuf_printf(&b, P "ok %d\n", all ? 1 : 0);
-
-        family(&b, P "unit_ok", "Whether the replica unit passed every check.");
+        family(b, P "ok", "Whether every replica unit passed every check.");
+        strbuf_printf(b, P "ok %d\n", all ? 1 : 0);
+        family(b, P "unit_ok", "Whether the replica unit passed every check.");
         for (size_t i = 0; i < n; i++) {
-                unit_sample(&b, P "unit_ok", &units[i]);
-                strbuf_printf(&b, "%d\n", units[i].ok ? 1 : 0);
+                unit_sample(b, P "unit_ok", &units[i]);
+                strbuf_printf(b, "%d\n", units[i].ok ? 1 : 0);
         }
-
-        family(&b, P "unit_info", "The replica unit's planned NUMA nodes and CPUs, as labels; always 1.");
+        family(b, P "unit_info", "The replica unit's planned NUMA nodes and CPUs, as labels; always 1.");
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *nodes = cpuset_format(units[i].nodes), *cpus = cpuset_format(units[i].cpus);
-                strbuf_append(&b, P "unit_info{");
-                label(&b, "unit", units[i].unit, true);
-                label(&b, "nodes", nodes, false);
-                label(&b, "cpus", cpus, false);
-                strbuf_append(&b, "} 1\n");
+                strbuf_append(b, P "unit_info{");
+                label(b, "unit", units[i].unit, true);
+                label(b, "nodes", nodes, false);
+                label(b, "cpus", cpus, false);
+                strbuf_append(b, "} 1\n");
         }
-
-        family(&b, P "check_ok",
-               "Whether the replica unit passed the check (numaplan(8) describes each under verify).");
+        family(b, P "check_ok", "Whether the replica unit passed the check (numaplan(8) describes each under verify).");
         for (size_t i = 0; i < n; i++)
                 for (unsigned c = 0; c < N_CHECKS; c++) {
-                        strbuf_append(&b, P "check_ok{");
-                        label(&b, "unit", units[i].unit, true);
-                        label(&b, "check", check_name(c), false);
-                        strbuf_printf(&b, "} %d\n", units[i].checks[c].ok ? 1 : 0);
+                        strbuf_append(b, P "check_ok{");
+                        label(b, "unit", units[i].unit, true);
+                        label(b, "check", check_name(c), false);
+                        strbuf_printf(b, "} %d\n", units[i].checks[c].ok ? 1 : 0);
                 }
+}
 
-        family(&b, P "resident_pages",
+/* Each unit's resident pages by node and kind, and its share on its nodes against min-local. */
+static void page_metrics(struct strbuf *b, const struct metrics_unit *units, size_t n) {
+        static const char *const kinds[] = {"anon", "file", "huge", "shared"};
+        family(b, P "resident_pages",
                "Resident pages of the replica unit's processes by NUMA node and kind (anon, file, huge: its own; "
                "shared: program code other units map too, not judged), in base pages of "
                "numaplan_verify_page_size_bytes; a huge page counts as the base pages it spans.");
@@ -179,42 +176,49 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
                         if (!node_reported(&units[i], node))
                                 continue;
                         const struct page_tally *t = units[i].pages;
-                        static const char *const kinds[] = {"anon", "file", "huge", "shared"};
                         const uint64_t counts[] = {t->anon[node], t->file[node] - t->shared[node], t->huge[node],
                                                    t->shared[node]};
                         char id[16];
                         snprintf(id, sizeof(id), "%d", node);
                         for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
-                                strbuf_append(&b, P "resident_pages{");
-                                label(&b, "unit", units[i].unit, true);
-                                label(&b, "node", id, false);
-                                label(&b, "kind", kinds[k], false);
-                                strbuf_printf(&b, "} %" PRIu64 "\n", counts[k]);
+                                strbuf_append(b, P "resident_pages{");
+                                label(b, "unit", units[i].unit, true);
+                                label(b, "node", id, false);
+                                label(b, "kind", kinds[k], false);
+                                strbuf_printf(b, "} %" PRIu64 "\n", counts[k]);
                         }
                 }
-
         if (n > 0) {
-                family(&b, P "page_size_bytes", "The base page size numaplan_verify_resident_pages counts in.");
-                strbuf_printf(&b, P "page_size_bytes %" PRIu64 "\n", units[0].pages->base_kb * 1024);
+                family(b, P "page_size_bytes", "The base page size numaplan_verify_resident_pages counts in.");
+                strbuf_printf(b, P "page_size_bytes %" PRIu64 "\n", units[0].pages->base_kb * 1024);
         }
-
-        family(&b, P "local_ratio",
-               "Share of the replica unit's own resident pages (all but shared program code) on its planned "
-               "nodes, 0 to 1; absent while it has none.");
+        family(b, P "local_ratio",
+               "Share of the replica unit's own resident pages (all but shared program code) on its planned nodes, 0 "
+               "to 1; absent while it has none.");
         for (size_t i = 0; i < n; i++) {
                 uint64_t total = page_tally_own_sum(units[i].pages);
                 if (total == 0)
                         continue;
                 uint64_t on = page_tally_own_on(units[i].pages, units[i].nodes);
-                unit_sample(&b, P "local_ratio", &units[i]);
-                strbuf_printf(&b, "%.6f\n", (double) on / (double) total);
+                unit_sample(b, P "local_ratio", &units[i]);
+                strbuf_printf(b, "%.6f\n", (double) on / (double) total);
         }
-
-        family(&b, P "min_local_ratio",
-               "The share of its pages the replica unit must have on its planned nodes (min-local).");
+        family(b, P "min_local_ratio", "The share of its pages the replica unit must have on its planned nodes (min-local).");
         for (size_t i = 0; i < n; i++) {
-                unit_sample(&b, P "min_local_ratio", &units[i]);
-                strbuf_printf(&b, "%.4f\n", units[i].min_local_bp / 10000.0);
+                unit_sample(b, P "min_local_ratio", &units[i]);
+                strbuf_printf(b, "%.4f\n", units[i].min_local_bp / 10000.0);
+        }
+}
+
+char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n) {
+        struct strbuf b = {0};
+
+        run_metrics(&b, run);
+        if (run->host)
+                host_metrics(&b, run);
+        if (run->success) {
+                verdict_metrics(&b, units, n);
+                page_metrics(&b, units, n);
         }
         return strbuf_steal(&b);
 }
