@@ -241,93 +241,111 @@ static bool check_conflict(const struct inputs *in, const int *apply_fds, const 
         return false;
 }
 
-static void generate(const struct globals *g, const char *config_path) {
-        struct inputs in;
-        struct changeset cs;
-        bool all_removed, record;
-
-        int r = inputs_load(g, config_path, false, &in);
-        if (r != EXIT_OK) {
-                block_all(g, config_path);
-                return;
-        }
-        for (size_t i = 0; i < in.plan->n_replicas; i++) {
+/* Every planned unit a name systemd takes, else the plan is not written: said, at its line. */
+static bool units_valid(const struct plan *plan) {
+        for (size_t i = 0; i < plan->n_replicas; i++) {
                 const char *why;
-                if (!unit_name_is_valid_service(in.plan->replicas[i].unit, &why)) {
-                        log_error_at(replica_where(in.plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
-                                     in.plan->replicas[i].unit, why);
-                        inputs_done(&in);
-                        block_all(g, config_path);
-                        return;
+                if (!unit_name_is_valid_service(plan->replicas[i].unit, &why)) {
+                        log_error_at(replica_where(plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
+                                     plan->replicas[i].unit, why);
+                        return false;
                 }
         }
-        log_warnings(&in.warnings);
+        return true;
+}
 
-        _cleanup_strv_free_ char **removed = generator_read_removed(in.runtime_dir, &all_removed, &record);
-        if (report_fd >= 0) {
-                char **units = xmalloc0((in.plan->n_replicas + 1) * sizeof(char *));
-                for (size_t i = 0; i < in.plan->n_replicas; i++)
-                        units[i] = in.plan->replicas[i].unit;
-                report_units(units);
-                free(units);
-        }
-        /* systemd empties a generator's directory before every run: into an empty one the
-         * drop-ins go without journal or fsync (changeset_commit_fresh()). */
-        bool fresh = dir_is_empty_at(AT_FDCWD, in.unit_dir);
-        if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0) {
-                inputs_done(&in);
+static void report_plan_units(const struct plan *plan) {
+        if (report_fd < 0)
                 return;
-        }
-        size_t placed = 0, left_out = 0;
-        struct strbuf names = {0};
-        for (size_t i = 0; i < cs.n; i++) {
-                struct change *c = &cs.v[i];
-                if (c->new && (all_removed || strv_contains(removed, c->unit))) {
+        _cleanup_free_ char **units = xmalloc0((plan->n_replicas + 1) * sizeof(char *));
+        for (size_t i = 0; i < plan->n_replicas; i++)
+                units[i] = plan->replicas[i].unit;
+        report_units(units);
+}
+
+/* The units remove took out until the next boot get no drop-in: how many. */
+static size_t leave_out_removed(const struct inputs *in, struct changeset *cs) {
+        bool all, record;
+        _cleanup_strv_free_ char **removed = generator_read_removed(in->runtime_dir, &all, &record);
+        size_t n = 0;
+        for (size_t i = 0; i < cs->n; i++) {
+                struct change *c = &cs->v[i];
+                if (c->new && (all || strv_contains(removed, c->unit))) {
                         c->new = mfree(c->new);
                         c->action = c->old ? ACTION_REMOVED : ACTION_UNCHANGED;
-                        left_out++;
+                        n++;
                 }
         }
-        r = !changeset_changed(&cs) ? 0 : fresh ? changeset_commit_fresh(&cs) : -EEXIST;
-        if (r == -EEXIST)
-                r = changeset_commit(&cs);
-        int apply_fds[ELEMENTSOF(in.apply_dirs)];
-        for (size_t k = 0; k < ELEMENTSOF(in.apply_dirs); k++)
-                apply_fds[k] = r >= 0 && in.apply_dirs[k] ? open_dir_at(AT_FDCWD, in.apply_dirs[k], false, NULL) : -1;
-        for (size_t i = 0; r >= 0 && i < cs.n; i++) {
-                if (!cs.v[i].new)
+        return n;
+}
+
+/* How much of the list of placed units the notice names: a line of the journal's worth. */
+#define PLACED_SAID_MAX 600
+
+static void closep_array(int (*fds)[INPUTS_APPLY_DIRS_MAX]) {
+        for (size_t k = 0; k < INPUTS_APPLY_DIRS_MAX; k++)
+                closep(&(*fds)[k]);
+}
+
+/* Each drop-in written: checked against apply's drop-ins that outrank it, and named. */
+static size_t check_written(const struct inputs *in, const struct changeset *cs, bool fresh, struct strbuf *names) {
+        _cleanup_(closep_array) int apply_fds[INPUTS_APPLY_DIRS_MAX];
+        size_t placed = 0;
+
+        for (size_t k = 0; k < INPUTS_APPLY_DIRS_MAX; k++)
+                apply_fds[k] = in->apply_dirs[k] ? open_dir_at(AT_FDCWD, in->apply_dirs[k], false, NULL) : -1;
+        for (size_t i = 0; i < cs->n; i++) {
+                if (!cs->v[i].new)
                         continue;
-                if (!check_conflict(&in, apply_fds, cs.v[i].unit) && !fresh) {
-                        _cleanup_free_ char *d = xasprintf("%s/%s.d/" GENERATOR_CONFLICT_NAME, in.unit_dir, cs.v[i].unit);
+                if (!check_conflict(in, apply_fds, cs->v[i].unit) && !fresh) {
+                        _cleanup_free_ char *d = xasprintf("%s/%s.d/" GENERATOR_CONFLICT_NAME, in->unit_dir, cs->v[i].unit);
                         (void) unlink(d); /* of an earlier run into the same directory */
                 }
                 const struct placement *pl = NULL;
-                for (size_t j = 0; j < in.plan->n_replicas && !pl; j++)
-                        if (streq(in.plan->replicas[j].unit, cs.v[i].unit))
-                                pl = &in.plan->replicas[j];
+                for (size_t j = 0; j < in->plan->n_replicas && !pl; j++)
+                        if (streq(in->plan->replicas[j].unit, cs->v[i].unit))
+                                pl = &in->plan->replicas[j];
                 _cleanup_free_ char *nodes = pl ? cpuset_format(&pl->nodes) : xstrdup("-");
-                if (names.len < 600)
-                        strbuf_printf(&names, "%s%s on node%s %s", placed ? ", " : "", cs.v[i].unit,
+                if (names->len < PLACED_SAID_MAX)
+                        strbuf_printf(names, "%s%s on node%s %s", placed ? ", " : "", cs->v[i].unit,
                                       pl && cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
                 placed++;
         }
-        for (size_t k = 0; k < ELEMENTSOF(apply_fds); k++)
-                if (apply_fds[k] >= 0)
-                        close(apply_fds[k]);
-        /* Last, as apply's: the marker says every drop-in is in place. */
-        if (r >= 0)
-                r = deploy_write_marker(in.marker, fresh ? WRITE_VOLATILE : 0);
-        if (r >= 0) {
-                _cleanup_free_ char *sources = config_sources(in.config);
-                log_notice("placed %zu replica%s from %s: %s%s", placed, placed == 1 ? "" : "s", sources,
-                           placed ? names.s : "none", names.len >= 600 ? ", ..." : "");
-                if (left_out)
-                        log_notice("left out %zu replica%s that numaplan remove took out until the next boot", left_out,
-                                   left_out == 1 ? "" : "s");
+        return placed;
+}
+
+static void generate(const struct globals *g, const char *config_path) {
+        _cleanup_inputs_ struct inputs in = {0};
+        _cleanup_changeset_ struct changeset cs = {0};
+        _cleanup_strbuf_ struct strbuf names = {0};
+
+        if (inputs_load(g, config_path, false, &in) != EXIT_OK || !units_valid(in.plan)) {
+                block_all(g, config_path);
+                return;
         }
-        strbuf_done(&names);
-        changeset_done(&cs);
-        inputs_done(&in);
+        log_warnings(&in.warnings);
+        report_plan_units(in.plan);
+        /* systemd empties a generator's directory before every run: into an empty one the
+         * drop-ins go without journal or fsync (changeset_commit_fresh()). */
+        bool fresh = dir_is_empty_at(AT_FDCWD, in.unit_dir);
+        if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0)
+                return;
+        size_t left_out = leave_out_removed(&in, &cs);
+        int r = !changeset_changed(&cs) ? 0 : fresh ? changeset_commit_fresh(&cs) : -EEXIST;
+        if (r == -EEXIST)
+                r = changeset_commit(&cs);
+        if (r < 0)
+                return;
+        size_t placed = check_written(&in, &cs, fresh, &names);
+        /* Last, as apply's: the marker says every drop-in is in place. */
+        if (deploy_write_marker(in.marker, fresh ? WRITE_VOLATILE : 0) < 0)
+                return;
+        _cleanup_free_ char *sources = config_sources(in.config);
+        log_notice("placed %zu replica%s from %s: %s%s", placed, placed == 1 ? "" : "s", sources, placed ? names.s : "none",
+                   names.len >= PLACED_SAID_MAX ? ", ..." : "");
+        if (left_out)
+                log_notice("left out %zu replica%s that numaplan remove took out until the next boot", left_out,
+                           left_out == 1 ? "" : "s");
 }
 
 static void generator_help(void) {
