@@ -56,20 +56,32 @@ int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created) {
         }
 }
 
+DIR *fd_opendir(int fd) {
+        if (fd < 0)
+                return NULL;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int saved = errno;
+                close(fd);
+                errno = saved;
+        }
+        return d;
+}
+
+DIR *opendir_at(int dirfd, const char *name) {
+        return fd_opendir(openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
 bool dir_is_empty_at(int dirfd, const char *name) {
         int fd = open_dir_at(dirfd, name, false, NULL);
         if (fd == -ENOENT)
                 return true;
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
+        _cleanup_closedir_ DIR *d = fd_opendir(fd);
+        if (!d)
                 return false;
-        }
         struct dirent *de;
         while ((de = readdir(d)) && (streq(de->d_name, ".") || streq(de->d_name, "..")))
                 ;
-        closedir(d);
         return !de;
 }
 
@@ -196,19 +208,11 @@ int write_temporary_at(int dirfd, const char *name, const char *content, unsigne
 
 void remove_stale_temporaries_at(int dirfd, const char *name) {
         _cleanup_free_ char *prefix = xasprintf(".#%s.", name);
-        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        struct dirent *de;
+        _cleanup_closedir_ DIR *d = fd_opendir(openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return;
-        }
-        while ((de = readdir(d)))
+        for (struct dirent *de; d && (de = readdir(d));)
                 if (startswith(de->d_name, prefix))
                         (void) unlinkat(dirfd, de->d_name, 0);
-        closedir(d);
 }
 
 int rename_at(int dirfd, const char *from, const char *to, unsigned flags) {

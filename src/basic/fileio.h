@@ -8,6 +8,7 @@
  * target (".#<name>.XXXXXX", which systemd ignores), fsync'ed, renamed, and the directory
  * fsync'ed. */
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -15,6 +16,11 @@
 /* Opens directory `name` under `dirfd` (AT_FDCWD: a path) without following a final symbolic
  * link. With `create`, makes it (0755) when absent and sets *ret_created. */
 int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created);
+/* A stream over the directory open as `fd`, which it takes over (closed when fdopendir() fails);
+ * NULL, with errno, for a negative `fd` or a failure. */
+DIR *fd_opendir(int fd);
+/* Directory `name` under `dirfd` as a stream, never through a final link; NULL with errno. */
+DIR *opendir_at(int dirfd, const char *name);
 /* Whether directory `name` under `dirfd` holds nothing (or is not there). */
 bool dir_is_empty_at(int dirfd, const char *name);
 /* Regular file `name` under `dirfd`, NUL-terminated; -ENOENT when absent. */

@@ -54,9 +54,13 @@ static inline void fclosep(FILE **f) {
         if (*f)
                 fclose(*f);
 }
+static inline DIR *safe_closedir(DIR *d) {
+        if (d)
+                closedir(d);
+        return NULL;
+}
 static inline void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
+        safe_closedir(*d);
 }
 static inline void strv_free(char **v) {
         if (!v)

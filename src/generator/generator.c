@@ -370,7 +370,7 @@ static void generator_help(void) {
  * the drop-ins it put in place stay, asserting the marker it never wrote. */
 static void clean_up_after(const char *dir) {
         _cleanup_close_ int dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
-        DIR *d = dfd < 0 ? NULL : fdopendir(dup(dfd));
+        _cleanup_closedir_ DIR *d = dfd < 0 ? NULL : fd_opendir(dup(dfd));
 
         for (struct dirent *de; d && (de = readdir(d));) {
                 size_t len = strlen(de->d_name);
@@ -378,17 +378,13 @@ static void clean_up_after(const char *dir) {
                         (void) unlinkat(dfd, de->d_name, 0);
                 else if ((len > 2 && streq(de->d_name + len - 2, ".d")) || streq(de->d_name, ".numaplan")) {
                         _cleanup_close_ int sub = open_dir_at(dfd, de->d_name, false, NULL);
-                        DIR *sd = sub < 0 ? NULL : fdopendir(dup(sub));
+                        _cleanup_closedir_ DIR *sd = sub < 0 ? NULL : fd_opendir(dup(sub));
                         for (struct dirent *e; sd && (e = readdir(sd));)
                                 if (is_temporary_name(e->d_name))
                                         (void) unlinkat(sub, e->d_name, 0);
-                        if (sd)
-                                closedir(sd);
                         (void) unlinkat(dfd, de->d_name, AT_REMOVEDIR); /* only when it is empty now */
                 }
         }
-        if (d)
-                closedir(d);
 }
 
 /* The worker did not finish: say what is in place, and keep every unit it named (`reported`, one

@@ -136,7 +136,7 @@ static int add_processes(struct root *root, const char *mount, const char *cgrou
 
 static void walk(struct root *root, const char *mount, const char *cgroup, unsigned depth, struct cgroup_tree *t) {
         _cleanup_free_ char *dir = xasprintf("%s%s", mount, cgroup);
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         if (depth >= CGROUP_DEPTH_MAX || root_opendir(root, dir, &d) < 0)
                 return;
@@ -147,7 +147,7 @@ static void walk(struct root *root, const char *mount, const char *cgroup, unsig
                         children = xrealloc(children, (n + 1) * sizeof(char *));
                         children[n++] = xasprintf("%s/%s", cgroup, de->d_name);
                 }
-        closedir(d);
+        d = safe_closedir(d); /* before going deeper: one directory open at a time */
         strv_sort(children, n);
         for (size_t i = 0; i < n; i++) {
                 if (t->n_cgroups < CGROUPS_MAX &&

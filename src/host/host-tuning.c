@@ -104,7 +104,7 @@ static void read_cpuidle(struct root *root, const struct topology *t, struct hos
         _cleanup_free_ char *dir = xasprintf(SYS_CPU "/cpu%d/cpuidle", cpu);
         _cleanup_free_ unsigned *ids = NULL;
         size_t n = 0;
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         if (cpu < 0 || root_opendir(root, dir, &d) < 0)
                 return;
@@ -116,7 +116,7 @@ static void read_cpuidle(struct root *root, const struct topology *t, struct hos
                 ids = xrealloc(ids, (n + 1) * sizeof(*ids));
                 ids[n++] = (unsigned) v;
         }
-        closedir(d);
+        d = safe_closedir(d);
         if (n > 1)
                 qsort(ids, n, sizeof(*ids), compare_uint);
         h->has_cpuidle = true;
@@ -178,7 +178,7 @@ static void read_knobs(struct root *root, struct host_tuning *h, struct warnings
  * opened so that a snapshot holds it; -errno when it cannot be listed. */
 static int first_entry(struct root *root, const char *path, char **ret_first) {
         _cleanup_free_ char *first = NULL;
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         int r = root_opendir(root, path, &d);
         if (r < 0)
@@ -188,10 +188,9 @@ static int first_entry(struct root *root, const char *path, char **ret_first) {
                         free(first);
                         first = xstrdup(de->d_name);
                 }
-        closedir(d);
         _cleanup_free_ char *sub = first ? xasprintf("%s/%s", path, first) : NULL;
-        if (sub && root_opendir(root, sub, &d) >= 0)
-                closedir(d);
+        if (sub)
+                root_record_dir(root, sub);
         *ret_first = TAKE_PTR(first);
         return *ret_first != NULL;
 }

@@ -193,7 +193,7 @@ char *hugepages_sizes(const char *node_dir, int node) {
         _cleanup_free_ uint64_t *kb = NULL;
         struct strbuf b = {0};
         size_t n = 0;
-        DIR *d = opendir(dir);
+        _cleanup_closedir_ DIR *d = opendir(dir);
 
         for (struct dirent *de; d && (de = readdir(d));) {
                 uint64_t v;
@@ -207,8 +207,6 @@ char *hugepages_sizes(const char *node_dir, int node) {
                         kb[i] = kb[i - 1];
                 kb[i] = v;
         }
-        if (d)
-                closedir(d);
         for (size_t i = 0; i < n; i++) {
                 char size[FORMAT_BYTES_MAX];
                 format_bytes(size, sizeof(size), kb[i] * 1024);

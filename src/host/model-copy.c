@@ -195,13 +195,10 @@ static int link_into_tree(const struct tree *t, const char *sub) {
 
 /* The names of a directory's entries that are a model's (not hidden), sorted. */
 static char **list_names(int dirfd, size_t *ret_n) {
-        int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        _cleanup_closedir_ DIR *d = fd_opendir(fcntl(dirfd, F_DUPFD_CLOEXEC, 3));
         char **names = xmalloc0(sizeof(char *));
         size_t n = 0, room = 1;
 
-        if (!d && fd >= 0)
-                close(fd);
         if (d)
                 rewinddir(d); /* the descriptor's offset is shared with dirfd's: wherever it was left */
         for (struct dirent *de; d && (de = readdir(d));) {
@@ -214,8 +211,6 @@ static char **list_names(int dirfd, size_t *ret_n) {
                 names[n++] = xstrdup(de->d_name);
                 names[n] = NULL;
         }
-        if (d)
-                closedir(d);
         strv_sort(names, n);
         *ret_n = n;
         return names;

@@ -7,6 +7,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
+#include "basic/fileio.h"
 #include "basic/inode-set.h"
 #include "basic/util.h"
 #include "host/model-files.h"
@@ -144,6 +145,28 @@ static int name_cmp(const void *a, const void *b) {
         return strcmp(((const struct name *) a)->name, ((const struct name *) b)->name);
 }
 
+/* The entries of the directory open as `fd` (taken over and closed, so that one directory is
+ * open at a time however deep the walk), hidden ones left out: partial downloads, locks. */
+static struct name *read_names(int fd, size_t *ret_n, int *ret_error) {
+        _cleanup_closedir_ DIR *d = fd_opendir(fd);
+        struct name *names = NULL;
+        size_t n = 0;
+
+        *ret_error = d ? 0 : -errno;
+        for (struct dirent *de; d && (de = readdir(d));) {
+                struct stat lst;
+                if (de->d_name[0] == '.')
+                        continue;
+                bool link = de->d_type == DT_LNK;
+                if (de->d_type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &lst, AT_SYMLINK_NOFOLLOW) == 0)
+                        link = S_ISLNK(lst.st_mode);
+                names = xrealloc(names, (n + 1) * sizeof(*names));
+                names[n++] = (struct name){xstrdup(de->d_name), link};
+        }
+        *ret_n = n;
+        return names;
+}
+
 static int walk_dir(struct walk *w, int tree, const char *rel, const char *path, unsigned depth) {
         struct stat st;
         int fd = model_open_beneath(tree, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -153,27 +176,11 @@ static int walk_dir(struct walk *w, int tree, const char *rel, const char *path,
                 close(fd);
                 return 0;
         }
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                int r = -errno;
-                close(fd);
-                return emit(w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .error = r});
-        }
-        /* Listed and closed before going deeper: one directory open at a time. Sorted, so that
-         * what is said about the files comes in the same order every time. */
-        struct name *names = NULL;
         size_t n = 0;
-        for (struct dirent *de; (de = readdir(d));) {
-                struct stat lst;
-                if (de->d_name[0] == '.')
-                        continue; /* ".", "..", and the hidden: partial downloads, locks */
-                bool link = de->d_type == DT_LNK;
-                if (de->d_type == DT_UNKNOWN && fstatat(dirfd(d), de->d_name, &lst, AT_SYMLINK_NOFOLLOW) == 0)
-                        link = S_ISLNK(lst.st_mode);
-                names = xrealloc(names, (n + 1) * sizeof(*names));
-                names[n++] = (struct name){xstrdup(de->d_name), link};
-        }
-        closedir(d);
+        int error = 0;
+        struct name *names = read_names(fd, &n, &error);
+        if (error < 0)
+                return emit(w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .error = error});
         if (n)
                 qsort(names, n, sizeof(*names), name_cmp);
 
@@ -196,39 +203,25 @@ static int walk_dir(struct walk *w, int tree, const char *rel, const char *path,
  * given: the snapshot's parent must be the repository's "snapshots". */
 static bool hugging_face_snapshot(int fd, const struct stat *st, int *ret_tree, char **ret_rel) {
         struct stat parent, snaps, blobs;
-        int repo = -1, sfd = -1;
-        DIR *d = NULL;
-        bool found = false;
+        _cleanup_close_ int repo = -1;
 
         if (fstatat(fd, "..", &parent, 0) < 0 || (repo = openat(fd, "../..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-                goto out;
+                return false;
         if (fstatat(repo, "snapshots", &snaps, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(snaps.st_mode) ||
             snaps.st_dev != parent.st_dev || snaps.st_ino != parent.st_ino ||
             fstatat(repo, "blobs", &blobs, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(blobs.st_mode))
-                goto out;
-        sfd = openat(repo, "snapshots", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        d = sfd < 0 ? NULL : fdopendir(sfd);
-        if (!d)
-                goto out;
-        sfd = -1;
-        for (struct dirent *de; !found && (de = readdir(d));) {
+                return false;
+        _cleanup_closedir_ DIR *d = opendir_at(repo, "snapshots");
+        for (struct dirent *de; d && (de = readdir(d));) {
                 struct stat e;
                 if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &e, AT_SYMLINK_NOFOLLOW) == 0 &&
                     S_ISDIR(e.st_mode) && e.st_dev == st->st_dev && e.st_ino == st->st_ino) {
                         *ret_rel = xasprintf("snapshots/%s", de->d_name);
-                        found = true;
+                        *ret_tree = TAKE_FD(repo);
+                        return true;
                 }
         }
-out:
-        if (d)
-                closedir(d);
-        if (sfd >= 0)
-                close(sfd);
-        if (found)
-                *ret_tree = repo;
-        else if (repo >= 0)
-                close(repo);
-        return found;
+        return false;
 }
 
 void model_tree(int fd, const struct stat *st, int *ret_tree, char **ret_rel) {

@@ -119,7 +119,7 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
         _cleanup_free_ struct accelerator *list = NULL;
         size_t n = 0;
         struct dirent *de;
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         *ret = NULL;
         *ret_n = 0;
@@ -162,7 +162,6 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
                 list = xrealloc(list, (n + 1) * sizeof(*list));
                 list[n++] = a;
         }
-        closedir(d);
         *ret = TAKE_PTR(list);
         *ret_n = n;
 }
@@ -483,18 +482,17 @@ static int compare_accel(const void *x, const void *y) {
 static void read_iface(struct root *root, struct accelerator *a) {
         _cleanup_free_ char *dir = device_path(a, a->kind == PCI_NIC ? "net" : "nvme");
         struct dirent *de;
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         if (a->kind == PCI_ACCELERATOR || root_opendir(root, dir, &d) < 0)
                 return;
         while (!a->iface && (de = readdir(d)))
                 if (de->d_name[0] != '.')
                         a->iface = xstrdup(de->d_name);
-        closedir(d);
         /* Opened once more, so that a snapshot keeps the name. */
         _cleanup_free_ char *sub = a->iface ? xasprintf("%s/%s", dir, a->iface) : NULL;
-        if (sub && root_opendir(root, sub, &d) >= 0)
-                closedir(d);
+        if (sub)
+                root_record_dir(root, sub);
 }
 
 /* Each accelerator's number as CUDA (CUDA_DEVICE_ORDER=PCI_BUS_ID) and ROCm count them: its

@@ -257,18 +257,17 @@ int root_read_string(struct root *r, const char *path, char **ret) {
 }
 
 int root_opendir(struct root *r, const char *path, DIR **ret) {
-        int fd = open_file(r, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        DIR *d = fd_opendir(open_file(r, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (!d)
                 return -errno;
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                int e = -errno;
-                close(fd);
-                return e;
-        }
         record(r, path, NULL, 0);
         *ret = d;
         return 0;
+}
+
+void root_record_dir(struct root *r, const char *path) {
+        _cleanup_closedir_ DIR *d = NULL;
+        (void) root_opendir(r, path, &d);
 }
 
 void root_record_link(struct root *r, const char *path, const char *target) {

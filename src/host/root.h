@@ -48,6 +48,8 @@ int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len
 int root_read_string(struct root *r, const char *path, char **ret);
 /* Opens a directory for listing; -errno on failure. Listing a directory records it. */
 int root_opendir(struct root *r, const char *path, DIR **ret);
+/* Opens the directory and closes it again: so that a snapshot holds a name found in it. */
+void root_record_dir(struct root *r, const char *path);
 /* Keeps directory `path` open: the reads and listings of the files below it then resolve only
  * the components below it, from its descriptor, and the lstat()s of the files directly in it
  * one component, with the same result (and the same path recorded). For a directory many files

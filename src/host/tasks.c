@@ -40,7 +40,7 @@ int process_tasks(struct root *root, pid_t pid, struct task **ret, size_t *ret_n
         struct task *v = NULL;
         size_t n = 0;
         struct dirent *de;
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         *ret = NULL;
         *ret_n = 0;
@@ -55,7 +55,6 @@ int process_tasks(struct root *root, pid_t pid, struct task **ret, size_t *ret_n
                 v = xrealloc(v, (n + 1) * sizeof(*v));
                 v[n++] = t;
         }
-        closedir(d);
         *ret = v;
         *ret_n = n;
         return 0;

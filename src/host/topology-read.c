@@ -116,7 +116,7 @@ _printf_(8, 9) static void read_cpuset(struct reader *x, const char *dir, const 
 
 /* The ids of a directory's "<prefix><number>" entries, e.g. cpu0 or node3. */
 static int for_each_numbered(struct root *root, const char *dir, const char *prefix, struct cpuset *ret) {
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
 
         cpuset_clear(ret);
@@ -130,7 +130,6 @@ static int for_each_numbered(struct root *root, const char *dir, const char *pre
                         continue;
                 cpuset_set(ret, (unsigned) id);
         }
-        closedir(d);
         return 0;
 }
 
@@ -231,7 +230,7 @@ static bool any_hugepages(struct reader *x) {
 
 static void read_hugepages(struct reader *x, struct node *n) {
         _cleanup_free_ char *dir = xasprintf(SYS_NODE "/node%d/hugepages", n->id);
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
 
         if (root_opendir(x->root, dir, &d) < 0)
@@ -269,7 +268,6 @@ static void read_hugepages(struct reader *x, struct node *n) {
                 n->hugepages = xrealloc(n->hugepages, (n->n_hugepages + 1) * sizeof(*n->hugepages));
                 n->hugepages[n->n_hugepages++] = pool;
         }
-        closedir(d);
         /* readdir order is arbitrary: smallest page size first. */
         for (size_t i = 1; i < n->n_hugepages; i++)
                 for (size_t j = i; j > 0 && n->hugepages[j - 1].page_kb > n->hugepages[j].page_kb; j--) {
@@ -489,7 +487,7 @@ static void check_node_facts(const struct topology *t, struct warnings *w) {
 static void read_hugepage_sizes(struct reader *x) {
         const char *meminfo = proc_meminfo(x);
         uint64_t kb;
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         if (meminfo && meminfo_get(meminfo, "Hugepagesize", &kb) >= 0)
                 x->t->hugepage_default_kb = kb / 1024; /* meminfo_get gives bytes */
@@ -509,7 +507,6 @@ static void read_hugepage_sizes(struct reader *x) {
                         x->t->hugepage_sizes_kb[i] = x->t->hugepage_sizes_kb[i - 1];
                 x->t->hugepage_sizes_kb[i] = kb;
         }
-        closedir(d);
 }
 
 /* NUMA balancing and transparent huge pages: what moves pages behind a pinned replica's back, or

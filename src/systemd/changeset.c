@@ -94,16 +94,9 @@ static int open_unit_dir(const char *unit_dir) {
 char **changeset_our_units(const char *unit_dir) {
         char **units = xmalloc0(sizeof(char *));
         size_t n = 0;
-        struct dirent *de;
-        int fd = open_unit_dir(unit_dir);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
+        _cleanup_closedir_ DIR *d = fd_opendir(open_unit_dir(unit_dir));
 
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return units;
-        }
-        while ((de = readdir(d))) {
+        for (struct dirent *de; d && (de = readdir(d));) {
                 size_t len = strlen(de->d_name);
                 if (len < 3 || !streq(de->d_name + len - 2, ".d"))
                         continue;
@@ -125,7 +118,6 @@ char **changeset_our_units(const char *unit_dir) {
                 units[n++] = TAKE_PTR(unit);
                 units[n] = NULL;
         }
-        closedir(d);
         strv_sort(units, n);
         return units;
 }

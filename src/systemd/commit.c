@@ -105,32 +105,18 @@ static int finish_one(int udfd, const struct entry *e) {
 /* Temporaries of runs killed while staging (before any journal) are never anyone's: remove them
  * in every <unit>.d, and a directory they alone kept. */
 static void remove_stale(int udfd) {
-        int fd = openat(udfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = fd < 0 ? NULL : fdopendir(fd);
-        struct dirent *de;
+        _cleanup_closedir_ DIR *d = fd_opendir(openat(udfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 
-        if (!d) {
-                if (fd >= 0)
-                        close(fd);
-                return;
-        }
-        while ((de = readdir(d))) {
+        for (struct dirent *de; d && (de = readdir(d));) {
                 size_t len = strlen(de->d_name);
                 if (len < 3 || !streq(de->d_name + len - 2, ".d"))
                         continue;
                 _cleanup_close_ int dfd = open_dir_at(udfd, de->d_name, false, NULL);
                 if (dfd < 0)
                         continue; /* a link, or gone: not ours to clean */
-                int sub = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                DIR *s = sub < 0 ? NULL : fdopendir(sub);
-                struct dirent *e;
+                _cleanup_closedir_ DIR *s = fd_opendir(openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
                 bool removed = false, other = false;
-                if (!s) {
-                        if (sub >= 0)
-                                close(sub);
-                        continue;
-                }
-                while ((e = readdir(s))) {
+                for (struct dirent *e; s && (e = readdir(s));) {
                         if (streq(e->d_name, ".") || streq(e->d_name, ".."))
                                 continue;
                         if (startswith(e->d_name, ".#" DROPIN_NAME ".") && unlinkat(dfd, e->d_name, 0) == 0)
@@ -138,11 +124,9 @@ static void remove_stale(int udfd) {
                         else
                                 other = true;
                 }
-                closedir(s);
                 if (removed && !other)
                         remove_dir_if_empty(udfd, de->d_name);
         }
-        closedir(d);
         remove_stale_temporaries_at(udfd, CHANGESET_JOURNAL);
 }
 
