@@ -79,6 +79,8 @@ struct job_wait {
         char **done; /* job paths that JobRemoved reported */
         char **results;
         size_t n;
+        char **jobs; /* the restart job of each unit, or NULL where none could start */
+        size_t n_jobs;
 };
 
 static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -103,29 +105,23 @@ static const char *job_result(const struct job_wait *w, const char *job) {
         return NULL;
 }
 
-int bus_restart_units(sd_bus *bus, char *const *units) {
-        _cleanup_bus_slot_ sd_bus_slot *slot = NULL;
-        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
-        struct job_wait w = {0};
-        size_t n = strv_length(units);
-        char **jobs = xmalloc0((n + 1) * sizeof(char *));
-        int r, failed = 0;
+static void job_wait_done(struct job_wait *w) {
+        strv_free_n(w->done, w->n);
+        strv_free_n(w->results, w->n);
+        strv_free_n(w->jobs, w->n_jobs);
+        *w = (struct job_wait){0};
+}
 
-        /* Signals reach a client only after Subscribe; match before the jobs start. */
-        r = sym_sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
-        if (r >= 0)
-                r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &error, NULL, "");
-        if (r < 0) {
-                log_error_errno(r, "cannot watch systemd's jobs: %s", error.message ? error.message : strerror(-r));
-                goto out;
-        }
-
+/* Starts a restart job for each unit: its job in jobs[i], or NULL after saying why. How many
+ * could not be started. */
+static int start_restarts(sd_bus *bus, char *const *units, size_t n, char **jobs) {
+        int failed = 0;
         for (size_t i = 0; i < n; i++) {
                 _cleanup_bus_message_ sd_bus_message *reply = NULL;
                 _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
                 const char *job;
-                r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "RestartUnit", &e, &reply, "ss", units[i],
-                                           "replace");
+                int r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "RestartUnit", &e, &reply, "ss",
+                                               units[i], "replace");
                 if (r < 0 || sym_sd_bus_message_read(reply, "o", &job) < 0) {
                         log_error("cannot restart %s: %s", units[i], e.message ? e.message : strerror(-r));
                         failed++;
@@ -133,38 +129,49 @@ int bus_restart_units(sd_bus *bus, char *const *units) {
                 }
                 jobs[i] = xstrdup(job);
         }
+        return failed;
+}
 
+/* Waits for the job of one unit: 0 when it is done, 1 when it failed or timed out (said), -errno
+ * when systemd is gone. */
+static int wait_job(sd_bus *bus, struct job_wait *w, const char *job, const char *unit) {
+        while (!job_result(w, job)) {
+                int r = sym_sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return log_error_errno(r, "lost systemd while waiting for jobs: %m");
+                if (r == 0 && sym_sd_bus_wait(bus, JOB_TIMEOUT_USEC) == 0) {
+                        log_error("timed out waiting for the restart of %s", unit);
+                        return 1;
+                }
+        }
+        const char *result = job_result(w, job);
+        if (streq(result, "done"))
+                return 0;
+        log_error("restarting %s: %s (see journalctl -u %s)", unit, result, unit);
+        return 1;
+}
+
+int bus_restart_units(sd_bus *bus, char *const *units) {
+        _cleanup_bus_slot_ sd_bus_slot *slot = NULL;
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        size_t n = strv_length(units);
+        _cleanup_(job_wait_done) struct job_wait w = {.jobs = xmalloc0((n + 1) * sizeof(char *)), .n_jobs = n};
+        char **jobs = w.jobs;
+
+        /* Signals reach a client only after Subscribe; match before the jobs start. */
+        int r = sym_sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
+        if (r >= 0)
+                r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &error, NULL, "");
+        if (r < 0)
+                return log_error_errno(r, "cannot watch systemd's jobs: %s", error.message ? error.message : strerror(-r));
+        int failed = start_restarts(bus, units, n, jobs);
         for (size_t i = 0; i < n; i++) {
-                while (jobs[i] && !job_result(&w, jobs[i])) {
-                        r = sym_sd_bus_process(bus, NULL);
-                        if (r < 0) {
-                                log_error_errno(r, "lost systemd while waiting for jobs: %m");
-                                goto out;
-                        }
-                        if (r == 0 && sym_sd_bus_wait(bus, JOB_TIMEOUT_USEC) == 0) {
-                                log_error("timed out waiting for the restart of %s", units[i]);
-                                failed++;
-                                break;
-                        }
-                }
-                const char *result = jobs[i] ? job_result(&w, jobs[i]) : NULL;
-                if (result && !streq(result, "done")) {
-                        log_error("restarting %s: %s (see journalctl -u %s)", units[i], result, units[i]);
-                        failed++;
-                }
+                r = jobs[i] ? wait_job(bus, &w, jobs[i], units[i]) : 0;
+                if (r < 0)
+                        return r;
+                failed += r;
         }
-        r = failed;
-out:
-        for (size_t i = 0; i < w.n; i++) {
-                free(w.done[i]);
-                free(w.results[i]);
-        }
-        free(w.done);
-        free(w.results);
-        for (size_t i = 0; i < n; i++)
-                free(jobs[i]);
-        free(jobs);
-        return r;
+        return failed;
 }
 
 #define SYSTEMD_MIN_VERSION 243
