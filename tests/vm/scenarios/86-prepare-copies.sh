@@ -59,6 +59,20 @@ start_as "root again"
 vm_check_eq "root: its own tmpfs" "$(stat -c %U "$copies")" root
 vm_check_match "root: the server reads the copy" "$log" "server sees NUMAPLAN_MODEL=$copies$dir"
 
+# apply --restart: a running replica whose drop-in changed is restarted, and waited for.
+printf '#!/bin/sh\necho "server sees NUMAPLAN_MODEL=$NUMAPLAN_MODEL"\nexec sleep 300\n' >/usr/local/bin/np-show-model
+printf '[Service]\nExecStart=/usr/local/bin/np-show-model\n' >"$UNITS/$unit"
+systemctl daemon-reload
+vm_check "a running replica" systemctl start "$unit"
+sed -i 's/^memory = 64M$/memory = 96M/' "$CONF"
+journal_mark
+out=$("$NUMAPLAN" apply --restart 2>&1)
+vm_check_eq "apply --restart, its drop-in changed: exit 0" "$?" 0
+vm_check_match "and says it restarted it" "$out" "restarted $unit"
+log=$(unit_said "$unit" "server sees")
+vm_check_match "which started again, reading the copy" "$log" "server sees NUMAPLAN_MODEL=$copies$dir"
+systemctl stop "$unit"
+
 "$NUMAPLAN" remove >/dev/null 2>&1
 rm -rf "$dir" "$UNITS/$unit" "$UNITS/$unit.d" /usr/local/bin/np-show-model
 systemctl daemon-reload
