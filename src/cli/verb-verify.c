@@ -191,33 +191,27 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         gather_dropin(in, pl, &s, journal, &d, &dpath);
         gather_tasks(in->root, mount, &s, pl, tf, &u->container);
 
-        check_unit_active(&s, pl->unit, &u->checks[CHECK_UNIT_ACTIVE]);
-        check_numa_policy(&s, pl, &u->checks[CHECK_NUMA_POLICY]);
-        check_numa_mask(&s, pl, &u->checks[CHECK_NUMA_MASK]);
-        check_cpu_affinity(&s, pl, &u->checks[CHECK_CPU_AFFINITY]);
-        check_effective_cpus(&s, pl, &u->checks[CHECK_EFFECTIVE_CPUS]);
-        check_effective_memory_nodes(&s, pl, memory_nodes, &u->checks[CHECK_EFFECTIVE_MEMORY_NODES]);
-        check_dropin(&d, &u->checks[CHECK_DROPIN_IN_EFFECT]);
-        check_container(pl, &u->container, &u->checks[CHECK_CONTAINER]);
-        check_task_affinity(&s, pl, tf, &d, &u->checks[CHECK_TASK_AFFINITY]);
+        struct verify_facts f = {.unit = pl->unit, .pl = pl, .state = &s, .memory_nodes = memory_nodes,
+                                 .dropin = &d, .container = &u->container, .tasks = tf};
+        checks_run(CHECK_PHASE_UNIT, &f, u->checks);
 
         /* The warm-up makes the server touch its memory; the pages are counted after it. */
         read_numastat(in->root, mem_ids, n_mem, &u->before);
+        struct warmup_result w = {0};
         if (no_warmup)
-                check_warmup(NULL, NULL, "--no-warmup", &u->checks[CHECK_WARMUP]);
+                f.warmup_skipped = "--no-warmup";
         else if (!pl->warmup_url)
-                check_warmup(NULL, NULL, "no warmup-url configured", &u->checks[CHECK_WARMUP]);
-        else if (tf->n_processes == 0) {
-                struct warmup_result w = {.detail = xstrdup("not sent: the unit runs no process")};
-                check_warmup(&w, pl->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
-                free(w.detail);
-        } else {
-                struct warmup_result w = {0};
-                if (warmup_run(pl->warmup_url, pl->warmup_body, pl->warmup_timeout_ms, &w) < 0)
-                        w.detail = xstrdup("libcurl is not available");
-                check_warmup(&w, pl->warmup_url, NULL, &u->checks[CHECK_WARMUP]);
-                free(w.detail);
+                f.warmup_skipped = "no warmup-url configured";
+        else if (tf->n_processes == 0)
+                w.detail = xstrdup("not sent: the unit runs no process");
+        else if (warmup_run(pl->warmup_url, pl->warmup_body, pl->warmup_timeout_ms, &w) < 0)
+                w.detail = xstrdup("libcurl is not available");
+        if (!f.warmup_skipped) {
+                f.warmup = &w;
+                f.warmup_url = pl->warmup_url;
         }
+        checks_run(CHECK_PHASE_WARMUP, &f, u->checks);
+        free(w.detail);
         read_numastat(in->root, mem_ids, n_mem, &u->after);
         u->n_numastat = n_mem;
 
@@ -244,8 +238,9 @@ static void judge_pages(const struct inputs *in, struct unit_report *reports, si
         free(v);
         for (size_t i = 0; i < n; i++) {
                 struct unit_report *u = &reports[i];
-                check_memory_locality(&u->pages, u->pl, in->plan, in->models, &u->tasks, &u->checks[CHECK_MEMORY_LOCALITY]);
-                check_hugepages(in->topology, &u->pages, u->pl, &u->checks[CHECK_HUGEPAGES]);
+                struct verify_facts f = {.unit = u->pl->unit, .pl = u->pl, .plan = in->plan, .topology = in->topology,
+                                         .tasks = &u->tasks, .pages = &u->pages, .models_dir = in->models};
+                checks_run(CHECK_PHASE_PAGES, &f, u->checks);
                 summarize(u);
         }
 }

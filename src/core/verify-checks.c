@@ -31,8 +31,23 @@ void container_facts_done(struct container_facts *cf) {
         *cf = (struct container_facts){0};
 }
 
+static const struct {
+        enum check_phase phase;
+        void (*run)(const struct verify_facts *f, struct check *c);
+} check_table[N_CHECKS] = {
+#define CHECK_ROW(id, name, phase, function) [CHECK_##id] = {phase, function},
+        VERIFY_CHECKS(CHECK_ROW)
+#undef CHECK_ROW
+};
+
+void checks_run(enum check_phase phase, const struct verify_facts *f, struct check *checks) {
+        for (unsigned i = 0; i < N_CHECKS; i++)
+                if (check_table[i].phase == phase)
+                        check_table[i].run(f, &checks[i]);
+}
+
 const char *check_name(unsigned i) {
-#define CHECK_NAME(id, name) [CHECK_##id] = name,
+#define CHECK_NAME(id, name, ...) [CHECK_##id] = name,
         static const char *const names[N_CHECKS] = {VERIFY_CHECKS(CHECK_NAME)};
 #undef CHECK_NAME
         return i < N_CHECKS ? names[i] : "?";
@@ -59,7 +74,9 @@ static char *inactive_detail(const struct unit_state *s, const char *what) {
         return xasprintf("the unit is %s: systemd reports %s only while it runs", strempty(s->active_state), what);
 }
 
-void check_unit_active(const struct unit_state *s, const char *unit, struct check *c) {
+void check_unit_active(const struct verify_facts *f, struct check *c) {
+        const struct unit_state *s = f->state;
+        const char *unit = f->unit;
         char *got = xasprintf("%s (%s)", strempty(s->active_state), strempty(s->sub_state)), *detail = NULL;
 
         if (!streq_ptr(s->load_state, "loaded")) {
@@ -76,7 +93,9 @@ void check_unit_active(const struct unit_state *s, const char *unit, struct chec
         set(c, is_active(s), xstrdup("active"), got, detail);
 }
 
-void check_numa_policy(const struct unit_state *s, const struct placement *pl, struct check *c) {
+void check_numa_policy(const struct verify_facts *f, struct check *c) {
+        const struct unit_state *s = f->state;
+        const struct placement *pl = f->pl;
         const char *got = numa_policy_name(s->numa_policy), *want = policy_to_string(pl->policy);
         char *detail = NULL;
         if (s->numa_policy < 0)
@@ -100,11 +119,13 @@ static void compare_sets(struct check *c, const struct cpuset *want, const struc
         set(c, ok, w, g, detail);
 }
 
-void check_numa_mask(const struct unit_state *s, const struct placement *pl, struct check *c) {
-        compare_sets(c, &pl->nodes, &s->numa_mask, xstrdup("systemd has no NUMAMask= for the unit"), "NUMAMask");
+void check_numa_mask(const struct verify_facts *f, struct check *c) {
+        compare_sets(c, &f->pl->nodes, &f->state->numa_mask, xstrdup("systemd has no NUMAMask= for the unit"), "NUMAMask");
 }
 
-void check_cpu_affinity(const struct unit_state *s, const struct placement *pl, struct check *c) {
+void check_cpu_affinity(const struct verify_facts *f, struct check *c) {
+        const struct unit_state *s = f->state;
+        const struct placement *pl = f->pl;
         if (pl->cpu_affinity_numa) {
                 _cleanup_free_ char *list = cpuset_format(&s->cpu_affinity);
                 char *got = s->cpu_affinity_from_numa ? xstrdup("numa") : xstrdup(*list ? list : "unset");
@@ -118,7 +139,9 @@ void check_cpu_affinity(const struct unit_state *s, const struct placement *pl, 
                      "CPUAffinity");
 }
 
-void check_effective_cpus(const struct unit_state *s, const struct placement *pl, struct check *c) {
+void check_effective_cpus(const struct verify_facts *f, struct check *c) {
+        const struct unit_state *s = f->state;
+        const struct placement *pl = f->pl;
         compare_sets(c, &pl->cpus, &s->effective_cpus,
                      is_active(s) ? xstrdup("systemd reports no effective CPUs for the running unit: no cgroup v2 "
                                             "cpuset, so AllowedCPUs= is not enforced")
@@ -126,8 +149,10 @@ void check_effective_cpus(const struct unit_state *s, const struct placement *pl
                      "EffectiveCPUs");
 }
 
-void check_effective_memory_nodes(const struct unit_state *s, const struct placement *pl,
-                                  const struct cpuset *memory_nodes, struct check *c) {
+void check_effective_memory_nodes(const struct verify_facts *f, struct check *c) {
+        const struct unit_state *s = f->state;
+        const struct placement *pl = f->pl;
+        const struct cpuset *memory_nodes = f->memory_nodes;
         /* preferred sets no AllowedMemoryNodes=: the kernel may fall back to any node. */
         const struct cpuset *want = pl->policy == POLICY_PREFERRED ? memory_nodes : &pl->nodes;
         compare_sets(c, want, &s->effective_mems,
@@ -137,7 +162,8 @@ void check_effective_memory_nodes(const struct unit_state *s, const struct place
                      "EffectiveMemoryNodes");
 }
 
-void check_dropin(const struct dropin_facts *d, struct check *c) {
+void check_dropin(const struct verify_facts *f, struct check *c) {
+        const struct dropin_facts *d = f->dropin;
         char *got, *detail = NULL;
         bool ok = d->loaded && !d->overridden_by && d->matches_plan && !d->journal;
 
@@ -185,7 +211,9 @@ static bool flag_matches(const char *value, const struct cpuset *want) {
         return value && *value && cpuset_parse_list(value, &got) >= 0 && cpuset_equal(&got, want);
 }
 
-void check_container(const struct placement *pl, const struct container_facts *cf, struct check *c) {
+void check_container(const struct verify_facts *f, struct check *c) {
+        const struct placement *pl = f->pl;
+        const struct container_facts *cf = f->container;
         _cleanup_free_ char *cpus = cpuset_format(&pl->cpus), *nodes = cpuset_format(&pl->nodes);
         bool mems_too = pl->policy != POLICY_PREFERRED; /* preferred sets no hard limit */
 
@@ -251,8 +279,11 @@ void check_container(const struct placement *pl, const struct container_facts *c
         strbuf_done(&wrong);
 }
 
-void check_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,
-                         const struct dropin_facts *d, struct check *c) {
+void check_task_affinity(const struct verify_facts *f, struct check *c) {
+        const struct unit_state *s = f->state;
+        const struct placement *pl = f->pl;
+        const struct task_facts *tf = f->tasks;
+        const struct dropin_facts *d = f->dropin;
         _cleanup_free_ char *cpus = cpuset_format(&pl->cpus), *nodes = cpuset_format(&pl->nodes);
         bool check_mems = pl->policy != POLICY_PREFERRED;
         char *want = check_mems ? xasprintf("CPUs %s, nodes %s", cpus, nodes) : xasprintf("CPUs %s", cpus);
@@ -302,7 +333,9 @@ void check_task_affinity(const struct unit_state *s, const struct placement *pl,
         strbuf_done(&stale);
 }
 
-void check_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c) {
+void check_warmup(const struct verify_facts *f, struct check *c) {
+        const struct warmup_result *w = f->warmup;
+        const char *url = f->warmup_url, *why = f->warmup_skipped;
         if (!w) {
                 set(c, true, xstrdup("-"), xstrdup("skipped"), xstrdup(why));
                 return;
@@ -348,8 +381,12 @@ static const struct file_pages *not_its_copy(const struct page_tally *pages, con
         return NULL;
 }
 
-void check_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
-                           const char *models_dir, const struct task_facts *tf, struct check *c) {
+void check_memory_locality(const struct verify_facts *facts, struct check *c) {
+        const struct page_tally *pages = facts->pages;
+        const struct placement *pl = facts->pl;
+        const struct plan *plan = facts->plan;
+        const char *models_dir = facts->models_dir;
+        const struct task_facts *tf = facts->tasks;
         unsigned min_local_bp = pl->min_local_bp;
         char want_buf[16];
         uint64_t total = page_tally_own_sum(pages), planned = page_tally_own_on(pages, &pl->nodes),
@@ -417,8 +454,10 @@ void check_memory_locality(const struct page_tally *pages, const struct placemen
         set(c, ok, want, format_share(planned, total), strbuf_steal(&d));
 }
 
-void check_hugepages(const struct topology *t, const struct page_tally *pages, const struct placement *pl,
-                     struct check *c) {
+void check_hugepages(const struct verify_facts *f, struct check *c) {
+        const struct topology *t = f->topology;
+        const struct page_tally *pages = f->pages;
+        const struct placement *pl = f->pl;
         if (pl->n_hugepages == 0) {
                 set(c, true, xstrdup("-"), xstrdup("none planned"), NULL);
                 return;

@@ -2,24 +2,27 @@
 #pragma once
 
 /* The checks of `numaplan verify`, as pure functions of what was observed: systemd's view, the
- * tasks, the warm-up, the pages. The verify verb gathers the observations; tests feed their own.
+ * tasks, the warm-up, the pages. The verify verb gathers the observations into one struct
+ * verify_facts and runs the checks of each phase as its facts are there; tests feed their own.
  *
- * One table, in the order they run and print: X(ID, name). The names are stable (numaplan(8),
- * verify; the metrics' check label; the example alerting rules): a test keeps the table, the man
- * page and the rules in step. */
-#define VERIFY_CHECKS(X)                                   \
-        X(UNIT_ACTIVE, "unit-active")                       \
-        X(NUMA_POLICY, "numa-policy")                       \
-        X(NUMA_MASK, "numa-mask")                           \
-        X(CPU_AFFINITY, "cpu-affinity")                     \
-        X(EFFECTIVE_CPUS, "effective-cpus")                 \
-        X(EFFECTIVE_MEMORY_NODES, "effective-memory-nodes") \
-        X(DROPIN_IN_EFFECT, "dropin-in-effect")             \
-        X(CONTAINER, "container")                           \
-        X(TASK_AFFINITY, "task-affinity")                   \
-        X(WARMUP, "warmup")                                 \
-        X(MEMORY_LOCALITY, "memory-locality")               \
-        X(HUGEPAGES, "hugepages")
+ * One table, in the order they run and print: X(ID, name, phase, function). The names are stable
+ * (numaplan(8), verify; the metrics' check label; the example alerting rules; the --json schema's
+ * enum, made from this table at build time): a test keeps the table, the man page and the rules
+ * in step. A new check is a row here, its function in verify-checks.c, and its paragraph in
+ * numaplan(8). */
+#define VERIFY_CHECKS(X)                                                                              \
+        X(UNIT_ACTIVE, "unit-active", CHECK_PHASE_UNIT, check_unit_active)                             \
+        X(NUMA_POLICY, "numa-policy", CHECK_PHASE_UNIT, check_numa_policy)                             \
+        X(NUMA_MASK, "numa-mask", CHECK_PHASE_UNIT, check_numa_mask)                                   \
+        X(CPU_AFFINITY, "cpu-affinity", CHECK_PHASE_UNIT, check_cpu_affinity)                          \
+        X(EFFECTIVE_CPUS, "effective-cpus", CHECK_PHASE_UNIT, check_effective_cpus)                    \
+        X(EFFECTIVE_MEMORY_NODES, "effective-memory-nodes", CHECK_PHASE_UNIT, check_effective_memory_nodes) \
+        X(DROPIN_IN_EFFECT, "dropin-in-effect", CHECK_PHASE_UNIT, check_dropin)                        \
+        X(CONTAINER, "container", CHECK_PHASE_UNIT, check_container)                                   \
+        X(TASK_AFFINITY, "task-affinity", CHECK_PHASE_UNIT, check_task_affinity)                       \
+        X(WARMUP, "warmup", CHECK_PHASE_WARMUP, check_warmup)                                          \
+        X(MEMORY_LOCALITY, "memory-locality", CHECK_PHASE_PAGES, check_memory_locality)                \
+        X(HUGEPAGES, "hugepages", CHECK_PHASE_PAGES, check_hugepages)
 
 #include <stdbool.h>
 
@@ -27,9 +30,13 @@
 #include "core/observed.h"
 #include "core/planner.h"
 
-#define CHECK_ENUM(id, name) CHECK_##id,
+#define CHECK_ENUM(id, ...) CHECK_##id,
 enum { VERIFY_CHECKS(CHECK_ENUM) N_CHECKS };
 #undef CHECK_ENUM
+
+/* When a check can run: once systemd and the tasks were asked, once the warm-up ran, once every
+ * unit's pages were counted and split. */
+enum check_phase { CHECK_PHASE_UNIT, CHECK_PHASE_WARMUP, CHECK_PHASE_PAGES };
 
 struct check {
         bool ok;
@@ -61,43 +68,46 @@ struct task_facts {
         bool readable; /* the cgroup could be listed */
 };
 
-struct placement;
+/* Everything the checks look at; each uses what its phase has (NULL before). */
+struct verify_facts {
+        const char *unit;
+        const struct placement *pl;
+        const struct plan *plan;             /* the other replicas, which may map the same files */
+        const struct topology *topology;     /* read now: the huge page pools */
+        const struct unit_state *state;      /* systemd's view */
+        const struct cpuset *memory_nodes;   /* every node with memory (what a preferred replica may use) */
+        const struct dropin_facts *dropin;
+        const struct container_facts *container;
+        const struct task_facts *tasks;
+        const struct warmup_result *warmup;  /* NULL: skipped, because of warmup_skipped */
+        const char *warmup_url, *warmup_skipped;
+        const struct page_tally *pages;      /* split into the replica's own and the shared (page_tally_split()) */
+        const char *models_dir;              /* model-copies: where the copies are */
+};
 
-void check_unit_active(const struct unit_state *s, const char *unit, struct check *c);
-void check_numa_policy(const struct unit_state *s, const struct placement *pl, struct check *c);
-void check_numa_mask(const struct unit_state *s, const struct placement *pl, struct check *c);
-void check_cpu_affinity(const struct unit_state *s, const struct placement *pl, struct check *c);
-void check_effective_cpus(const struct unit_state *s, const struct placement *pl, struct check *c);
-/* `memory_nodes`: every node with memory (what a preferred replica may use). */
-void check_effective_memory_nodes(const struct unit_state *s, const struct placement *pl,
-                                  const struct cpuset *memory_nodes, struct check *c);
-void check_dropin(const struct dropin_facts *d, struct check *c);
+#define CHECK_PROTOTYPE(id, name, phase, function) void function(const struct verify_facts *f, struct check *c);
+VERIFY_CHECKS(CHECK_PROTOTYPE)
+#undef CHECK_PROTOTYPE
+
+/* Runs every check of `phase`, in the table's order, into checks[] (N_CHECKS of them). */
+void checks_run(enum check_phase phase, const struct verify_facts *f, struct check *checks);
+
 /* Is this command name a container engine's client or its helper (docker, podman, conmon, ...),
  * whose server runs where the engine puts it? */
 bool container_client(const char *comm);
-/* The server the checks below look at: the unit's own processes, or its container's. Fails for a
- * unit that holds only a container client and names no container, and for a container started
- * without the plan's cpuset. */
-void check_container(const struct placement *pl, const struct container_facts *cf, struct check *c);
-void check_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,
-                         const struct dropin_facts *d, struct check *c);
-/* `w` NULL: skipped, with `why`. */
-void check_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c);
 /* The rule memory-locality and migrate share: `on` of `total` pages reach min-local. */
 bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp);
 
-/* Judged on the replica's own pages (page_tally_split()); shared program code is only reported.
- * `plan` names the other replicas that map the same data files. With model-copies, `models_dir`
- * (where the copies are) tells its nodes' copy from the original and other nodes' copies, which
- * it must not map. */
-struct plan;
-void check_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
-                           const char *models_dir, const struct task_facts *tf, struct check *c);
-
-/* The pools the plan reserves for the replica are there (`t` read now), and its huge pages sit
- * on its nodes. Passes for a replica without hugepages =. */
-void check_hugepages(const struct topology *t, const struct page_tally *pages, const struct placement *pl,
-                     struct check *c);
+/* What each check judges:
+ * - container: the server the checks below look at, the unit's own processes or its container's;
+ *   fails for a unit that holds only a container client and names no container, and for a
+ *   container started without the plan's cpuset.
+ * - memory-locality: judged on the replica's own pages; shared program code is only reported.
+ *   `plan` names the other replicas that map the same data files. With model-copies,
+ *   `models_dir` tells its nodes' copy from the original and other nodes' copies, which it must
+ *   not map.
+ * - hugepages: the pools the plan reserves for the replica are there, and its huge pages sit on
+ *   its nodes; passes for a replica without hugepages =. */
 
 /* Which of numaplan's settings a drop-in's text sets: "NUMAPolicy=, CPUAffinity=", or NULL. */
 char *dropin_settings(const char *text);

@@ -8,7 +8,7 @@ with ansible-galaxy into the scratch directory, as an admin installs it. One ans
 (callback_plugins/numaplan_record.py); this script then judges the results, the unit directories'
 listings taken between tasks (tree_state.py) and numaplan's own plan --json. Every --json
 document numaplan prints, to the modules or to this script, is checked against its schema
-(schemas/, with tests/lib/json-schema.py).
+(the build's schemas/, with tests/lib/json-schema.py).
 Usage: run.py NUMAPLAN_BINARY FIXTURES_DIR COLLECTION_TARBALL. Set NUMAPLAN_KEEP_TMP=1 to keep the
 scratch directory.
 """
@@ -96,7 +96,8 @@ def check_schemas(tap, docs):
     if not python:
         tap.skip(what, 'python3-jsonschema is not installed')
         return
-    out = subprocess.run([python, os.path.join(SOURCE, 'tests', 'lib', 'json-schema.py'), os.path.join(SOURCE, 'schemas')]
+    out = subprocess.run([python, os.path.join(SOURCE, 'tests', 'lib', 'json-schema.py'),
+                          os.environ.get('NUMAPLAN_SCHEMA_DIR', os.path.join(SOURCE, 'build', 'schemas'))]
                          + args, capture_output=True, text=True)
     last = (out.stdout.strip().splitlines() or [''])[-1]
     tap.check(out.returncode == 0 and len(args) > 0, '%s: %s' % (what, last), out.stdout + out.stderr)

@@ -21,7 +21,8 @@ for f in sbin/numaplan share/man/man8/numaplan.8 share/man/man5/numaplan.conf.5 
 	grep -qF "$f" "$src/README.md" && ok "the README names $f" || fail "the README names $f"
 done
 missing=
-for f in "$src"/schemas/*.schema.json; do
+for f in "$src"/schemas/*.schema.json "$src"/schemas/*.schema.json.in; do
+	f=${f%.in}
 	[ -e "$scratch/root$prefix/share/numaplan/schemas/${f##*/}" ] || missing+=" ${f##*/}"
 done
 is "installs every schema of schemas/" "$missing" ""

@@ -81,7 +81,7 @@ for verb in $verbs; do
 done
 "$numaplan" --help >"$scratch/help"
 python3 - "$src" "$scratch" $verbs >"$scratch/points" <<'PY' || fail "numaplan(8) could be checked"
-import json, re, sys
+import json, os, re, sys
 src, scratch, verbs = sys.argv[1], sys.argv[2], sys.argv[3:]
 def tap(ok, desc, detail=""):
     print("%s\t%s\t%s" % ("ok" if ok else "not ok", desc, detail))
@@ -146,7 +146,7 @@ for cmd in examples:
 
 # Each command's entry names the keys of its --json document, and a unit's.
 for v in ("show", "plan", "apply", "verify", "status", "migrate"):
-    schema = json.load(open("%s/schemas/%s.schema.json" % (src, v)))
+    schema = json.load(open("%s/%s.schema.json" % (os.environ.get("NUMAPLAN_SCHEMA_DIR", src + "/build/schemas"), v)))
     keys = set(schema["properties"]) - {"format_version"}
     units = schema["properties"].get("units", {}).get("items", {})
     if "$ref" in units:

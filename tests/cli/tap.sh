@@ -86,7 +86,7 @@ json_check_seen() { # one point for every document json_seen kept, checked with 
 	done
 	if [ -z "$py" ]; then
 		ok "# SKIP python3-jsonschema is not installed: $tap_json_n --json documents unchecked"
-	elif out=$("$py" "$tap_src/tests/lib/json-schema.py" "$tap_src/schemas" "${args[@]}" 2>&1); then
+	elif out=$("$py" "$tap_src/tests/lib/json-schema.py" "${NUMAPLAN_SCHEMA_DIR:-$tap_src/build/schemas}" "${args[@]}" 2>&1); then
 		ok "every --json document of these tests matches its verb's schema: $(tail -n 1 <<<"$out")"
 	else
 		fail "every --json document of these tests matches its verb's schema" "$out"

@@ -8,6 +8,46 @@
 #include "basic/util.h"
 #include "core/verify-checks.h"
 
+/* Each check as the table runs it, given the facts it looks at. */
+static void run_unit_active(const struct unit_state *s, const char *unit, struct check *c) {
+        check_unit_active(&(struct verify_facts){.state = s, .unit = unit}, c);
+}
+static void run_numa_policy(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        check_numa_policy(&(struct verify_facts){.state = s, .pl = pl}, c);
+}
+static void run_numa_mask(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        check_numa_mask(&(struct verify_facts){.state = s, .pl = pl}, c);
+}
+static void run_cpu_affinity(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        check_cpu_affinity(&(struct verify_facts){.state = s, .pl = pl}, c);
+}
+static void run_effective_cpus(const struct unit_state *s, const struct placement *pl, struct check *c) {
+        check_effective_cpus(&(struct verify_facts){.state = s, .pl = pl}, c);
+}
+static void run_effective_memory_nodes(const struct unit_state *s, const struct placement *pl, const struct cpuset *all, struct check *c) {
+        check_effective_memory_nodes(&(struct verify_facts){.state = s, .pl = pl, .memory_nodes = all}, c);
+}
+static void run_dropin(const struct dropin_facts *d, struct check *c) {
+        check_dropin(&(struct verify_facts){.dropin = d}, c);
+}
+static void run_container(const struct placement *pl, const struct container_facts *cf, struct check *c) {
+        check_container(&(struct verify_facts){.pl = pl, .container = cf}, c);
+}
+static void run_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,
+                             const struct dropin_facts *d, struct check *c) {
+        check_task_affinity(&(struct verify_facts){.state = s, .pl = pl, .tasks = tf, .dropin = d}, c);
+}
+static void run_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c) {
+        check_warmup(&(struct verify_facts){.warmup = w, .warmup_url = url, .warmup_skipped = why}, c);
+}
+static void run_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
+                               const char *models_dir, const struct task_facts *tf, struct check *c) {
+        check_memory_locality(&(struct verify_facts){.pages = pages, .pl = pl, .plan = plan, .models_dir = models_dir, .tasks = tf}, c);
+}
+static void run_hugepages(const struct topology *t, const struct page_tally *pages, const struct placement *pl, struct check *c) {
+        check_hugepages(&(struct verify_facts){.topology = t, .pages = pages, .pl = pl}, c);
+}
+
 static struct cpuset set(const char *list) {
         struct cpuset s;
         cpuset_parse_list(list, &s);
@@ -56,60 +96,60 @@ static void systemd_view(void) {
         struct unit_state s = running_as_planned();
         struct cpuset all = set("0-1");
 
-        CHECK(check_unit_active, true, "unit-active passes for a running unit", &s, pl.unit);
-        CHECK(check_numa_policy, true, "numa-policy passes for bind", &s, &pl);
-        CHECK(check_numa_mask, true, "numa-mask passes", &s, &pl);
-        CHECK(check_cpu_affinity, true, "cpu-affinity passes with CPUAffinity=numa", &s, &pl);
-        CHECK(check_effective_cpus, true, "effective-cpus passes", &s, &pl);
-        CHECK(check_effective_memory_nodes, true, "effective-memory-nodes passes", &s, &pl, &all);
+        CHECK(run_unit_active, true, "unit-active passes for a running unit", &s, pl.unit);
+        CHECK(run_numa_policy, true, "numa-policy passes for bind", &s, &pl);
+        CHECK(run_numa_mask, true, "numa-mask passes", &s, &pl);
+        CHECK(run_cpu_affinity, true, "cpu-affinity passes with CPUAffinity=numa", &s, &pl);
+        CHECK(run_effective_cpus, true, "effective-cpus passes", &s, &pl);
+        CHECK(run_effective_memory_nodes, true, "effective-memory-nodes passes", &s, &pl, &all);
 
         struct unit_state bad = s;
         bad.active_state = (char *) "inactive";
         bad.sub_state = (char *) "dead";
         bad.effective_cpus = set("");
         bad.effective_mems = set("");
-        CHECK(check_unit_active, false, "unit-active fails for an inactive unit", &bad, pl.unit);
+        CHECK(run_unit_active, false, "unit-active fails for an inactive unit", &bad, pl.unit);
         struct check c = {0};
-        check_effective_cpus(&bad, &pl, &c);
+        run_effective_cpus(&bad, &pl, &c);
         ok(!c.ok && c.detail && strstr(c.detail, "only while it runs"), "an inactive unit's empty EffectiveCPUs says why");
         check_done(&c);
-        check_effective_memory_nodes(&bad, &pl, &all, &c);
+        run_effective_memory_nodes(&bad, &pl, &all, &c);
         ok(!c.ok && c.detail && strstr(c.detail, "only while it runs"), "and its EffectiveMemoryNodes too");
         check_done(&c);
         bad.load_state = (char *) "not-found";
-        check_unit_active(&bad, pl.unit, &c);
+        run_unit_active(&bad, pl.unit, &c);
         ok(!c.ok && streq(c.got, "not-found") && strstr(c.detail, "cannot load"), "a missing unit is named as such");
         check_done(&c);
 
         bad = s;
         bad.numa_policy = 3;
-        check_numa_policy(&bad, &pl, &c);
+        run_numa_policy(&bad, &pl, &c);
         ok(!c.ok && streq(c.got, "interleave") && streq(c.want, "bind"), "numa-policy fails for interleave instead of bind");
         check_done(&c);
         bad.numa_policy = -1;
-        check_numa_policy(&bad, &pl, &c);
+        run_numa_policy(&bad, &pl, &c);
         ok(!c.ok && streq(c.got, "unset") && strstr(c.detail, "not loaded"), "an unset NUMAPolicy says the drop-in is not loaded");
         check_done(&c);
         bad = s;
         bad.numa_mask = set("0-1");
-        CHECK(check_numa_mask, false, "numa-mask fails for another mask", &bad, &pl);
+        CHECK(run_numa_mask, false, "numa-mask fails for another mask", &bad, &pl);
         bad = s;
         bad.cpu_affinity_from_numa = false;
         bad.cpu_affinity = set("");
-        CHECK(check_cpu_affinity, false, "cpu-affinity fails without CPUAffinity=numa", &bad, &pl);
+        CHECK(run_cpu_affinity, false, "cpu-affinity fails without CPUAffinity=numa", &bad, &pl);
         pl.cpu_affinity_numa = false;
         bad.cpu_affinity = set("8-15,24-31");
-        CHECK(check_cpu_affinity, true, "an explicit CPUAffinity= list passes when equal", &bad, &pl);
+        CHECK(run_cpu_affinity, true, "an explicit CPUAffinity= list passes when equal", &bad, &pl);
         bad.cpu_affinity = set("0-31");
-        CHECK(check_cpu_affinity, false, "and fails when not", &bad, &pl);
+        CHECK(run_cpu_affinity, false, "and fails when not", &bad, &pl);
         pl.cpu_affinity_numa = true;
         bad = s;
         bad.effective_cpus = set("0-31");
-        CHECK(check_effective_cpus, false, "effective-cpus fails when wider than planned", &bad, &pl);
+        CHECK(run_effective_cpus, false, "effective-cpus fails when wider than planned", &bad, &pl);
         bad.effective_mems = set("0-1");
-        CHECK(check_effective_memory_nodes, false, "effective-memory-nodes fails when wider", &bad, &pl, &all);
+        CHECK(run_effective_memory_nodes, false, "effective-memory-nodes fails when wider", &bad, &pl, &all);
         pl.policy = POLICY_PREFERRED;
-        CHECK(check_effective_memory_nodes, true, "preferred: every memory node is expected", &bad, &pl, &all);
+        CHECK(run_effective_memory_nodes, true, "preferred: every memory node is expected", &bad, &pl, &all);
 }
 
 static void dropins(void) {
@@ -117,33 +157,33 @@ static void dropins(void) {
                                  .matches_plan = true};
         struct check c = {0};
 
-        check_dropin(&d, &c);
+        run_dropin(&d, &c);
         ok(c.ok, "dropin-in-effect passes when loaded, current, not overridden");
         check_done(&c);
         d.overridden_by = (char *) "/etc/systemd/system/x.service.d/60-local.conf sets NUMAPolicy=";
-        check_dropin(&d, &c);
+        run_dropin(&d, &c);
         ok(!c.ok && strstr(c.detail, "60-local.conf sets NUMAPolicy="), "a later drop-in is named by path");
         check_done(&c);
         d.overridden_by = NULL;
         d.loaded = false;
-        check_dropin(&d, &c);
+        run_dropin(&d, &c);
         ok(!c.ok && strstr(c.detail, "numaplan apply"), "a drop-in systemd has not loaded says to apply");
         check_done(&c);
         d.instead = "/etc/systemd/system/x.service.d/50-numaplan.conf";
         d.path = "/run/systemd/system/x.service.d/50-numaplan.conf";
-        check_dropin(&d, &c);
+        run_dropin(&d, &c);
         ok(!c.ok && streq(c.got, "masked") && strstr(c.detail, "systemd loads /etc/systemd/system/x.service.d/50-numaplan.conf instead"),
            "one of the same name that systemd loads instead masks it, named");
         check_done(&c);
         d.instead = NULL;
         d.loaded = true;
         d.matches_plan = false;
-        check_dropin(&d, &c);
+        run_dropin(&d, &c);
         ok(!c.ok && streq(c.got, "stale"), "a drop-in that differs from the plan is stale");
         check_done(&c);
         d.matches_plan = true;
         d.journal = "/etc/systemd/system/.numaplan-journal";
-        check_dropin(&d, &c);
+        run_dropin(&d, &c);
         ok(!c.ok && streq(c.got, "apply interrupted") && strstr(c.detail, "run numaplan apply to finish it"),
            "an interrupted apply fails the check, saying how to finish it");
         check_done(&c);
@@ -172,7 +212,7 @@ static void task_checks(void) {
         struct dropin_facts df = {.path = "x", .loaded = true, .matches_plan = true, .mtime = 1699999000.0};
         struct check c = {0};
 
-        check_task_affinity(&s, &pl, &tf, &df, &c);
+        run_task_affinity(&s, &pl, &tf, &df, &c);
         ok(!c.ok && strstr(c.got, "1 of 3 threads outside") && strstr(c.detail, "pid 100 (llama-io) thread 101") &&
                    strstr(c.detail, "restart the unit (systemctl restart llama-server@0.service)"),
            "a thread allowed every CPU fails task-affinity, named with its pid and tid");
@@ -180,22 +220,22 @@ static void task_checks(void) {
 
         tasks[1].cpus = set("9");
         tasks[1].mems = set("1");
-        check_task_affinity(&s, &pl, &tf, &df, &c);
+        run_task_affinity(&s, &pl, &tf, &df, &c);
         ok(c.ok && strstr(c.got, "2 processes, 3 threads within"), "every thread within: passes");
         check_done(&c);
 
         df.mtime = 1700000000.0 + 30; /* the drop-in was written after process 100 started */
-        check_task_affinity(&s, &pl, &tf, &df, &c);
+        run_task_affinity(&s, &pl, &tf, &df, &c);
         ok(!c.ok && strstr(c.detail, "pid 100 (llama (main)) started") && strstr(c.detail, "restart the unit"),
            "a process older than the drop-in is named, with restart the unit");
         check_done(&c);
 
         struct task_facts none = {.readable = true};
-        check_task_affinity(&s, &pl, &none, &df, &c);
+        run_task_affinity(&s, &pl, &none, &df, &c);
         ok(!c.ok && streq(c.got, "no processes"), "no process: task-affinity cannot pass");
         check_done(&c);
         struct task_facts unreadable = {0};
-        check_task_affinity(&s, &pl, &unreadable, &df, &c);
+        run_task_affinity(&s, &pl, &unreadable, &df, &c);
         ok(!c.ok && strstr(c.detail, "cannot list the processes"), "an unreadable cgroup cannot pass");
         check_done(&c);
 }
@@ -205,14 +245,14 @@ static void warmup_and_locality(void) {
         struct check c = {0};
         struct warmup_result w = {.ok = true, .status = 200, .detail = (char *) "HTTP 200 after 0.1 s (1 try)"};
 
-        check_warmup(&w, "http://127.0.0.1:8080/completion", NULL, &c);
+        run_warmup(&w, "http://127.0.0.1:8080/completion", NULL, &c);
         ok(c.ok && streq(c.got, "HTTP 200"), "warmup passes on 200");
         check_done(&c);
         w = (struct warmup_result){.ok = false, .status = 500, .detail = (char *) "HTTP 500"};
-        check_warmup(&w, "http://127.0.0.1:8080/completion", NULL, &c);
+        run_warmup(&w, "http://127.0.0.1:8080/completion", NULL, &c);
         ok(!c.ok && streq(c.got, "HTTP 500"), "warmup fails on 500");
         check_done(&c);
-        check_warmup(NULL, NULL, "--no-warmup", &c);
+        run_warmup(NULL, NULL, "--no-warmup", &c);
         ok(c.ok && streq(c.got, "skipped") && streq(c.detail, "--no-warmup"), "a skipped warm-up says why");
         check_done(&c);
 
@@ -221,11 +261,11 @@ static void warmup_and_locality(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 file=/m mapped=10 N0=10 kernelpagesize_kB=4\n", NULL, &pl.nodes);
         pl.min_local_bp = 9500;
-        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
+        run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(c.ok && streq(c.got, "99.0%") && streq(c.want, ">= 95%"), "99.0%% local passes min-local 95%%");
         check_done(&c);
         pl.min_local_bp = 9950;
-        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
+        run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && strstr(c.detail, "/m has 10 of its 10 pages off the plan") &&
                    strstr(c.detail, "numaplan migrate llama-server@0.service moves it now"),
            "below min-local fails, naming the file cached on the wrong node and the command that moves it");
@@ -234,14 +274,14 @@ static void warmup_and_locality(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, "7f00 bind:1 anon=900 N0=900 kernelpagesize_kB=4\n7f01 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n", NULL, &pl.nodes);
         pl.min_local_bp = 9000;
-        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
+        run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "10.0%") && strstr(c.detail, "numaplan migrate llama-server@0.service moves what is off"),
            "anonymous memory off the plan: the advice is numaplan migrate");
         check_done(&c);
         page_tally_done(&t);
         page_tally_init(&t, 4);
         pl.min_local_bp = 9500;
-        check_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
+        run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "no pages"), "no resident pages cannot pass");
         check_done(&c);
         page_tally_done(&t);
@@ -271,13 +311,13 @@ static void side_by_side(void) {
 
         page_tally_init(&t, 4);
         page_tally_add(&t, numa_maps, maps, &replicas[1].nodes);
-        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
+        run_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "52.6%"), "counting the binary another replica read first, it would fail: %s", c.got);
         check_done(&c);
 
         char **mapped_by[] = {engine_mappers, NULL};
         page_tally_split(&t, mapped_by, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
+        run_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(c.ok && streq(c.got, "100.0%"), "judged on its own pages, it passes: %s", c.got);
         ok(strstr(c.detail, "10948 of its own 10948 pages") && strstr(c.detail, "not judged: 9842 pages"),
            "the detail counts its own pages and the shared ones apart: %s", c.detail);
@@ -295,7 +335,7 @@ static void side_by_side(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, shared_model, shared_maps, &replicas[1].nodes);
         page_tally_split(&t, mapped_by2, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
+        run_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "71.0%"), "a data file another replica maps counts: it fails (%s)", c.got);
         ok(strstr(c.detail, "/srv/m.gguf has 3166 of its 3166 pages on node 0, and replica llama-0 (llama@0.service, node 0) "
                             "maps it too") &&
@@ -314,7 +354,7 @@ static void side_by_side(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, unpinned, maps, &replicas[1].nodes);
         page_tally_split(&t, mapped_by3, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
+        run_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "0.0%") && strstr(c.detail, "numaplan migrate llama@1.service moves what is off"),
            "an unpinned replica still fails, on its own anonymous memory");
         check_done(&c);
@@ -334,7 +374,7 @@ static void side_by_side(void) {
         for (size_t i = 0; i < ELEMENTSOF(mapped); i++) {
                 page_tally_init(&t, 4);
                 page_tally_add(&t, mapped[i], NULL, &copying.nodes);
-                check_memory_locality(&t, &copying, &plan, "/run/numaplan/models", &tf, &c);
+                run_memory_locality(&t, &copying, &plan, "/run/numaplan/models", &tf, &c);
                 if (i == 0)
                         ok(c.ok, "it maps its node's copy: passes");
                 else
@@ -354,7 +394,7 @@ static void side_by_side(void) {
         page_tally_init(&t, 4);
         page_tally_add(&t, only_code, maps, &replicas[1].nodes);
         page_tally_split(&t, mapped_by4, NULL);
-        check_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
+        run_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "no pages") && strstr(c.detail, "only program code"),
            "with only shared code resident it cannot pass");
         check_done(&c);
@@ -381,7 +421,7 @@ static void hugepages(void) {
         struct page_tally t;
 
         page_tally_init(&t, 4);
-        check_hugepages(NULL, &t, &pl, &c);
+        run_hugepages(NULL, &t, &pl, &c);
         ok(c.ok && streq(c.got, "none planned"), "a replica without hugepages = passes");
         check_done(&c);
 
@@ -389,19 +429,19 @@ static void hugepages(void) {
         pl.hugepages = &share;
         pl.n_hugepages = 1;
         _cleanup_topology_ struct topology *full = two_nodes(16), *short_pool = two_nodes(10);
-        check_hugepages(short_pool, &t, &pl, &c);
+        run_hugepages(short_pool, &t, &pl, &c);
         ok(!c.ok && strstr(c.detail, "node 1's pool of 2.0 MiB pages holds 10 of the 16 planned"),
            "a pool smaller than planned fails, in numbers");
         check_done(&c);
-        check_hugepages(full, &t, &pl, &c);
+        run_hugepages(full, &t, &pl, &c);
         ok(!c.ok && strstr(c.detail, "maps none of its huge pages"), "a reserved pool the replica does not use fails");
         check_done(&c);
         page_tally_add(&t, "7f00 bind:1 file=/dev/hugepages/x huge dirty=8 N1=8 kernelpagesize_kB=2048\n", NULL, &pl.nodes);
-        check_hugepages(full, &t, &pl, &c);
+        run_hugepages(full, &t, &pl, &c);
         ok(c.ok && streq(c.got, "8 mapped, 8 there"), "huge pages on the planned node pass: %s", c.got);
         check_done(&c);
         page_tally_add(&t, "7f40 bind:1 file=/dev/hugepages/y huge dirty=2 N0=2 kernelpagesize_kB=2048\n", NULL, &pl.nodes);
-        check_hugepages(full, &t, &pl, &c);
+        run_hugepages(full, &t, &pl, &c);
         ok(!c.ok && strstr(c.detail, "2 of its huge pages sit off node 1"), "huge pages from another node's pool fail");
         check_done(&c);
         page_tally_done(&t);
@@ -410,7 +450,7 @@ static void hugepages(void) {
 #define CONTAINER_DETAIL(what, expect_ok, needle, ...)                                           \
         do {                                                                                     \
                 struct check c_ = {0};                                                           \
-                check_container(__VA_ARGS__, &c_);                                               \
+                run_container(__VA_ARGS__, &c_);                                               \
                 const char *text_ = c_.ok ? strempty(c_.got) : strempty(c_.detail);               \
                 if (!ok(c_.ok == (expect_ok) && strstr(text_, needle), "%s", what))             \
                         printf("#   ok %d, want %s, got %s: %s\n", c_.ok, c_.want, c_.got, strempty(c_.detail)); \
