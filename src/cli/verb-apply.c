@@ -120,6 +120,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
 const struct verb verb_apply = {
         .name = "apply",
+        .rank = 30,
         .summary = "write the drop-ins, reload systemd",
         .options = options,
         .args_size = sizeof(struct apply_args),

@@ -289,6 +289,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
 const struct verb verb_migrate = {
         .name = "migrate",
+        .rank = 60,
         .summary = "move running replicas' pages onto their nodes, without a restart",
         .options = options,
         .args_size = sizeof(struct migrate_args),

@@ -187,6 +187,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
 const struct verb verb_prepare = {
         .name = "prepare",
+        .rank = 70,
         .summary = "move a model's page cache onto nodes (run by the drop-ins)",
         .options = options,
         .args_size = sizeof(struct prepare_args),

@@ -87,6 +87,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
 const struct verb verb_remove = {
         .name = "remove",
+        .rank = 80,
         .summary = "delete numaplan's drop-ins, reload systemd",
         .options = options,
         .args_size = sizeof(struct remove_args),

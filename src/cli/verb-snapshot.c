@@ -174,6 +174,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
 const struct verb verb_snapshot = {
         .name = "snapshot",
+        .rank = 90,
         .summary = "capture the sysfs/procfs files numaplan reads",
         .options = options,
         .args_size = sizeof(struct snapshot_args),

@@ -590,6 +590,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
 const struct verb verb_verify = {
         .name = "verify",
+        .rank = 40,
         .summary = "prove each replica is pinned as planned",
         .options = options,
         .args_size = sizeof(struct verify_args),

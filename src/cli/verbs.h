@@ -39,17 +39,16 @@ struct verb {
          * them (after a blank line, or with `epilogue_tight` right under them). */
         const char *usage, *description, *epilogue;
         bool epilogue_tight;
+        unsigned rank; /* where --help lists it: lower first */
 };
 
-/* The verbs, in the order --help lists them. */
+/* The verbs, in the order --help lists them (by rank): the table the build makes of every
+ * verb-NAME.c, each of which defines `const struct verb verb_NAME` (cli/meson.build). */
 extern const struct verb *const verbs[];
 extern const size_t n_verbs;
 
 /* Prints a verb's --help, its option lines made from its table. */
 void verb_help(const struct verb *v);
-
-extern const struct verb verb_show, verb_plan, verb_apply, verb_verify, verb_status, verb_migrate, verb_prepare,
-        verb_remove, verb_snapshot;
 
 /* Prints the message (if any) and a pointer to the verb's --help. Returns EXIT_USAGE. */
 int verb_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

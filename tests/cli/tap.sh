@@ -53,7 +53,8 @@ output_seen() { # output_seen STDOUT_FILE STDERR_FILE EXIT_STATUS NUMAPLAN_ARGS.
 		--diff) diff=1 ;;
 		--check) check=1 ;;
 		--generator-dir | --generator-dir=*) gen=1 ;;
-		show | plan | apply | remove | verify | status | migrate) [ -n "$verb" ] || verb=$a ;;
+		*) # a command whose document has a schema
+			[ -n "$verb" ] || [ ! -e "${NUMAPLAN_SCHEMA_DIR:-$tap_src/build/schemas}/$a.schema.json" ] || verb=$a ;;
 		esac
 	done
 	[ -n "${json-}" ] && [ -n "$verb" ] && json_seen "$verb" "$out"

@@ -6,12 +6,6 @@
 #include "basic/util.h"
 #include "cli/verbs.h"
 
-const struct verb *const verbs[] = {
-        &verb_show, &verb_plan, &verb_apply, &verb_verify, &verb_status, &verb_migrate, &verb_prepare, &verb_remove,
-        &verb_snapshot,
-};
-const size_t n_verbs = ELEMENTSOF(verbs);
-
 /* "  -c, --config FILE   read FILE ...": the text starts at column 22, or two blanks after a
  * longer name; its further lines at column 22. */
 #define HELP_COLUMN 22
