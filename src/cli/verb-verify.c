@@ -38,7 +38,7 @@ struct unit_report {
         struct check checks[N_CHECKS];
         bool ok;
         struct page_tally pages;
-        struct numastat *before, *after;
+        struct numastat *during; /* each node's counters' increments during the warm-up */
         size_t n_numastat;
         char *summary;
         struct container_facts container;
@@ -196,7 +196,8 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         checks_run(CHECK_PHASE_UNIT, &f, u->checks);
 
         /* The warm-up makes the server touch its memory; the pages are counted after it. */
-        read_numastat(in->root, mem_ids, n_mem, &u->before);
+        _cleanup_free_ struct numastat *before = NULL;
+        read_numastat(in->root, mem_ids, n_mem, &before);
         struct warmup_result w = {0};
         if (no_warmup)
                 f.warmup_skipped = "--no-warmup";
@@ -212,7 +213,12 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         }
         checks_run(CHECK_PHASE_WARMUP, &f, u->checks);
         free(w.detail);
-        read_numastat(in->root, mem_ids, n_mem, &u->after);
+        read_numastat(in->root, mem_ids, n_mem, &u->during);
+        for (size_t k = 0; k < n_mem; k++) {
+                u->during[k].numa_miss -= before[k].numa_miss;
+                u->during[k].numa_foreign -= before[k].numa_foreign;
+                u->during[k].other_node -= before[k].other_node;
+        }
         u->n_numastat = n_mem;
 
         gather_pages(in->root, tf, pl, &u->pages);
@@ -249,8 +255,7 @@ static void unit_report_done(struct unit_report *u) {
         for (unsigned k = 0; k < N_CHECKS; k++)
                 check_done(&u->checks[k]);
         page_tally_done(&u->pages);
-        free(u->before);
-        free(u->after);
+        free(u->during);
         free(u->summary);
         container_facts_done(&u->container);
         json_object_put(u->processes);
@@ -337,13 +342,10 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 for (size_t k = 0; k < u->n_numastat; k++) {
                         json_object *d = json_object_new_object();
                         char key[16];
-                        snprintf(key, sizeof(key), "%d", u->before[k].node);
-                        json_object_object_add(d, "numa_miss",
-                                               json_uint64(u->after[k].numa_miss - u->before[k].numa_miss));
-                        json_object_object_add(d, "numa_foreign",
-                                               json_uint64(u->after[k].numa_foreign - u->before[k].numa_foreign));
-                        json_object_object_add(d, "other_node",
-                                               json_uint64(u->after[k].other_node - u->before[k].other_node));
+                        snprintf(key, sizeof(key), "%d", u->during[k].node);
+                        json_object_object_add(d, "numa_miss", json_uint64(u->during[k].numa_miss));
+                        json_object_object_add(d, "numa_foreign", json_uint64(u->during[k].numa_foreign));
+                        json_object_object_add(d, "other_node", json_uint64(u->during[k].other_node));
                         json_object_object_add(stat, key, d);
                 }
                 json_object_object_add(uo, "unit", json_object_new_string(u->pl->unit));
@@ -433,9 +435,8 @@ static void print_table(const struct unit_report *reports, size_t n) {
                 struct strbuf ns = {0};
                 for (size_t k = 0; k < u->n_numastat; k++)
                         strbuf_printf(&ns, "%snode %d +%" PRIu64 "/+%" PRIu64 "/+%" PRIu64, ns.len ? ", " : "",
-                                      u->before[k].node, u->after[k].numa_miss - u->before[k].numa_miss,
-                                      u->after[k].numa_foreign - u->before[k].numa_foreign,
-                                      u->after[k].other_node - u->before[k].other_node);
+                                      u->during[k].node, u->during[k].numa_miss, u->during[k].numa_foreign,
+                                      u->during[k].other_node);
                 if (ns.len)
                         printf("  numa_miss/numa_foreign/other_node during the warm-up: %s\n", ns.s);
                 strbuf_done(&ns);
