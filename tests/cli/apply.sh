@@ -2,12 +2,14 @@
 # plan, apply and remove against a temporary unit directory (--no-reload: no systemd here):
 # drop-ins agree with plan --json, apply is idempotent, --check and --diff, remove, every kind
 # of bad input exits 2 naming path:line and leaves the unit directory byte-identical, and a
-# killed or failing apply never leaves a partial drop-in.
+# killed or failing apply never leaves a partial drop-in (faults the preloaded shim injects).
+# Usage: apply.sh NUMAPLAN FIXTURES FAULT_PRELOAD
 set -u
 numaplan=$1
 fixtures=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/tap.sh"
+fault_shim "${3:-}"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -201,7 +203,7 @@ rm -rf "$units" && cp -a "$scratch/state-old" "$units"
 steps=0 partial=0 converged=0 dropin_steps=0 restored=0 marker_steps=0 marker_reported=0 journal_steps=0 journal_reported=0
 for step in $(seq 1 40); do
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
-	NUMAPLAN_TEST_KILL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
+	NUMAPLAN_TEST_KILL_AT_STEP=$step "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
 	[ $? -eq 137 ] || break
 	steps=$step
 	for f in $(cd "$scratch/state-old" && find . -name 50-numaplan.conf) $(cd "$scratch/state-new" && find . -name 50-numaplan.conf); do
@@ -212,19 +214,19 @@ for step in $(seq 1 40); do
 	"$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
 	diff -r "$units" "$scratch/state-new" >/dev/null && converged=$((converged + 1))
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
-	NUMAPLAN_TEST_FAIL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>"$scratch/err"
+	NUMAPLAN_TEST_FAIL_AT_STEP=$step "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>"$scratch/err"
 	rc=$?
-	# The hook names the file of each step: a drop-in's, or the marker's, which comes after the
+	# The shim names the file of each step: a drop-in's, or the marker's, which comes after the
 	# commit. Either way the exit is 3: a drop-in step with every file as it was; the marker step
 	# with the new drop-ins, no marker, and a message saying what to do.
-	if grep -q "test hook: failing write step $step (.numaplan-journal: unlink)" "$scratch/err"; then
+	if grep -q "fault-preload: failing write step $step (.numaplan-journal: unlink)" "$scratch/err"; then
 		# The last step of the commit: every drop-in in place, the journal left for the next run.
 		journal_steps=$((journal_steps + 1))
 		if [ $rc -eq 3 ] && grep -q "run numaplan apply again to clear it" "$scratch/err" &&
 			diff -r -x .numaplan -x .numaplan-journal "$units" "$scratch/state-new" >/dev/null; then
 			journal_reported=$((journal_reported + 1))
 		fi
-	elif grep -q "test hook: failing write step $step (applied: " "$scratch/err"; then
+	elif grep -q "fault-preload: failing write step $step (applied: " "$scratch/err"; then
 		marker_steps=$((marker_steps + 1))
 		if [ $rc -eq 3 ] && [ ! -e "$units/.numaplan/applied" ] && grep -q "run numaplan apply again" "$scratch/err" &&
 			diff -r -x .numaplan "$units" "$scratch/state-new" >/dev/null; then
@@ -236,7 +238,7 @@ for step in $(seq 1 40); do
 	fi
 done
 if [ "$steps" -ge 10 ]; then ok "apply was killed at each of its $steps write steps in turn"; else
-	fail "the kill hook fired at 10 write steps or more" "it fired at $steps"; fi
+	fail "the shim killed apply at 10 write steps or more" "it fired at $steps"; fi
 is "no kill left a drop-in that is neither the old nor the new one" "$partial" 0
 is "after every kill, the next apply finishes the job" "$converged" "$steps"
 is "a failure at any drop-in step exits 3 and restores every file ($dropin_steps steps)" "$restored" "$dropin_steps"

@@ -4,12 +4,13 @@
 # removes, random kills during apply, a root without sysfs, special files as -c and in sysfs, a
 # held lock, an empty plan. Every command runs under a timeout: a hang is a failure. Runs as root
 # in a mount namespace of its own (for the small and the read-only file systems).
-# Usage: faults.sh NUMAPLAN FIXTURES
+# Kills come from the preloaded fault shim. Usage: faults.sh NUMAPLAN FIXTURES FAULT_PRELOAD
 set -u
 numaplan=$(readlink -f "$1")
 fixtures=$(readlink -f "$2")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
+fault_shim "$(readlink -f "${3:-}")"
 
 [ "$(id -u)" = 0 ] || skip_all "faults need root (mounts in a namespace of their own)"
 command -v unshare >/dev/null || skip_all "unshare (util-linux) is not installed"
@@ -178,7 +179,7 @@ old_set=$(dropins "$scratch/old") new_set=$(dropins "$scratch/new")
 steps=0
 while :; do
 	rm -rf "$units" && cp -a "$scratch/old" "$units"
-	NUMAPLAN_TEST_KILL_AT_STEP=$((steps + 1)) timeout 20 "$numaplan" apply --no-reload --sysfs-root "$dgx" --unit-dir "$units" \
+	NUMAPLAN_TEST_KILL_AT_STEP=$((steps + 1)) timeout 20 "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" --unit-dir "$units" \
 		-c "$c2" >/dev/null 2>&1
 	[ $? -eq 137 ] || break
 	steps=$((steps + 1))
@@ -187,7 +188,7 @@ mixed=0 killed=0 mid_commit=0
 RANDOM=4242
 for trial in $(seq 1 50); do
 	rm -rf "$units" && cp -a "$scratch/old" "$units"
-	NUMAPLAN_TEST_KILL_AT_STEP=$((RANDOM % steps + 1)) timeout 20 "$numaplan" apply --no-reload --sysfs-root "$dgx" \
+	NUMAPLAN_TEST_KILL_AT_STEP=$((RANDOM % steps + 1)) timeout 20 "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" \
 		--unit-dir "$units" -c "$c2" >/dev/null 2>&1
 	[ $? -eq 137 ] && killed=$((killed + 1))
 	[ -e "$units/.numaplan-journal" ] && mid_commit=$((mid_commit + 1))

@@ -4,12 +4,14 @@
 # configuration (bad, or no longer fitting the host), the generator gives plan's reason, drop-ins
 # that keep the replicas from starting, exit 0 and no marker; nothing is written outside its
 # directory; and apply, remove and plan in generator mode with each combination of apply's
-# drop-ins, the generator's and remove's record (--no-reload: no systemd here).
+# drop-ins, the generator's and remove's record (--no-reload: no systemd here); a disk that stops
+# answering (the preloaded fault shim). Usage: generator.sh NUMAPLAN FIXTURES FAULT_PRELOAD
 set -u
 numaplan=$1
 fixtures=$(cd "$2" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/tap.sh"
+fault_shim "${3:-}"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -308,7 +310,7 @@ check "SYSTEMD_IN_INITRD=0 overrides it, as for systemd" test -f "$g/llama-serve
 # other two from starting, and says only what happened.
 g=$scratch/stall
 mkdir -p "$g"
-NUMAPLAN_TEST_STALL_AT_STEP=5 "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
+NUMAPLAN_TEST_STALL_AT_STEP=5 "${faulty[@]}" "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
 	2>"$scratch/stall.err" &
 gen_pid=$!
 for _ in $(seq 1 200); do grep -q "stalled at write step 5" "$scratch/stall.err" && break; sleep 0.05; done

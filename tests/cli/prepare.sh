@@ -7,8 +7,8 @@
 set -u
 numaplan=$1
 fixtures=$2
-preload=$3
 . "$(dirname "$0")/tap.sh"
+fault_shim "${3:-}"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -113,7 +113,7 @@ grep -q "this host has no node 5 (its nodes: 0-1)" <<<"$err" && ok "the host's n
 
 # ---- A model truncated while prepared ----
 mkfile "$scratch/shrinks.gguf" 1024
-LD_PRELOAD=$preload NUMAPLAN_TEST_TRUNCATE_AFTER_MINCORE=$scratch/shrinks.gguf ASAN_OPTIONS=verify_asan_link_order=0 \
+NUMAPLAN_TEST_TRUNCATE_AFTER_MINCORE=$scratch/shrinks.gguf "${faulty[@]}" \
 	"$numaplan" prepare --dry-run --nodes "$node" -- "$scratch/shrinks.gguf" "$m/plain/a.safetensors" >/dev/null 2>"$scratch/err"
 rc=$?
 err=$(cat "$scratch/err")

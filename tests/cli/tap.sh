@@ -104,6 +104,18 @@ diff_applies() { # diff_applies DESC FILE [-R]: FILE's unified diff of drop-ins 
 	fi
 }
 
+# The fault shim (tests/lib/fault-preload.c) preloaded into one program: "${faulty[@]}" PROGRAM
+# ARGS..., with the variables that choose a fault (NUMAPLAN_TEST_KILL_AT_STEP=N, ...) set before.
+# In the sanitized build the shim brings ASan's runtime after itself, which ASan must be told is
+# fine. A script that uses it takes the shim's path as an argument: without it, it bails out.
+fault_shim() { # fault_shim PRELOAD: sets faulty
+	if [ -z "${1:-}" ] || [ ! -f "$1" ]; then
+		echo "Bail out! the fault shim (libnumaplan-test-faults.so) is not at '${1:-}'"
+		exit 1
+	fi
+	faulty=(env "LD_PRELOAD=$1" "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
+}
+
 # A root for a fixture host: the directory itself, or a tar (from numaplan snapshot) extracted.
 fixture_root() { # fixture_root PATH SCRATCH
 	case $1 in
