@@ -9,6 +9,7 @@
 #include "host/topology-read.h"
 #include "host/unit-user.h"
 #include "systemd/bus.h"
+#include "systemd/systemd-dl.h"
 
 /* What is wrong with a --nodes value, in words, or NULL when it is a list of nodes. */
 static char *nodes_problem(const char *s, struct cpuset *ret) {

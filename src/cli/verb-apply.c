@@ -10,12 +10,10 @@
 #include "core/config.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
-#include "host/config-files.h"
 #include "host/hugepages.h"
 #include "host/root.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
-#include "systemd/deploy.h"
 
 struct apply_args {
         const char *config;

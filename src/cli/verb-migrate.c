@@ -16,7 +16,6 @@
 #include "core/planner.h"
 #include "core/verify-checks.h"
 #include "host/cgroup.h"
-#include "host/config-files.h"
 #include "host/file-mappers.h"
 #include "host/host-facts.h"
 #include "host/migrate.h"
@@ -24,6 +23,7 @@
 #include "host/tasks.h"
 #include "systemd/bus.h"
 #include "systemd/journal.h"
+#include "systemd/systemd-dl.h"
 #include "systemd/unit-state.h"
 
 struct migrate_args {

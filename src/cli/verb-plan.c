@@ -8,7 +8,6 @@
 #include "cli/output.h"
 #include "core/dropin.h"
 #include "core/planner.h"
-#include "host/config-files.h"
 
 static json_object *node_list_json(const struct cpuset *s) {
         json_object *a = json_object_new_array();

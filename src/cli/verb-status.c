@@ -14,10 +14,9 @@
 #include "core/dropin.h"
 #include "systemd/dropin-seen.h"
 #include "core/planner.h"
-#include "core/unit-name.h"
-#include "host/config-files.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
+#include "systemd/systemd-dl.h"
 #include "systemd/unit-state.h"
 
 struct status_args {

@@ -16,10 +16,8 @@
 #include "host/server.h"
 #include "core/dropin.h"
 #include "core/planner.h"
-#include "core/unit-name.h"
 #include "core/verify-checks.h"
 #include "host/cgroup.h"
-#include "host/config-files.h"
 #include "host/file-mappers.h"
 #include "host/host-facts.h"
 #include "host/numastat.h"
@@ -30,6 +28,7 @@
 #include "systemd/changeset.h"
 #include "systemd/dropin-seen.h"
 #include "systemd/journal.h"
+#include "systemd/systemd-dl.h"
 #include "systemd/unit-state.h"
 
 struct unit_report {
