@@ -14,6 +14,7 @@ dgx="$fixtures/hosts/dgx-2s-8gpu"
 run() { # run ARGS...: sets rc, out, err
 	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }

@@ -69,7 +69,8 @@ output_seen() { # output_seen STDOUT_FILE STDERR_FILE EXIT_STATUS NUMAPLAN_ARGS.
 }
 
 json_seen() { # json_seen VERB FILE: FILE holds the document `numaplan VERB --json` printed
-	[ -s "$2" ] || return 0
+	# An empty one too: --json promises a document also when the command fails, and nothing at
+	# all is what a binary that never ran prints.
 	[ -n "$tap_json_dir" ] || tap_json_dir=$(mktemp -d "${TMPDIR:-/tmp}/numaplan-json.XXXXXX")
 	tap_json_n=$((tap_json_n + 1))
 	cp "$2" "$tap_json_dir/$tap_json_n.$1.json"

@@ -21,6 +21,7 @@ printf '[Unit]\nDescription=a replica\n[Service]\nExecStart=/bin/true\n' >"$unit
 run() { # run ARGS...: sets rc, out, err
 	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }
