@@ -201,7 +201,9 @@ rm -rf "$scratch/x" && mkdir "$scratch/x"
 tar -xf "$scratch/s.tar" -C "$scratch/x"
 show "$untuned" && cp "$scratch/out" "$scratch/a"
 show "$scratch/x"
-check "the snapshot of the untuned host replays byte for byte" cmp -s "$scratch/a" "$scratch/out"
+if [ $rc -eq 0 ] && [ -s "$scratch/a" ] && cmp -s "$scratch/a" "$scratch/out"; then
+	ok "the snapshot of the untuned host replays byte for byte"
+else fail "the snapshot of the untuned host replays byte for byte" "exit $rc" "$(diff "$scratch/a" "$scratch/out" | head -20)"; fi
 is "it holds each device's config space whole" \
 	"$(stat -c %s "$(readlink -f "$scratch/x/sys/bus/pci/devices/0000:01:00.0")/config" 2>&1)" 4096
 rm -rf "$scratch/x" && mkdir "$scratch/x"
