@@ -4,7 +4,6 @@
 
 #include "basic/dlopen-util.h"
 #include "basic/log.h"
-#include "basic/util.h"
 
 int dlopen_many_sym(void **handle, const char *soname, const char *package, ...) {
         va_list ap;

@@ -12,28 +12,6 @@
 #include "basic/log.h"
 #include "basic/util.h"
 
-int write_step(const char *what, const char *name) {
-        static unsigned step;
-        const char *kill_at = getenv("NUMAPLAN_TEST_KILL_AT_STEP"), *fail_at = getenv("NUMAPLAN_TEST_FAIL_AT_STEP"),
-                   *stall_at = getenv("NUMAPLAN_TEST_STALL_AT_STEP");
-
-        step++;
-        if (stall_at && (unsigned) atoi(stall_at) == step) {
-                fprintf(stderr, "numaplan: test hook: stalled at write step %u (%s: %s)\n", step, name, what);
-                for (;;)
-                        pause(); /* a disk that stopped answering: until killed */
-        }
-        if (kill_at && (unsigned) atoi(kill_at) == step) {
-                fprintf(stderr, "numaplan: test hook: killed at write step %u (%s: %s)\n", step, name, what);
-                _exit(137);
-        }
-        if (fail_at && (unsigned) atoi(fail_at) == step) {
-                fprintf(stderr, "numaplan: test hook: failing write step %u (%s: %s)\n", step, name, what);
-                return -EIO;
-        }
-        return 0;
-}
-
 int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created) {
         if (ret_created)
                 *ret_created = false;
@@ -167,9 +145,7 @@ int write_temporary_at(int dirfd, const char *name, const char *content, unsigne
         size_t len = strlen(content);
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -1;
-        int r = write_step("write temporary", name);
-        if (r < 0)
-                return r;
+        int r;
 
         for (unsigned attempt = 0; fd < 0; attempt++) {
                 unsigned char rnd[6];
@@ -216,18 +192,12 @@ void remove_stale_temporaries_at(int dirfd, const char *name) {
 }
 
 int rename_at(int dirfd, const char *from, const char *to, unsigned flags) {
-        int r = write_step("rename", to);
-        if (r < 0)
-                return r;
         if (renameat(dirfd, from, dirfd, to) < 0 || (!(flags & WRITE_VOLATILE) && fsync(dirfd) < 0))
                 return -errno;
         return 0;
 }
 
 int unlink_durably_at(int dirfd, const char *name) {
-        int r = write_step("unlink", name);
-        if (r < 0)
-                return r;
         if (unlinkat(dirfd, name, 0) < 0 || fsync(dirfd) < 0)
                 return -errno;
         return 0;

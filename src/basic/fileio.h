@@ -79,9 +79,3 @@ bool rm_rf_at(int dirfd, const char *name, dev_t dev);
 int lock_file(const char *path, unsigned timeout_s);
 /* The same for `name` under `dirfd`, called `path` in messages. */
 int lock_file_at(int dirfd, const char *name, const char *path, unsigned timeout_s);
-
-/* Test hook: with NUMAPLAN_TEST_KILL_AT_STEP=N the process dies (as if killed) at its N-th write
- * step; with NUMAPLAN_TEST_FAIL_AT_STEP=N that step fails with EIO; with
- * NUMAPLAN_TEST_STALL_AT_STEP=N it waits there until killed (a disk that stopped answering). Each
- * is said on stderr with the file the step writes. Returns -EIO or 0. */
-int write_step(const char *what, const char *name);

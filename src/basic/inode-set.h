@@ -6,7 +6,6 @@
  * their square. */
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <sys/types.h>
 
 struct inode_set {

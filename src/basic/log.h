@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include <errno.h>
-
 #include "basic/util.h"
 
 /* Messages go to stderr, never stdout: stdout belongs to the verb's output (--json, --tap). */

@@ -6,18 +6,17 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
-#include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/changes.h"
 #include "cli/generator-mode.h"
-#include "cli/verbs.h"
 #include "stage/inputs.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
 #include "systemd/generator-files.h"
 #include "systemd/journal.h"
+#include "systemd/systemd-dl.h"
 
 static void print_diff(const struct changeset *cs, size_t n, bool json) {
         for (size_t k = 0; k < n; k++)

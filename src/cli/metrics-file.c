@@ -5,7 +5,6 @@
 #include <libgen.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "basic/escape.h"
 #include "basic/fileio.h"

@@ -4,8 +4,6 @@
 /* What several verbs print alike: the run's warnings. */
 
 #include <json-c/json.h>
-#include <stdbool.h>
-#include <stdio.h>
 
 #include "core/warnings.h"
 

@@ -5,10 +5,12 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "cli/prepare-checks.h"
+#include "cli/verbs.h"
 #include "host/root.h"
 #include "host/topology-read.h"
 #include "host/unit-user.h"
 #include "systemd/bus.h"
+#include "systemd/systemd-dl.h"
 
 /* What is wrong with a --nodes value, in words, or NULL when it is a list of nodes. */
 static char *nodes_problem(const char *s, struct cpuset *ret) {

@@ -5,7 +5,7 @@
  * run as root for a unit with User= or DynamicUser=, whose rights it reads the files with. */
 
 #include "basic/cpuset.h"
-#include "cli/verbs.h"
+#include "stage/globals.h"
 
 /* --nodes LIST, checked as a list and against the host's nodes (through the root): EXIT_OK with
  * the nodes in *ret, else EXIT_USAGE after saying which value, or which node, is wrong. */

@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "core/topology.h"
+#include "core/tuning.h"
 
 struct table;
 

@@ -3,20 +3,17 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "stage/inputs.h"
 #include "cli/changes.h"
 #include "cli/generator-mode.h"
-#include "cli/output.h"
 #include "cli/verbs.h"
 #include "core/config.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
-#include "host/config-files.h"
 #include "host/hugepages.h"
 #include "host/root.h"
+#include "stage/inputs.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
-#include "systemd/deploy.h"
 
 struct apply_args {
         const char *config;

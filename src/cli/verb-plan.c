@@ -4,12 +4,11 @@
 #include "basic/json-util.h"
 #include "basic/table.h"
 #include "basic/util.h"
-#include "stage/inputs.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "core/dropin.h"
 #include "core/planner.h"
-#include "host/config-files.h"
+#include "stage/inputs.h"
 
 static json_object *node_list_json(const struct cpuset *s) {
         json_object *a = json_object_new_array();

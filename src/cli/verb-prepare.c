@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "basic/escape.h"
-#include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/parse-util.h"
 #include "basic/util.h"

@@ -6,11 +6,11 @@
 #include "cli/changes.h"
 #include "cli/generator-mode.h"
 #include "cli/verbs.h"
-#include "stage/inputs.h"
 #include "core/config.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
 #include "host/hugepages.h"
+#include "stage/inputs.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 

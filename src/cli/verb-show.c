@@ -9,7 +9,6 @@
 #include "basic/log.h"
 #include "basic/table.h"
 #include "basic/util.h"
-#include "stage/inputs.h"
 #include "cli/output.h"
 #include "cli/tuning-output.h"
 #include "cli/verbs.h"
@@ -17,6 +16,7 @@
 #include "core/pci.h"
 #include "core/topology.h"
 #include "host/config-files.h"
+#include "stage/inputs.h"
 
 static json_object *node_json(const struct topology *t, const struct node *n) {
         json_object *o = json_object_new_object(), *d = json_object_new_object();

@@ -11,8 +11,8 @@
 #include "basic/util.h"
 #include "cli/verbs.h"
 #include "host/archive-dl.h"
-#include "stage/inputs.h"
 #include "host/root.h"
+#include "stage/inputs.h"
 
 /* A snapshot goes into bug reports: of the mount table, keep the lines numaplan uses (cgroup
  * and the pseudo file systems), not where the host keeps everything else. */

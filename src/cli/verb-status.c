@@ -11,14 +11,13 @@
 #include "basic/table.h"
 #include "basic/util.h"
 #include "cli/verbs.h"
-#include "stage/inputs.h"
 #include "core/dropin.h"
-#include "systemd/dropin-seen.h"
 #include "core/planner.h"
-#include "core/unit-name.h"
-#include "host/config-files.h"
+#include "stage/inputs.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
+#include "systemd/dropin-seen.h"
+#include "systemd/systemd-dl.h"
 #include "systemd/unit-state.h"
 
 struct status_args {

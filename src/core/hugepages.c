@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "basic/parse-util.h"
 #include "basic/util.h"
 #include "core/hugepages.h"
 #include "core/planner.h"

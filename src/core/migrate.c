@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <errno.h>
-
 #include "core/migrate.h"
 
 size_t migrate_select(const int *status, size_t n, const struct cpuset *planned, unsigned *next_target,

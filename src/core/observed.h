@@ -6,7 +6,6 @@
  * from /proc); core/verify-checks.c judges them against the plan. */
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <sys/types.h>
 
 #include "basic/cpuset.h"

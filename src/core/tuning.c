@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <inttypes.h>
-
 #include "basic/util.h"
 #include "core/tuning.h"
 

@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "basic/cpuset.h"
-#include "core/warnings.h"
 
 /* Why max_read_request and max_payload are known, or not. */
 enum pcie_config {

@@ -4,6 +4,8 @@
 #include "basic/parse-util.h"
 #include "basic/util.h"
 #include "core/planner.h"
+#include "core/numa-maps.h"
+#include "core/observed.h"
 #include "core/verify-checks.h"
 
 const char *numa_policy_name(int mpol) {

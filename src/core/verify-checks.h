@@ -26,9 +26,16 @@
 
 #include <stdbool.h>
 
-#include "core/numa-maps.h"
-#include "core/observed.h"
-#include "core/planner.h"
+#include <stdint.h>
+
+struct container_facts;
+struct cpuset;
+struct page_tally;
+struct placement;
+struct plan;
+struct topology;
+struct unit_state;
+struct warmup_result;
 
 #define CHECK_ENUM(id, ...) CHECK_##id,
 enum { VERIFY_CHECKS(CHECK_ENUM) N_CHECKS };

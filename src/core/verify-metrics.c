@@ -7,7 +7,11 @@
 
 #include "basic/escape.h"
 #include "basic/util.h"
+#include "core/numa-maps.h"
+#include "core/topology.h"
+#include "core/verify-checks.h"
 #include "core/verify-metrics.h"
+#include "core/warnings.h"
 
 #define P "numaplan_verify_"
 #define H "numaplan_host_"

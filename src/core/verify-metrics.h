@@ -8,11 +8,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/numa-maps.h"
-#include "core/topology.h"
-#include "core/verify-checks.h"
-#include "core/warnings.h"
-
 /* One replica unit's verdict, as verify reached it. */
 struct metrics_unit {
         const char *unit;

@@ -17,28 +17,22 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include "basic/escape.h"
 #include "basic/fileio.h"
-#include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "stage/inputs.h"
 #include "core/config.h"
 #include "core/dropin.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
 #include "generator/generator.h"
 #include "host/config-files.h"
-#include "systemd/bus.h"
+#include "stage/inputs.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
 #include "systemd/generator-files.h"
-#include "systemd/journal.h"
 
 #define DROPIN_SIZE_MAX (64U << 10)
 #define CONFIG_SCAN_MAX (4U << 20)

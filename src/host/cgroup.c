@@ -7,7 +7,6 @@
 #include "host/cgroup.h"
 #include "host/host-facts.h"
 #include "host/root.h"
-#include "host/sysfs-parse.h"
 
 /* Is `word` one of the space-separated words of `list`? */
 static bool has_word(const char *list, const char *word) {

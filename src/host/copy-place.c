@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>

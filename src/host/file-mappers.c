@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include "basic/util.h"
+#include "core/numa-maps.h"
+#include "core/observed.h"
 #include "core/unit-name.h"
 #include "host/cgroup.h"
 #include "host/file-mappers.h"

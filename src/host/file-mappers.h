@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "core/numa-maps.h"
-#include "core/observed.h"
 #include "core/proc-maps.h"
 
 struct root;

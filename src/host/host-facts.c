@@ -3,8 +3,8 @@
 #include <linux/magic.h>
 #include <numaif.h>
 #include <sched.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 #include <time.h>
 
 #include "basic/util.h"

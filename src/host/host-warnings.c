@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#include "basic/util.h"
 #include "core/host-checks.h"
 #include "host/cgroup.h"
 #include "host/host-facts.h"
 #include "host/host-warnings.h"
-#include "host/root.h"
 
 void host_warnings_collect(struct root *root, const struct topology *t, struct warnings *w) {
         struct host_view v = {0};

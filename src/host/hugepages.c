@@ -7,7 +7,6 @@
 
 #include "basic/fileio.h"
 #include "basic/log.h"
-#include "basic/parse-util.h"
 #include "basic/util.h"
 #include "host/hugepages.h"
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
-#include <sys/mman.h>
 
 #include "basic/escape.h"
 #include "basic/fileio.h"
@@ -13,7 +12,6 @@
 #include "host/model-files.h"
 #include "host/numa-dl.h"
 #include "host/page-mover.h"
-
 
 static const struct mapping_pages *find_mapping(const struct mapping_pages *v, size_t n, size_t *cursor,
                                                 uint64_t start) {

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <fcntl.h>
 #include <numaif.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -12,6 +11,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "core/numa-maps.h"
 #include "host/host-facts.h"
 #include "host/numa-dl.h"
 #include "host/page-mover.h"
@@ -213,7 +213,6 @@ static int move_stretch(struct mover *m, const struct stretch *s) {
                 m->addrs[i] = (void *) (uintptr_t) (s->start + i * s->page);
         return move_batch(m, s->n, s->page / m->st->page_size ? s->page / m->st->page_size : 1, s->mp);
 }
-
 
 static void work(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct shared *sh,
                  unsigned w) {

@@ -14,7 +14,6 @@
 #include <sys/types.h>
 
 #include "core/migrate.h"
-#include "core/numa-maps.h"
 
 /* `n` pages of `page` bytes: of the process being moved from address `start`, or (fd >= 0) of
  * a file from byte `start`, mapped by the worker, which asks mincore(2) which are cached and

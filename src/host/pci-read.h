@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-#include <stdbool.h>
-
 #include "core/warnings.h"
 
 struct root;

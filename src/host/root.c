@@ -3,8 +3,8 @@
 #include <linux/openat2.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/vfs.h>
 
 #include "basic/fileio.h"
 #include "basic/log.h"

@@ -2,6 +2,7 @@
 #include "basic/util.h"
 #include "host/server.h"
 #include "core/planner.h"
+#include "core/observed.h"
 #include "core/verify-checks.h"
 #include "host/cgroup.h"
 #include "host/container.h"

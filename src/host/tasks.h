@@ -4,7 +4,6 @@
 /* The threads of a process and where its pages are, read from /proc through the root, so tests
  * replay them. */
 
-#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/numa-maps.h"

@@ -2,7 +2,6 @@
 #include <time.h>
 
 #include "host/curl-dl.h"
-#include "basic/log.h"
 #include "basic/util.h"
 #include "host/warmup.h"
 

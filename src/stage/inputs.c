@@ -5,7 +5,6 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "stage/inputs.h"
 #include "core/config.h"
 #include "core/planner.h"
 #include "core/topology.h"
@@ -15,6 +14,7 @@
 #include "host/host-warnings.h"
 #include "host/root.h"
 #include "host/topology-read.h"
+#include "stage/inputs.h"
 #include "systemd/generator-files.h"
 #include "systemd/journal.h"
 

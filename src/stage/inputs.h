@@ -7,9 +7,9 @@
 
 #include <stdbool.h>
 
-#include "stage/globals.h"
 #include "core/dropin.h"
 #include "core/warnings.h"
+#include "stage/globals.h"
 
 struct config;
 struct placement;

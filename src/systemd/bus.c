@@ -5,6 +5,7 @@
 #include "systemd/bus.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "systemd/systemd-dl.h"
 
 #define JOB_TIMEOUT_USEC (180ULL * 1000 * 1000)
 

@@ -5,8 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "systemd/systemd-dl.h"
+#include <systemd/sd-bus.h>
 
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"

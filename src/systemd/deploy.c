@@ -8,6 +8,7 @@
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
+#include "systemd/systemd-dl.h"
 
 #define MARKER_TEXT "numaplan apply succeeded on this boot\n"
 

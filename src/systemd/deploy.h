@@ -6,8 +6,7 @@
  * that and `struct deploy_result` into its report and exit code. */
 
 #include <stdbool.h>
-
-#include "systemd/bus.h"
+#include <systemd/sd-bus.h>
 
 struct changeset;
 

@@ -7,8 +7,6 @@
  * is the same file; a drop-in of the same name that systemd loaded instead is another file (one
  * in a directory of higher priority masks ours). */
 
-#include <stddef.h>
-
 struct dropin_seen {
         int index;       /* ours among the paths, -1 when systemd did not load it */
         const char *instead; /* a path of the same name systemd loaded in its place, or NULL */

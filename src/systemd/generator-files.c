@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Where numaplan-generator is, and the files it and generator mode share. */
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 /* sd-journal.h brings syslog.h, whose LOG_* macros basic/log.h's names would collide with: this

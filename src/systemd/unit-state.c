@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "basic/log.h"
 #include "basic/util.h"
+#include "systemd/bus.h"
+#include "systemd/systemd-dl.h"
 #include "systemd/unit-state.h"
 
 static int get_string(sd_bus *bus, const char *path, const char *iface, const char *name, char **ret) {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Files as root in directories others may have prepared, in a temporary directory: reads that
  * never follow a link (-ELOOP), never open a FIFO, device or socket (-EBADFD) and stop at a size
- * (-EFBIG); the atomic replace and its temporaries, with the test hook's kill and failure at each
- * step; directories opened or made without following links; the lock and who holds it. */
+ * (-EFBIG); the atomic replace and its temporaries, with a kill and a failure at each step (the
+ * fault shim, tests/lib/fault-preload.c, linked into this test); directories opened or made
+ * without following links; the lock and who holds it. */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -59,7 +60,7 @@ static int replace_child(void *arg) {
 }
 
 /* The replace is two steps, the temporary and the rename; each child counts from 1, since this
- * process has written nothing through the hook when these run. */
+ * process has set no fault when these run. */
 static void hook(void) {
         struct replace r = {"hooked.conf", "new\n"};
         write_file(dir, "hooked.conf", "old\n");
@@ -367,7 +368,7 @@ int main(void) {
         dir = d;
         umask(022);
         log_set_max_level(LOG_NOTICE);
-        hook(); /* first: its children count write steps from this process's none */
+        hook();
         names();
         reads();
         dirs();

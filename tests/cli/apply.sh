@@ -2,12 +2,14 @@
 # plan, apply and remove against a temporary unit directory (--no-reload: no systemd here):
 # drop-ins agree with plan --json, apply is idempotent, --check and --diff, remove, every kind
 # of bad input exits 2 naming path:line and leaves the unit directory byte-identical, and a
-# killed or failing apply never leaves a partial drop-in.
+# killed or failing apply never leaves a partial drop-in (faults the preloaded shim injects).
+# Usage: apply.sh NUMAPLAN FIXTURES FAULT_PRELOAD
 set -u
 numaplan=$1
 fixtures=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/tap.sh"
+fault_shim "${3:-}"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -160,7 +162,11 @@ before=$(tree_state "$units")
 run apply --json --no-reload --sysfs-root "$dgx" -c "$c1" --unit-dir "$units"
 check "a second apply changes nothing" python3 -c \
 	'import json,sys; d=json.load(open(sys.argv[1])); assert not d["changed"] and all(u["action"] == "unchanged" for u in d["units"])' "$scratch/out"
-is "a second apply leaves every file untouched (inode, mtime, bytes)" "$(tree_state "$units")" "$before"
+# Of a tree that holds the drop-ins (a broken apply would leave an empty one as it was, too).
+if [ $rc -eq 0 ] && grep -q 50-numaplan.conf <<<"$before" && [ "$(tree_state "$units")" = "$before" ]; then
+	ok "a second apply leaves every file untouched (inode, mtime, bytes)"
+else
+	fail "a second apply leaves every file untouched (inode, mtime, bytes)" "exit $rc" "$(diff <(echo "$before") <(tree_state "$units"))"; fi
 run apply --check --sysfs-root "$dgx" -c "$c1" --unit-dir "$units"
 is "apply --check exits 0 when in sync" "$rc" 0
 
@@ -173,7 +179,8 @@ unit = cpu-worker.service
 memory = 8G")
 run apply --check --json --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
 is "apply --check exits 1 when changes are pending" "$rc" 1
-is "apply --check writes nothing" "$(tree_state "$units")" "$before"
+if [ $rc -eq 1 ] && [ -s "$scratch/out" ] && [ "$(tree_state "$units")" = "$before" ]; then ok "apply --check writes nothing"; else
+	fail "apply --check writes nothing" "exit $rc" "$(diff <(echo "$before") <(tree_state "$units"))"; fi
 check "apply --check --json lists the pending actions" python3 -c '
 import json,sys
 d = json.load(open(sys.argv[1]))
@@ -183,13 +190,16 @@ assert a["inference@0.service"] == "removed" and len(a) == 8' "$scratch/out"
 run apply --check --diff --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
 case $out in *"--- $units/llama-server@0.service.d/50-numaplan.conf"*"+++ "*"@@ "*"-MemoryNodes"* | *"--- $units/llama-server@0.service.d/50-numaplan.conf"*"@@ "*) ok "--diff prints a unified diff" ;; *) fail "--diff prints a unified diff" "$out" ;; esac
 case $out in *"+++ /dev/null"*) ok "--diff shows removals against /dev/null" ;; *) fail "--diff removals" "$out" ;; esac
-is "--check --diff writes nothing" "$(tree_state "$units")" "$before"
+if [ $rc -eq 1 ] && grep -q '^@@ ' <<<"$out" && [ "$(tree_state "$units")" = "$before" ]; then ok "--check --diff writes nothing"; else
+	fail "--check --diff writes nothing" "exit $rc" "$(diff <(echo "$before") <(tree_state "$units"))"; fi
 
 run apply --check --sysfs-root "$dgx" -c "$c1" --unit-dir "$scratch/never-made" --no-reload
-if [ $rc -eq 1 ] && [ ! -e "$scratch/never-made" ]; then ok "apply --check creates nothing, not even the unit directory or its lock"; else
+if [ $rc -eq 1 ] && [ -n "$out" ] && [ ! -e "$scratch/never-made" ]; then ok "apply --check creates nothing, not even the unit directory or its lock"; else
 	fail "apply --check into a missing unit directory" "exit $rc" "$(find "$scratch/never-made" 2>&1)"; fi
+run apply --check --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" --no-reload
+said=$out$err # what -q leaves out
 run -q apply --check --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" --no-reload
-if [ $rc -eq 1 ] && [ -z "$out" ] && [ -z "$err" ]; then ok "-q: the report's lines and the warnings are left out, the exit code says it"; else
+if [ $rc -eq 1 ] && [ -n "$said" ] && [ -z "$out" ] && [ -z "$err" ]; then ok "-q: the report's lines and the warnings are left out, the exit code says it"; else
 	fail "-q apply --check" "exit $rc" "$out" "$err"; fi
 
 # ---- crash consistency: every write step killed, and failed, in turn ----
@@ -201,7 +211,8 @@ rm -rf "$units" && cp -a "$scratch/state-old" "$units"
 steps=0 partial=0 converged=0 dropin_steps=0 restored=0 marker_steps=0 marker_reported=0 journal_steps=0 journal_reported=0
 for step in $(seq 1 40); do
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
-	NUMAPLAN_TEST_KILL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
+	# In braces, so that bash does not report the kill on its stderr.
+	{ NUMAPLAN_TEST_KILL_AT_STEP=$step "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"; } >/dev/null 2>&1
 	[ $? -eq 137 ] || break
 	steps=$step
 	for f in $(cd "$scratch/state-old" && find . -name 50-numaplan.conf) $(cd "$scratch/state-new" && find . -name 50-numaplan.conf); do
@@ -212,19 +223,19 @@ for step in $(seq 1 40); do
 	"$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>&1
 	diff -r "$units" "$scratch/state-new" >/dev/null && converged=$((converged + 1))
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
-	NUMAPLAN_TEST_FAIL_AT_STEP=$step "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>"$scratch/err"
+	NUMAPLAN_TEST_FAIL_AT_STEP=$step "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>"$scratch/err"
 	rc=$?
-	# The hook names the file of each step: a drop-in's, or the marker's, which comes after the
+	# The shim names the file of each step: a drop-in's, or the marker's, which comes after the
 	# commit. Either way the exit is 3: a drop-in step with every file as it was; the marker step
 	# with the new drop-ins, no marker, and a message saying what to do.
-	if grep -q "test hook: failing write step $step (.numaplan-journal: unlink)" "$scratch/err"; then
+	if grep -q "fault-preload: failing write step $step (.numaplan-journal: unlink)" "$scratch/err"; then
 		# The last step of the commit: every drop-in in place, the journal left for the next run.
 		journal_steps=$((journal_steps + 1))
 		if [ $rc -eq 3 ] && grep -q "run numaplan apply again to clear it" "$scratch/err" &&
 			diff -r -x .numaplan -x .numaplan-journal "$units" "$scratch/state-new" >/dev/null; then
 			journal_reported=$((journal_reported + 1))
 		fi
-	elif grep -q "test hook: failing write step $step (applied: " "$scratch/err"; then
+	elif grep -q "fault-preload: failing write step $step (applied: " "$scratch/err"; then
 		marker_steps=$((marker_steps + 1))
 		if [ $rc -eq 3 ] && [ ! -e "$units/.numaplan/applied" ] && grep -q "run numaplan apply again" "$scratch/err" &&
 			diff -r -x .numaplan "$units" "$scratch/state-new" >/dev/null; then
@@ -236,10 +247,12 @@ for step in $(seq 1 40); do
 	fi
 done
 if [ "$steps" -ge 10 ]; then ok "apply was killed at each of its $steps write steps in turn"; else
-	fail "the kill hook fired at 10 write steps or more" "it fired at $steps"; fi
-is "no kill left a drop-in that is neither the old nor the new one" "$partial" 0
-is "after every kill, the next apply finishes the job" "$converged" "$steps"
-is "a failure at any drop-in step exits 3 and restores every file ($dropin_steps steps)" "$restored" "$dropin_steps"
+	fail "the shim killed apply at 10 write steps or more" "it fired at $steps"; fi
+# These three over the steps the loop found: with none, each would hold of nothing.
+is "no kill left a drop-in that is neither the old nor the new one ($steps kills)" "$([ "$steps" -gt 0 ] && echo "$partial")" 0
+is "after every kill, the next apply finishes the job" "$converged" "$([ "$steps" -gt 0 ] && echo "$steps")"
+is "a failure at any drop-in step exits 3 and restores every file ($dropin_steps steps)" "$restored" \
+	"$([ "$dropin_steps" -gt 0 ] && echo "$dropin_steps")"
 if [ "$journal_steps" = 1 ] && [ "$journal_reported" = 1 ]; then
 	ok "a failure removing the journal exits 3 with every drop-in in place, saying what to do"
 else fail "journal removal failure" "$journal_reported of $journal_steps journal steps as expected"; fi
@@ -249,17 +262,23 @@ else fail "marker failure" "$marker_reported of $marker_steps marker steps as ex
 rm -rf "$units" && cp -a "$scratch/state-new" "$units"
 
 # ---- remove ----
+# What the removals below remove is there first (a remove that does nothing removes nothing
+# that is not there).
+had=$(cd "$units" && ls -d cpu-worker.service.d/50-numaplan.conf llama-server@0.service.d/50-numaplan.conf 2>/dev/null | wc -l)
 mkdir -p "$units/foreign.service.d"
 echo "[Service]" >"$units/foreign.service.d/50-numaplan.conf"
 run remove --json --no-reload --unit-dir "$units" cpu-worker.service
 check "remove UNIT removes that drop-in only" python3 -c '
 import json,sys; d=json.load(open(sys.argv[1])); assert d["changed"] and d["units"] == [{"unit": "cpu-worker.service", "action": "removed"}]' "$scratch/out"
-check "and its now empty directory" test ! -e "$units/cpu-worker.service.d"
+if [ $rc -eq 0 ] && [ "$had" = 2 ] && [ ! -e "$units/cpu-worker.service.d" ]; then ok "and its now empty directory"; else
+	fail "and its now empty directory" "exit $rc" "$(ls -a "$units/cpu-worker.service.d" 2>&1)"; fi
 check "the other drop-in stays" test -e "$units/llama-server@0.service.d/50-numaplan.conf"
 run remove --no-reload --unit-dir "$units"
 is "remove exits 0" "$rc" 0
-check "remove without units removes every numaplan drop-in" test ! -e "$units/llama-server@0.service.d"
-check "a drop-in numaplan did not write is left alone" test -e "$units/foreign.service.d/50-numaplan.conf"
+check "remove without units removes every numaplan drop-in" test "$had" = 2 -a ! -e "$units/llama-server@0.service.d"
+if [ $rc -eq 0 ] && [ "$had" = 2 ] && [ ! -e "$units/llama-server@0.service.d" ] && [ -e "$units/foreign.service.d/50-numaplan.conf" ]; then
+	ok "a drop-in numaplan did not write is left alone (numaplan's removed)"
+else fail "a drop-in numaplan did not write is left alone (numaplan's removed)" "exit $rc" "$(find "$units")"; fi
 run remove --json --no-reload --unit-dir "$units"
 check "removing nothing is success" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["changed"]' "$scratch/out"
 run remove --no-reload --unit-dir "$units" ../etc.service
@@ -393,7 +412,8 @@ if [ $rc -eq 2 ] && grep -q "give --unit-dir a directory of your own" <<<"$err";
 else fail "replayed root into /etc/systemd/system" "$rc" "$err"; fi
 run apply --restart --no-reload -c "$c1" --sysfs-root "$dgx" --unit-dir "$units"
 is "--restart with --no-reload is a usage error" "$rc" 2
-is "and wrote nothing" "$(tree_state "$units")" "$before"
+if [ $rc -eq 2 ] && [ "$(tree_state "$units")" = "$before" ]; then ok "and wrote nothing"; else
+	fail "and wrote nothing" "exit $rc" "$(diff <(echo "$before") <(tree_state "$units"))"; fi
 
 # ---- the lock: a second apply waits for the first; remove takes it too ----
 if command -v flock >/dev/null; then

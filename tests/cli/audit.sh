@@ -18,6 +18,7 @@ show() { # show ROOT [ARGS...]: show --json of ROOT into $scratch/out; sets rc
 	shift
 	"$numaplan" show --json -c /dev/null --sysfs-root "$root" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" show --json "$@"
 }
 py() { # py DESCRIPTION PYTHON: PYTHON with d = the last show's JSON; passes when it asserts nothing false
 	local d=$1
@@ -103,7 +104,9 @@ grep -q '^  (mrrs/mps -: sysfs gives a reader other than root only the first 64 
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	cp "$numaplan" "$scratch/np" && chmod 0755 "$scratch" "$scratch/np"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$scratch/np" show --json -c /dev/null >"$scratch/out" 2>"$scratch/err"
-	is "this host, as a user: show exits 0" "$?" 0
+	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" show --json
+	is "this host, as a user: show exits 0" "$rc" 0
 	# A device the kernel gives no link attributes is conventional PCI: no-capability, config
 	# space unread.
 	py "and no device's sizes come from config space a user cannot read" "
@@ -113,6 +116,7 @@ for a in d['accelerators'] + d['nics']:
     ok = ('short', 'absent', 'unread') if pcie else ('no-capability',)
     assert a['pcie']['config_space'] in ok and a['pcie']['max_read_request'] is None, a"
 	"$numaplan" show --json -c /dev/null >"$scratch/out" 2>"$scratch/err"
+	output_seen "$scratch/out" "$scratch/err" "$?" show --json
 	py "as root, none of them is short" "
 assert all(a['pcie']['config_space'] != 'short' for a in d['accelerators'] + d['nics']), d['nics']"
 else
@@ -197,7 +201,9 @@ rm -rf "$scratch/x" && mkdir "$scratch/x"
 tar -xf "$scratch/s.tar" -C "$scratch/x"
 show "$untuned" && cp "$scratch/out" "$scratch/a"
 show "$scratch/x"
-check "the snapshot of the untuned host replays byte for byte" cmp -s "$scratch/a" "$scratch/out"
+if [ $rc -eq 0 ] && [ -s "$scratch/a" ] && cmp -s "$scratch/a" "$scratch/out"; then
+	ok "the snapshot of the untuned host replays byte for byte"
+else fail "the snapshot of the untuned host replays byte for byte" "exit $rc" "$(diff "$scratch/a" "$scratch/out" | head -20)"; fi
 is "it holds each device's config space whole" \
 	"$(stat -c %s "$(readlink -f "$scratch/x/sys/bus/pci/devices/0000:01:00.0")/config" 2>&1)" 4096
 rm -rf "$scratch/x" && mkdir "$scratch/x"
@@ -212,5 +218,6 @@ if grep -q '^' "$scratch/err" && ! grep -E 'read /(.*_link_|.*/config |.*cpufreq
 	ok "plan reads no link, config space, cpufreq, cpuidle, swap or IOMMU file"
 else fail "plan reads the audit's files" "$(grep -E '_link_|config|cpufreq|cpuidle|swaps|iommu' "$scratch/err" | head -5)"; fi
 "$numaplan" plan --json -c /dev/null --sysfs-root "$untuned" >"$scratch/out" 2>"$scratch/err"
+output_seen "$scratch/out" "$scratch/err" "$?" plan --json
 py "nor warns of it" "assert not [x for x in w if x['code'] in ($audit_codes)], w"
 done_testing

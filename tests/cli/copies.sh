@@ -44,6 +44,12 @@ echo precious >"$victim/inner/keep"
 state() { (cd "$1" && find . -printf '%p %y %m %U %s %T@\n' | sort); }
 victim_state=$(state "$victim")
 victim_intact() { [ "$(state "$victim")" = "$victim_state" ]; }
+# intact DESCRIPTION SAID: someone's directory is as it was, after numaplan said SAID (a regex,
+# on stderr): a numaplan that did nothing would leave it as it was too.
+intact() {
+	if victim_intact && grep -q -- "$2" <<<"$err"; then ok "$1"; else
+		fail "$1" "$(diff <(echo "$victim_state") <(state "$victim"))" "it said: $err"; fi
+}
 mounts() { awk '{ for (i = 7; $i != "-"; i++); print $5, $(i + 1), $(i + 2) }' /proc/self/mountinfo | sort; }
 mounts_under() { mounts | awk -v p="$1" 'index($1, p) == 1' | tr '\n' ';'; }
 
@@ -84,7 +90,7 @@ prep "$run" "" "$model"
 if [ "$rc" -eq 0 ] && grep -q "the tmpfs on $place belongs to uid $nobody_uid, and this unit's server runs as uid 0: refused" <<<"$err"; then
 	ok "the unit without User= (root) refuses nobody's tmpfs, by name"
 else fail "root refuses another user's tmpfs" "exit $rc" "$err"; fi
-check "nothing written or removed through the link" victim_intact
+intact "nothing written or removed through the link" "belongs to uid $nobody_uid, .*: refused"
 is "that server reads the original, and is told so" "$(reads "$run")" "$model"
 grep -q "the server reads $model (the original" <<<"$err" && ok "prepare says the server reads the original" ||
 	fail "prepare says the original" "$err"
@@ -92,17 +98,17 @@ prep "$run" nobody "$model"
 is "nobody's own unit again: exit 0" "$rc" 0
 check "its copy has its directory back, and nothing went through the link" \
 	bash -c "[ -d '$place$model/sub' ] && [ ! -L '$place$model/sub' ] && [ ! -e '$place$model/gone-shard' ]"
-check "and someone's directory is as it was" victim_intact
+intact "and someone's directory is as it was" "the server reads $place$model"
 top=${scratch#/}
 top=${top%%/*}
 as_nobody mv "$place/$top" "$place/$top.old"
 as_nobody ln -s "$victim" "$place/$top"
 prep "$run" "" "$model"
-check "nobody swaps a directory above the model's copy for a link: root refuses, and writes nothing there" victim_intact
+intact "nobody swaps a directory above the model's copy for a link: root refuses, and writes nothing there" "refused"
 prep "$run" nobody "$model"
 check "nobody's own unit: the link replaced, nothing written through it" \
 	bash -c "[ ! -L '$place/$top' ] && [ -f '$place$model/a.safetensors' ]"
-check "and someone's directory is as it was" victim_intact
+intact "and someone's directory is as it was" "the server reads $place$model"
 
 # ---- A copy directory that is already a mount (a bind mount of someone's data) ----
 run=$scratch/run3
@@ -114,14 +120,16 @@ prep "$run" "" "$model"
 if [ "$rc" -eq 0 ] && grep -q "$place is already a mount (.*), not numaplan's tmpfs: refused" <<<"$err"; then
 	ok "a copy directory that is another mount: refused by name"
 else fail "another mount refused" "exit $rc" "$err"; fi
-is "no tmpfs stacked on it" "$(mounts_under "$run")" "$before"
+is "no tmpfs stacked on it" "$(mounts_under "$run")" "$(grep -q "not numaplan's tmpfs: refused" <<<"$err" && echo "$before")"
 is "the server reads the original" "$(reads "$run")" "$model"
 mkdir -p "$scratch/units3"
 "$numaplan" remove --no-reload --unit-dir "$scratch/units3" --runtime-dir "$run" >/dev/null 2>"$scratch/err"
-is "numaplan remove leaves the mount: it is not numaplan's" "$(mounts_under "$run")" "$before"
+err=$(cat "$scratch/err")
+is "numaplan remove leaves the mount: it is not numaplan's" "$(mounts_under "$run")" \
+	"$(grep -q "holds a mount that is not numaplan's" <<<"$err" && echo "$before")"
 grep -q "holds a mount that is not numaplan's" "$scratch/err" && ok "and says so" || fail "remove says so" "$(cat "$scratch/err")"
 umount "$place"
-check "someone's data is as it was" victim_intact
+intact "someone's data is as it was" "holds a mount that is not numaplan's"
 
 # ---- A copy directory that is a link ----
 run=$scratch/run4
@@ -131,8 +139,8 @@ ln -s "$victim" "$place"
 prep "$run" "" "$model"
 if [ "$rc" -eq 0 ] && grep -q "$place is a symbolic link: refused" <<<"$err"; then ok "a copy directory that is a link: refused"; else
 	fail "a linked copy directory refused" "exit $rc" "$err"; fi
-is "nothing mounted where it points" "$(mounts_under "$victim")" ""
-check "nor written there" victim_intact
+is "nothing mounted where it points" "$(mounts_under "$victim")" "$(grep -q "is a symbolic link: refused" <<<"$err" || echo said nothing)"
+intact "nor written there" "is a symbolic link: refused"
 is "the server reads the original" "$(reads "$run")" "$model"
 
 # ---- A directory of copies that others may write ----
@@ -207,8 +215,11 @@ else fail "a dry run" "$(cat "$scratch/err")"; fi
 # ---- remove takes numaplan's copies away, and only them ----
 run=$scratch/run1
 mkdir -p "$scratch/units1"
+mounted=$(mounts_under "$run/models/node$node")
 "$numaplan" remove --no-reload --unit-dir "$scratch/units1" --runtime-dir "$run" >/dev/null 2>"$scratch/err"
-is "remove unmounts numaplan's tmpfs" "$(mounts_under "$run")" ""
-check "and removes the directory of copies" test ! -e "$run/models/node$node"
-check "someone's data is as it was at the end" victim_intact
+# Of the tmpfs the first prepare mounted, and its directory: there before.
+is "remove unmounts numaplan's tmpfs" "$mounted -> $(mounts_under "$run")" "$run/models/node$node tmpfs numaplan-models; -> "
+check "and removes the directory of copies" test -n "$mounted" -a ! -e "$run/models/node$node"
+if victim_intact && [ -n "$mounted" ] && [ ! -e "$run/models/node$node" ]; then ok "someone's data is as it was at the end"; else
+	fail "someone's data is as it was at the end" "$(diff <(echo "$victim_state") <(state "$victim"))"; fi
 done_testing

@@ -4,12 +4,14 @@
 # configuration (bad, or no longer fitting the host), the generator gives plan's reason, drop-ins
 # that keep the replicas from starting, exit 0 and no marker; nothing is written outside its
 # directory; and apply, remove and plan in generator mode with each combination of apply's
-# drop-ins, the generator's and remove's record (--no-reload: no systemd here).
+# drop-ins, the generator's and remove's record (--no-reload: no systemd here); a disk that stops
+# answering (the preloaded fault shim). Usage: generator.sh NUMAPLAN FIXTURES FAULT_PRELOAD
 set -u
 numaplan=$1
 fixtures=$(cd "$2" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/tap.sh"
+fault_shim "${3:-}"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -112,14 +114,15 @@ mkdir -p "$g" "$scratch/bad/etc"
 "$gen_bin" --sysfs-root "$dgx" -c "$bad" --unit-dir "$scratch/bad/etc" "$g" "$g" "$g" 2>"$scratch/bad.err"
 is "a bad configuration: the generator exits 0" "$?" 0
 grep -q "$bad:10: " "$scratch/bad.err" && ok "and says why, naming file and line" || fail "names file:line" "$(cat "$scratch/bad.err")"
-check "it writes no marker" test ! -e "$g/.numaplan/applied"
+# (with the drop-ins below written: a generator that wrote nothing writes no marker either)
+check "it writes no marker" test ! -e "$g/.numaplan/applied" -a -f "$g/llama-server@0.service.d/50-numaplan.conf"
 check "the replica's drop-in asserts the marker" grep -qx "AssertPathExists=$g/.numaplan/applied" "$g/llama-server@0.service.d/50-numaplan.conf"
 check "a template's units are kept from starting by their template" grep -q "^AssertPathExists=" "$g/tp@.service.d/50-numaplan.conf"
 grep -q "^# $bad:10: " "$g/llama-server@0.service.d/50-numaplan.conf" && ok "the drop-in says why" ||
 	fail "the drop-in says why" "$(cat "$g/llama-server@0.service.d/50-numaplan.conf")"
 grep -q "no placement at this boot: llama-server@0.service, tp@.service kept from starting" "$scratch/bad.err" &&
 	ok "the message names the units kept from starting" || fail "names the units" "$(cat "$scratch/bad.err")"
-check "nothing written outside its directory" test -z "$(ls -A "$scratch/bad/etc")"
+check "nothing written outside its directory" test -z "$(ls -A "$scratch/bad/etc")" -a -n "$(ls -A "$g")"
 
 # A file inih cannot read at all: its unit lines still say which units to keep from starting.
 garbled=$(conf garbled.conf "[replica a
@@ -152,7 +155,7 @@ mkdir -p "$g"
 is "a configuration this host no longer fits: exit 0" "$?" 0
 check "the replica is kept from starting" grep -q "^AssertPathExists=$g/.numaplan/applied" "$g/llama-server@0.service.d/50-numaplan.conf"
 grep -q "77:00.0" "$scratch/gone.err" && ok "and the message says why" || fail "says why" "$(cat "$scratch/gone.err")"
-check "no marker" test ! -e "$g/.numaplan/applied"
+check "no marker" test ! -e "$g/.numaplan/applied" -a -f "$g/llama-server@0.service.d/50-numaplan.conf"
 
 # ---- The command line ----
 "$gen_bin" >/dev/null 2>"$scratch/err"
@@ -165,16 +168,19 @@ is "an unknown option: exit 2" "$?" 2
 g=$scratch/initrd
 mkdir -p "$g"
 SYSTEMD_IN_INITRD=1 "$gen_bin" --sysfs-root "$dgx" -c "$good" "$g" "$g" "$g" 2>/dev/null
-check "in the initrd it writes nothing" test -z "$(ls -A "$g")"
+mkdir -p "$scratch/not-initrd"
+SYSTEMD_IN_INITRD=0 "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/not-initrd-etc" "$scratch/not-initrd" 2>/dev/null
+check "in the initrd it writes nothing (out of it, its drop-ins)" test -z "$(ls -A "$g")" -a \
+	-f "$scratch/not-initrd/llama-server@0.service.d/50-numaplan.conf"
 cp "$numaplan" "$scratch/numaplan-generator"
 g=$scratch/copy
 mkdir -p "$g"
 "$scratch/numaplan-generator" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/copy-etc" "$g" 2>/dev/null
 check "a copy of the binary under that name is the generator" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
-(cd "$scratch" && "$scratch/numaplan-generator" plan --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/copy-etc") 2>&1 |
-	grep -q "^$scratch/copy-etc/llama-server@0.service.d/50-numaplan.conf$" &&
-	ok "and numaplan when given a command (its drop-ins run it as numaplan prepare)" || fail "numaplan with a command" "$(cd "$scratch" && "$scratch/numaplan-generator" plan --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/copy-etc" 2>&1 | tail -3)"
-check "which writes nothing beside it" test ! -e "$scratch/plan"
+planned=$(cd "$scratch" && "$scratch/numaplan-generator" plan --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/copy-etc" 2>&1)
+grep -q "^$scratch/copy-etc/llama-server@0.service.d/50-numaplan.conf$" <<<"$planned" &&
+	ok "and numaplan when given a command (its drop-ins run it as numaplan prepare)" || fail "numaplan with a command" "$(tail -3 <<<"$planned")"
+check "which writes nothing beside it (it planned)" test ! -e "$scratch/plan" -a -n "$planned"
 
 # ---- Coexistence with apply: each combination ----
 etc=$scratch/co/etc
@@ -189,6 +195,7 @@ check "the generator then blocks each unit apply's drop-in would place" \
 grep -q "llama-server@0.service: $etc/llama-server@0.service.d/50-numaplan.conf, written by numaplan apply, outranks" \
 	"$scratch/co.err" && ok "and says so" || fail "says so" "$(cat "$scratch/co.err")"
 before=$(tree_state "$g")
+had=$(ls "$etc/llama-server@0.service.d/50-numaplan.conf" "$etc/.numaplan/applied" "$g/llama-server@0.service.d/50-numaplan.conf" 2>/dev/null | wc -l)
 "$numaplan" apply "${A[@]}" --generator-dir "$g" --check --diff >"$scratch/out" 2>"$scratch/err"
 rc=$?
 is "apply --check in generator mode: apply's drop-ins pending removal, exit 1" "$rc" 1
@@ -196,13 +203,15 @@ output_seen "$scratch/out" "$scratch/err" "$rc" apply "${A[@]}" --generator-dir 
 "$numaplan" apply "${A[@]}" --generator-dir "$g" --no-reload --json >"$scratch/co.json" 2>"$scratch/co.err"
 is "apply in generator mode: exit 0" "$?" 0
 json_seen apply "$scratch/co.json"
-check "it removes apply's drop-ins" test ! -e "$etc/llama-server@0.service.d"
-check "and apply's marker" test ! -e "$etc/.numaplan/applied"
-is "and never writes the generator's directory" "$(tree_state "$g")" "$before"
+# Of apply's drop-in, apply's marker and the generator's drop-in, there before (had = 3).
+check "it removes apply's drop-ins" test "$had" = 3 -a ! -e "$etc/llama-server@0.service.d"
+check "and apply's marker" test "$had" = 3 -a ! -e "$etc/.numaplan/applied"
+is "and never writes the generator's directory" "$had $(tree_state "$g")" "3 $before"
 grep -q '"action": *"removed"' "$scratch/co.json" && ok "its JSON reports the removal" || fail "JSON" "$(cat "$scratch/co.json")"
 rm -rf "$g" && mkdir "$g"
 "$gen_bin" "${A[@]}" "$g" 2>/dev/null
-check "the generator's next run has no conflict" test ! -e "$g/llama-server@0.service.d/49-numaplan-conflict.conf"
+check "the generator's next run has no conflict" test ! -e "$g/llama-server@0.service.d/49-numaplan-conflict.conf" -a \
+	-f "$g/llama-server@0.service.d/50-numaplan.conf"
 "$numaplan" apply "${A[@]}" --generator-dir "$g" --check >/dev/null 2>&1
 is "apply --check: the generator's drop-ins are the plan, exit 0" "$?" 0
 "$numaplan" plan "${A[@]}" --generator-dir "$g" | grep -q "^$g/llama-server@0.service.d/50-numaplan.conf$" &&
@@ -222,21 +231,21 @@ before=$(tree_state "$g")
 "$numaplan" remove --unit-dir "$etc" --generator-dir "$g" --no-reload llama-server@0 >"$scratch/out" 2>&1
 is "remove UNIT in generator mode: exit 0" "$?" 0
 is "it records the unit" "$(grep -v '^#' "$etc/.numaplan/generator-removed")" "llama-server@0.service"
-is "and leaves the generator's directory to the generator" "$(tree_state "$g")" "$before"
+is "and leaves the generator's directory to the generator" "$(tree_state "$g")" "$(grep -q 50-numaplan.conf <<<"$before" && echo "$before")"
 grep -q "llama-server@0.service: removed $g/llama-server@0.service.d/50-numaplan.conf" "$scratch/out" && ok "it says so" ||
 	fail "says so" "$(cat "$scratch/out")"
 rm -rf "$g" && mkdir "$g"
 "$gen_bin" "${A[@]}" "$g" 2>/dev/null
-check "the generator leaves that unit out" test ! -e "$g/llama-server@0.service.d"
+check "the generator leaves that unit out" test ! -e "$g/llama-server@0.service.d" -a -f "$g/tp@0.service.d/50-numaplan.conf"
 check "and places the others" test -f "$g/tp@0.service.d/50-numaplan.conf"
 "$numaplan" remove --unit-dir "$etc" --generator-dir "$g" --no-reload --json >"$scratch/rm.json" 2>/dev/null
 json_seen remove "$scratch/rm.json"
 is "remove of all records all" "$(grep -v '^#' "$etc/.numaplan/generator-removed")" "*"
 rm -rf "$g" && mkdir "$g"
 "$gen_bin" "${A[@]}" "$g" 2>/dev/null
-is "the generator then places none" "$(find "$g" -name '*.conf' | wc -l)" 0
+is "the generator then places none" "$(find "$g" -name '*.conf' | wc -l) $(grep -v '^#' "$etc/.numaplan/generator-removed" 2>&1)" "0 *"
 "$numaplan" apply "${A[@]}" --generator-dir "$g" --no-reload >/dev/null 2>&1
-check "apply in generator mode clears the record" test ! -e "$etc/.numaplan/generator-removed"
+check "apply in generator mode clears the record" test ! -e "$etc/.numaplan/generator-removed" -a -f "$etc/.numaplan-units"
 rm -rf "$g" && mkdir "$g"
 "$gen_bin" "${A[@]}" "$g" 2>/dev/null
 check "and the generator places them again" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
@@ -250,8 +259,13 @@ cpu=$(conf cpu.conf '[replica cpu]
 unit = cpu-only@0.service
 memory = 1M')
 dropin_lines() { grep "^/.*/cpu-only@0.service.d/50-numaplan.conf$"; }
-plain=$(SYSTEMD_GENERATOR_PATH=$scratch/gp0 "$numaplan" plan -c "$cpu" --sysfs-root / 2>"$scratch/gp.err" | dropin_lines)
-if [ -z "$plain" ]; then
+SYSTEMD_GENERATOR_PATH=$scratch/gp0 "$numaplan" plan -c "$cpu" --sysfs-root / >"$scratch/gp.out" 2>"$scratch/gp.err"
+plan_rc=$?
+plain=$(dropin_lines <"$scratch/gp.out")
+# Skipped only where plan says why it cannot place the replica (exit 3); any other end fails.
+if [ -z "$plain" ] && { [ "$plan_rc" != 3 ] || [ ! -s "$scratch/gp.err" ]; }; then
+	fail "plan -c $cpu of this host" "exit $plan_rc, no drop-in" "$(head -n 3 "$scratch/gp.err")"
+elif [ -z "$plain" ]; then
 	ok "an installed generator: plan shows its directory # SKIP this host cannot place a 1 MiB replica: $(head -n 1 "$scratch/gp.err")"
 	ok "a masked generator is not generator mode # SKIP likewise"
 else
@@ -298,9 +312,11 @@ mkdir -p "$initrd_root/etc"
 g=$scratch/initrd2
 mkdir -p "$g"
 "$gen_bin" --sysfs-root "$initrd_root" -c "$good" --unit-dir "$scratch/initrd-etc" "$g" 2>/dev/null
-check "with /etc/initrd-release it writes nothing" test -z "$(ls -A "$g")"
+written=$(ls -A "$g")
 SYSTEMD_IN_INITRD=0 "$gen_bin" --sysfs-root "$initrd_root" -c "$good" --unit-dir "$scratch/initrd-etc" "$g" 2>/dev/null
 check "SYSTEMD_IN_INITRD=0 overrides it, as for systemd" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
+check "with /etc/initrd-release it writes nothing (where it writes without)" test -z "$written" -a \
+	-f "$g/llama-server@0.service.d/50-numaplan.conf"
 
 # A disk that stops answering mid-commit: into its empty directory the generator stages the three
 # drop-ins (write steps 1-3), then renames them in turn; stopped at the second rename (step 5), the
@@ -308,15 +324,17 @@ check "SYSTEMD_IN_INITRD=0 overrides it, as for systemd" test -f "$g/llama-serve
 # other two from starting, and says only what happened.
 g=$scratch/stall
 mkdir -p "$g"
-NUMAPLAN_TEST_STALL_AT_STEP=5 "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
+NUMAPLAN_TEST_STALL_AT_STEP=5 "${faulty[@]}" "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
 	2>"$scratch/stall.err" &
 gen_pid=$!
 for _ in $(seq 1 200); do grep -q "stalled at write step 5" "$scratch/stall.err" && break; sleep 0.05; done
 kill -ALRM "$gen_pid"
 wait "$gen_pid"
 is "stalled: the generator exits 0 when its time is up" "$?" 0
-is "it leaves no temporary and no journal" "$(find "$g" -name '.#*' -o -name .numaplan-journal)" ""
-check "and no marker" test ! -e "$g/.numaplan/applied"
+# (once the shim did stall it: a generator that never got there leaves nothing either)
+stalled=$(grep -c "fault-preload: stalled at write step 5 (50-numaplan.conf: rename)" "$scratch/stall.err")
+is "it leaves no temporary and no journal" "$stalled: $(find "$g" -name '.#*' -o -name .numaplan-journal)" "1: "
+check "and no marker" test "$stalled" = 1 -a ! -e "$g/.numaplan/applied"
 check "the drop-in in place stays" test -f "$g/llama-server@0.service.d/50-numaplan.conf"
 if grep -q "^AssertPathExists=$g/.numaplan/applied" "$g/tp@0.service.d/50-numaplan.conf" 2>/dev/null &&
 	grep -q "^AssertPathExists=$g/.numaplan/applied" "$g/tp@1.service.d/50-numaplan.conf" 2>/dev/null; then

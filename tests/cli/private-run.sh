@@ -4,11 +4,12 @@
 # nothing to a journal listening on its socket there, as systemd's does on most hosts. Then what
 # numaplan sends that journal when it does act on this host's systemd: an apply and a remove
 # with systemd's runtime unit directory, the private /run's.
-# Usage: private-run.sh NUMAPLAN FIXTURES BUILD_DIR
+# Usage: private-run.sh NUMAPLAN FIXTURES BUILD_DIR FAULT_PRELOAD
 set -u
 numaplan=$(readlink -f "$1")
 fixtures=$(readlink -f "$2")
 build=$(readlink -f "$3")
+preload=$(readlink -f "${4:-}")
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/tap.sh"
 
@@ -50,7 +51,7 @@ for t in "$build"/tests/basic-test-* "$build"/tests/core-test-* "$build"/tests/h
 		fail "$(basename "$t") passes" "$(grep '^not ok' "$scratch/log" | head -5)"; fi
 done
 for t in apply show golden command-line faults hostile hostile-names; do
-	if bash "$here/$t.sh" "$numaplan" "$fixtures" >"$scratch/log" 2>&1; then ok "tests/cli/$t.sh passes"; else
+	if bash "$here/$t.sh" "$numaplan" "$fixtures" "$preload" >"$scratch/log" 2>&1; then ok "tests/cli/$t.sh passes"; else
 		fail "tests/cli/$t.sh passes" "$(grep '^not ok' "$scratch/log" | head -5)"; fi
 done
 printf '[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 1G\n' >"$scratch/c.conf"

@@ -20,8 +20,52 @@ grep -q 'exec tests/run-all$' "$src/.ci/run" && ok ".ci/run runs the README's te
 	fail ".ci/run runs the README's test command"
 grep -q 'ninja -C build && ./build/src/numaplan show && ./build/src/numaplan plan$' "$src/README.md" && ok "the quick start runs show and plan" ||
 	fail "the quick start runs show and plan"
-# test command is what .ci/run runs, and the binary it names exists; the Debian package's route
-# beside it builds with dpkg-buildpackage, installs with apt and purges; its global options are
-# those of numaplan --help, and it names every library numaplan loads with dlopen().
-# Usage: readme.sh SOURCE_DIR NUMAPLAN
+
+# The binary it names: BUILD/src/numaplan, where meson puts it, and it runs.
+version=$("$numaplan" --version 2>&1)
+rc=$?
+case $numaplan in
+src/numaplan | */src/numaplan) [ -x "$numaplan" ] && [ $rc -eq 0 ] && [[ $version == "numaplan "[0-9]* ]] ;;
+*) false ;;
+esac && ok "the binary the quick start names is the build's src/numaplan, and it runs" ||
+	fail "the binary the quick start names is the build's src/numaplan, and it runs" "$numaplan --version: exit $rc" "$version"
+
+# The package route beside it: build, install, remove.
+route=$(sed -n '/^### The Debian package$/,/^- /p' "$src/README.md")
+for cmd in 'apt-get update && apt-get build-dep -y ./ && dpkg-buildpackage -us -uc -b' \
+	'apt-get install -y ../numaplan_*.deb' 'apt-get purge numaplan'; do
+	grep -qF -- "$cmd" <<<"$route" && ok "the README's package route: $cmd" || fail "the README's package route: $cmd"
+done
+
+# The global options: each of --help's by one of its names, and none that --help lacks.
+help=$("$numaplan" --help 2>&1 | sed -n '/^Global options/,/^$/p')
+global=$(sed -n '/^Global options, before or after the command:/,/^$/p' "$src/README.md")
+readme_opts=$(grep -oE -- '`--?[a-z][a-z-]*' <<<"$global" | tr -d '`' | sort -u)
+missing= unknown= n_help=0
+while read -r names; do
+	[ -n "$names" ] || continue
+	n_help=$((n_help + 1))
+	found=
+	for o in $names; do grep -qxF -- "$o" <<<"$readme_opts" && found=1; done
+	[ -n "$found" ] || missing+=" ${names%% *}"
+done < <(grep -E -- '^ +-' <<<"$help" | grep -oE -- '^ +(-[a-z], )?--?[a-z][a-z-]*' | tr -d ',')
+for o in $readme_opts; do
+	grep -qE -- "^ +(-[a-z], )?$o([ ,]|$)" <<<"$help" || unknown+=" $o"
+done
+if [ "$n_help" -ge 5 ] && [ -z "$missing" ] && [ -z "$unknown" ]; then
+	ok "the README's global options are those of numaplan --help ($n_help)"
+else
+	fail "the README's global options are those of numaplan --help" "--help's: $n_help options, the README lacks:$missing" \
+		"the README's that --help lacks:$unknown"
+fi
+
+# The libraries loaded with dlopen(): each in the README's sentence, which names no other.
+loaded=$(cat "$src"/src/*/*.c | grep -oE 'dlopen(_many_sym\(&[a-z_]+,|\() *"lib[a-z0-9]+' | sed 's/.*"//' | sort -u)
+loads=$(tr '\n' ' ' <"$src/README.md" | grep -oE 'and loads [^.]* with `dlopen\(\)`')
+named=$(grep -oE '\blib[a-z0-9]+' <<<"$loads" | sort -u)
+if [ "$(wc -w <<<"$loaded")" -ge 4 ] && [ -n "$loads" ]; then
+	is "the README names every library numaplan loads with dlopen(), and no other" "$(echo $named)" "$(echo $loaded)"
+else
+	fail "the README names every library numaplan loads with dlopen()" "in src/: $(echo $loaded)" "the README's sentence: $loads"
+fi
 done_testing

@@ -70,7 +70,8 @@ output_seen() { # output_seen STDOUT_FILE STDERR_FILE EXIT_STATUS NUMAPLAN_ARGS.
 }
 
 json_seen() { # json_seen VERB FILE: FILE holds the document `numaplan VERB --json` printed
-	[ -s "$2" ] || return 0
+	# An empty one too: --json promises a document also when the command fails, and nothing at
+	# all is what a binary that never ran prints.
 	[ -n "$tap_json_dir" ] || tap_json_dir=$(mktemp -d "${TMPDIR:-/tmp}/numaplan-json.XXXXXX")
 	tap_json_n=$((tap_json_n + 1))
 	cp "$2" "$tap_json_dir/$tap_json_n.$1.json"
@@ -103,6 +104,18 @@ diff_applies() { # diff_applies DESC FILE [-R]: FILE's unified diff of drop-ins 
 	else
 		fail "$1" "$out" "$(head -n 40 "$2")"
 	fi
+}
+
+# The fault shim (tests/lib/fault-preload.c) preloaded into one program: "${faulty[@]}" PROGRAM
+# ARGS..., with the variables that choose a fault (NUMAPLAN_TEST_KILL_AT_STEP=N, ...) set before.
+# In the sanitized build the shim brings ASan's runtime after itself, which ASan must be told is
+# fine. A script that uses it takes the shim's path as an argument: without it, it bails out.
+fault_shim() { # fault_shim PRELOAD: sets faulty
+	if [ -z "${1:-}" ] || [ ! -f "$1" ]; then
+		echo "Bail out! the fault shim (libnumaplan-test-faults.so) is not at '${1:-}'"
+		exit 1
+	fi
+	faulty=(env "LD_PRELOAD=$1" "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
 }
 
 # A root for a fixture host: the directory itself, or a tar (from numaplan snapshot) extracted.

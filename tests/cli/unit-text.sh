@@ -21,6 +21,7 @@ printf '[Unit]\nDescription=a replica\n[Service]\nExecStart=/bin/true\n' >"$unit
 run() { # run ARGS...: sets rc, out, err
 	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")
 }
@@ -118,7 +119,7 @@ is "apply with specifiers, variables and quotes in its paths exits 0" "$rc" 0
 if command -v systemd-analyze >/dev/null; then
 	SYSTEMD_UNIT_PATH="$units:" systemd-analyze verify "$units/a.service" >"$scratch/verify" 2>&1
 	vrc=$?
-	if [ "$vrc" -eq 0 ] && ! grep -qiE 'ignoring|invalid|unbalanced|unknown|failed' "$scratch/verify"; then
+	if [ "$vrc" -eq 0 ] && [ -s "$dropin" ] && ! grep -qiE 'ignoring|invalid|unbalanced|unknown|failed' "$scratch/verify"; then
 		ok "systemd-analyze verify reads the drop-in without a complaint"
 	else fail "systemd-analyze verify of the drop-in" "exit $vrc" "$(cat "$scratch/verify")" "$(cat "$dropin")"; fi
 else

@@ -10,6 +10,10 @@
  * pcie-link-narrow and pcie-link-slow once, cpu-governor once. */
 
 #include "basic/util.h"
+#include "core/numa-maps.h"
+#include "core/observed.h"
+#include "core/planner.h"
+#include "core/verify-checks.h"
 #include "core/verify-metrics.h"
 
 struct metrics_sample {

@@ -10,6 +10,9 @@
 
 #include "basic/util.h"
 #include "core/config.h"
+#include "core/numa-maps.h"
+#include "core/observed.h"
+#include "core/planner.h"
 #include "core/verify-checks.h"
 #include "core/warnings.h"
 #include "tap.h"

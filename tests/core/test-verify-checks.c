@@ -6,6 +6,9 @@
 #include "tap.h"
 #include "tmproot.h"
 #include "basic/util.h"
+#include "core/numa-maps.h"
+#include "core/observed.h"
+#include "core/planner.h"
 #include "core/verify-checks.h"
 
 /* Each check as the table runs it, given the facts it looks at. */

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The drop-in reader of verify: which of numaplan's settings a unit's other drop-in sets. */
+#include "core/numa-maps.h"
+#include "core/observed.h"
+#include "core/planner.h"
 #include "core/verify-checks.h"
 #include "fuzz.h"
 

@@ -11,6 +11,9 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "core/numa-maps.h"
+#include "core/observed.h"
+#include "core/planner.h"
 #include "core/verify-checks.h"
 #include "host/container.h"
 #include "host/root.h"

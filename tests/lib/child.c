@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -29,9 +30,11 @@ int run_child(int (*fn)(void *arg), void *arg, const char *env) {
         ssize_t n = read(p[0], &r, sizeof(r));
         close(p[0]);
         int status;
-        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        if (waitpid(pid, &status, 0) != pid)
                 return CHILD_DIED;
-        if (WEXITSTATUS(status) == 137)
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
                 return CHILD_KILLED;
+        if (!WIFEXITED(status))
+                return CHILD_DIED;
         return WEXITSTATUS(status) == 0 && n == (ssize_t) sizeof(r) ? r : CHILD_DIED;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The commit of a change set and its journal, against a temporary unit directory: a multi-file
- * change (an update, a creation, a removal) killed at every write step by the test hook, and
- * failed at every step, then recovered: always the whole old plan or the whole new one, never a
- * mix, no temporary left; a kill while a failed commit is being undone, and while recovering;
- * the journal's content; and journals and directories that recovery must not follow. */
+ * change (an update, a creation, a removal) killed at every write step by the fault shim
+ * (tests/lib/fault-preload.c, linked into this test), and failed at every step, then recovered:
+ * always the whole old plan or the whole new one, never a mix, no temporary left; a kill while a
+ * failed commit is being undone, and while recovering; the journal's content; and journals and
+ * directories that recovery must not follow. */
 
 #include <dirent.h>
 #include <json-c/json.h>
@@ -32,7 +33,7 @@ static struct small_plan plan1, plan2;
 static char *old_state, *new_state;
 
 /* One run of apply's commit (or of the recovery, without a plan) in a child process, so that
- * the hook counts its write steps from 1 and a kill ends the child only. */
+ * the shim counts its write steps from 1 and a kill ends the child only. */
 struct job {
         const char *units;
         const struct small_plan *sp;
@@ -127,7 +128,8 @@ static unsigned killed(const char *d) {
                    "killed at step %u: %s", n, journal ? "the journal is there, and interrupted says so" : "no journal yet");
 
                 if (journal) {
-                        /* The recovery killed at its first step (the journal's unlink): as if it had not run. */
+                        /* The recovery killed at its first step (finishing a change, or the journal's
+                         * unlink): the journal stays, for the next recovery. */
                         is_int(recover_in_child(units, 1), CHILD_KILLED, "killed at step %u, the recovery killed too", n);
                         ok(has_journal(units), "the journal is still there");
                 }
