@@ -1,8 +1,9 @@
 #!/bin/bash
 # verify's page judgement for replicas side by side, against `numastat -p` of the same processes,
 # in one hyperfine run, for 2 and for 8 replicas on a host with 1,000 more processes (goal: ratio
-# at most 1.0). Each replica is the stand-in server with a model file of its own, 64 MiB of KV
-# cache and a worker; all share the stand-in binary and libc, as replicas of one engine do. The
+# at most 2.0, of the whole process and of its own work, its time less an empty C program's).
+# Each replica is the stand-in server with a model file of its own, 64 MiB of KV cache and a
+# worker; all share the stand-in binary and libc, as replicas of one engine do. The
 # judgement is what verify does after the warm-up: every replica process's numa_maps and maps,
 # one scan of every process's maps on the host for who else maps their files, and the split into
 # own and shared pages (tests/bench/pagescan --split); the D-Bus and warm-up parts need systemd
@@ -10,6 +11,7 @@
 # Needs: hyperfine numactl (apt-get install -y hyperfine numactl).
 # Usage: tests/bench/replicas.sh [BUILD]
 set -eu
+src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
 dir=$(mktemp -d)
 pids=()
@@ -19,6 +21,8 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
+. "$src/tests/bench/lib.sh"
+empty=$(empty_program "$dir")
 
 start_replicas() { # start_replicas N: sets GROUPS (one comma list a replica) and ALL (every PID)
 	GROUPS_=()
@@ -39,14 +43,13 @@ start_replicas() { # start_replicas N: sets GROUPS (one comma list a replica) an
 }
 
 bench() { # bench LABEL: hyperfine of numastat -p against pagescan --split for GROUPS_
-	hyperfine -N --warmup 5 --runs "${RUNS:-50}" --export-json "$dir/$1.json" \
-		"numastat -p ${ALL[*]}" "$build/tests/bench/pagescan --split ${GROUPS_[*]}" >/dev/null
-	python3 - "$dir/$1.json" "$1" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-base = r[0]["mean"]
-print("%s: numastat -p %.2f ms, verify's page judgement %.2f ms, ratio %.2f" % (sys.argv[2], base * 1e3, r[1]["mean"] * 1e3, r[1]["mean"] / base))
-PY
+	echo "$1:"
+	hyperfine -N --warmup 5 --runs "${RUNS:-50}" --export-json "$dir/run.json" --command-name empty "$empty" \
+		--command-name "numastat -p" "numastat -p ${ALL[*]}" \
+		--command-name judgement "$build/tests/bench/pagescan --split ${GROUPS_[*]}" >/dev/null
+	python3 "$src/tests/bench/ratios.py" "$dir/run.json" --empty empty empty=empty "numastat -p=numastat -p" \
+		"verify's page judgement=judgement" -- "verify's page judgement<=2*numastat -p" \
+		"own:verify's page judgement<=2*numastat -p"
 }
 
 start_replicas 8
