@@ -11,8 +11,8 @@
 #   RUN.json: hyperfine's, or {"results": [{"command": ..., "times": [seconds...]}...]}
 #   --median: ratios of medians, not means (a run on a clock with outliers: an emulator's guest)
 #   NAME=COMMAND: the command of the run (as hyperfine names it, --command-name) printed as NAME;
-#     a NAME that ends in " @HOST" is compared only with peers of the same " @HOST" (one run can
-#     time two hosts)
+#     a NAME that ends in " @HOST" is compared only with peers of the same " @HOST", each peer of
+#     the goals on every host the run has it (one run can time two hosts)
 #   GOAL: NAME<=FACTOR*PEER          a mean at most FACTOR times the peer's (the whole process)
 #         own:NAME<=FACTOR*PEER      an own work at most FACTOR times the peer's
 #         growth:A/B<=C/D            A's own work over B's at most C's over D's (how a cost grows
@@ -37,6 +37,12 @@ def parse_goal(g):
 
 def host_of(name):
     return name.rsplit(" @", 1)[1] if " @" in name else None
+
+
+def on_host(name, host):
+    """The same command on another host: "lstopo @1024" on 64 is "lstopo @64"."""
+    base = name.rsplit(" @", 1)[0] if " @" in name else name
+    return base if host is None else "%s @%s" % (base, host)
 
 
 def main(argv):
@@ -80,8 +86,8 @@ def main(argv):
         line = "%-*s  mean %7.2f ms  median %7.2f ms" % (width, name, r["mean"] * 1e3, r["median"] * 1e3)
         if empty and name != empty:
             line += "  own %7.2f ± %.2f ms" % (own(name) * 1e3, own_se(name) * 1e3)
-        for p in peers:
-            if p == name or p == empty or host_of(p) != host_of(name):
+        for p in dict.fromkeys(on_host(p, host_of(name)) for p in peers):
+            if p == name or p == empty or p not in mean:
                 continue
             line += "  %s %s" % (ratio(mean[name], mean[p]), p)
             if empty and name != empty:
