@@ -114,7 +114,10 @@ def main(argv):
             what = "%s grows no faster than %s (own work, from %s to %s)" % (
                 a.rsplit(" @", 1)[0], c.rsplit(" @", 1)[0], host_of(b) or b, host_of(a) or a)
             ok = grows <= peer
-            said = "%.2fx against %.2fx" % (grows, peer)
+            # And what it adds, against what the peer adds.
+            said = "%.2fx against %.2fx (+%.2f ms, %s the peer's +%.2f ms)" % (
+                grows, peer, (own(a) - own(b)) * 1e3, ratio(own(a) - own(b), own(c) - own(d)),
+                (own(c) - own(d)) * 1e3)
         print("goal: %s: %s, %s" % (what, said, "met" if ok else "NOT met"))
     return 0
 
