@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the benchmarks in this directory.
 
 # empty_program DIR: builds DIR/empty, a C program that returns at once, with the system's cc as it
