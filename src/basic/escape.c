@@ -87,6 +87,19 @@ char *text_escape(const char *s) {
         return escape(s, false);
 }
 
+bool utf8_valid(const char *s) {
+        const unsigned char *p = (const unsigned char *) (s ? s : "");
+
+        while (*p) {
+                unsigned cp;
+                size_t n = utf8_length(p, &cp);
+                if (n == 0)
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
 char *utf8_sanitize(const char *s) {
         struct strbuf b = {0};
         const unsigned char *p = (const unsigned char *) (s ? s : ""), *run = p;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
+
 /* Names that others chose (files in a model directory, paths on the command line) go into
  * messages and the journal escaped, so that a newline or an escape sequence in a name cannot
  * forge a line or repaint a terminal: control bytes, backslash and bytes that are not UTF-8 are
@@ -23,3 +25,5 @@ const char *find_unsafe(const char *s, const char *allowed);
  * the replacement character. Valid UTF-8 passes through unchanged, control characters included:
  * escaping those is the format's business. "" for NULL. */
 char *utf8_sanitize(const char *s);
+/* Whether utf8_sanitize() would leave `s` as it is: no copy needed. */
+bool utf8_valid(const char *s);

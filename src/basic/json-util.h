@@ -32,3 +32,8 @@ json_object *json_string_or_null(const char *s);
 json_object *json_uint64(uint64_t v);
 /* {"0": v[0], "3": v[3]}: the counts of an array by node, those that are not zero. */
 json_object *json_by_node(const uint64_t *v, size_t n);
+/* {"keys[0]": values[0], ...}: an object of n int members, printed byte for byte as json-c prints
+ * one (every flag, any depth), but one json object whatever n is: a node's distances to each of
+ * 1,024 nodes are one object, not 1,024. For printing only (it has no members to look up), and
+ * keys and values are not copied: they must outlive the object. */
+json_object *json_int_members(const int *keys, const int *values, size_t n);

@@ -18,21 +18,17 @@
 #include "host/config-files.h"
 #include "stage/inputs.h"
 
-static json_object *node_json(const struct topology *t, const struct node *n) {
-        json_object *o = json_object_new_object(), *d = json_object_new_object();
+/* ids: every node's id, in the order of t->nodes (the keys of each node's distances). */
+static json_object *node_json(const struct topology *t, const struct node *n, const int *ids) {
+        json_object *o = json_object_new_object();
 
         json_object_object_add(o, "id", json_object_new_int(n->id));
         json_object_object_add(o, "cpus", json_cpuset(&n->cpus));
         /* Memory that could not be read is unknown, not 0. */
         json_object_object_add(o, "memory_total_bytes", n->memory_known ? json_uint64(n->mem_total) : NULL);
         json_object_object_add(o, "memory_free_bytes", n->memory_known ? json_uint64(n->mem_free) : NULL);
-        if (n->distances)
-                for (size_t j = 0; j < t->n_nodes; j++) {
-                        char key[16];
-                        snprintf(key, sizeof(key), "%d", t->nodes[j].id);
-                        json_object_object_add(d, key, json_object_new_int(n->distances[j]));
-                }
-        json_object_object_add(o, "distances", d);
+        /* One object a row, not one a pair: a million at 1,024 nodes. */
+        json_object_object_add(o, "distances", json_int_members(ids, n->distances, n->distances ? t->n_nodes : 0));
         json_object_object_add(o, "kind", n->kind == NODE_KIND_UNKNOWN ? NULL : json_object_new_string(node_kind_to_string(n->kind)));
         json_object_object_add(o, "cores", json_object_new_int((int) n->cores));
         json_object *hp = json_object_new_array();
@@ -96,11 +92,15 @@ static json_object *devices_json(const struct accelerator *v, size_t n, const st
 }
 
 static void print_json(const struct topology *t, const struct warnings *w, const struct filter *f) {
+        /* Before the document, which refers to it until it is gone. */
+        _cleanup_free_ int *ids = xmalloc((t->n_nodes + 1) * sizeof(int));
         _cleanup_json_ json_object *o = json_object_new_object();
         json_object *nodes = json_object_new_array();
 
         for (size_t i = 0; i < t->n_nodes; i++)
-                json_object_array_add(nodes, node_json(t, &t->nodes[i]));
+                ids[i] = t->nodes[i].id;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                json_object_array_add(nodes, node_json(t, &t->nodes[i], ids));
         json_object_object_add(o, "nodes", nodes);
         json_object_object_add(o, "accelerators", devices_json(t->accels, t->n_accels, f));
         json_object_object_add(o, "nics", devices_json(t->nics, t->n_nics, f));

@@ -229,8 +229,8 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         return 0;
 }
 
-/* Every unit's pages split into its own and the program code it shares, with one scan of the
- * host's mappings for all of them, then judged. */
+/* Every unit's pages split into its own and the program code it shares, from their processes'
+ * mappings and, only while that is not enough, the host's other processes', then judged. */
 static void judge_pages(const struct inputs *in, struct unit_report *reports, size_t n) {
         struct replica_pages *v = xmalloc0((n + 1) * sizeof(*v));
         for (size_t i = 0; i < n; i++)
@@ -240,7 +240,9 @@ static void judge_pages(const struct inputs *in, struct unit_report *reports, si
                         .n_processes = reports[i].tasks.n_processes,
                         .models = reports[i].pl->conf->models,
                 };
-        if (n && replica_pages_split(in->root, v, n) < 0)
+        /* Every replica of the plan verified: the one that may hold an off-plan file's page cache
+         * is among them. */
+        if (n && replica_pages_split_lazily(in->root, v, n, n == in->plan->n_replicas) < 0)
                 log_warning("cannot list the host's processes: every page counts as the replica's own");
         free(v);
         for (size_t i = 0; i < n; i++) {

@@ -27,7 +27,8 @@ struct file_pages {
         size_t n_nodes;
 
         /* What page_tally_split() decided, from who else maps it: */
-        char **mapped_by; /* units of the processes outside the replica that map it; NULL: none */
+        char **mapped_by; /* units of processes outside the replica that map it (every one, or
+                           * those found, as the split was made); NULL: none */
         bool model;       /* named in model = */
         bool shared;      /* program code that others map too: not the replica's own pages */
 };

@@ -11,6 +11,7 @@ struct topology *topology_free(struct topology *t) {
                 free(t->nodes[i].hugepages);
         }
         free(t->nodes);
+        free(t->node_index);
         struct accelerator *lists[] = {t->accels, t->nics, t->storage};
         size_t ns[] = {t->n_accels, t->n_nics, t->n_storage};
         for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
@@ -31,7 +32,28 @@ struct topology *topology_free(struct topology *t) {
         return NULL;
 }
 
+void topology_index_nodes(struct topology *t) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].id >= 0 && (size_t) t->nodes[i].id >= n)
+                        n = (size_t) t->nodes[i].id + 1;
+        t->node_index = mfree(t->node_index);
+        t->n_node_index = 0;
+        if (n == 0)
+                return;
+        t->node_index = xmalloc(n * sizeof(int));
+        for (size_t id = 0; id < n; id++)
+                t->node_index[id] = -1;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (t->nodes[i].id >= 0)
+                        t->node_index[t->nodes[i].id] = (int) i;
+        t->n_node_index = n;
+}
+
 int topology_node_index(const struct topology *t, int id) {
+        if (t->node_index)
+                return id >= 0 && (size_t) id < t->n_node_index ? t->node_index[id] : -1;
         for (size_t i = 0; i < t->n_nodes; i++)
                 if (t->nodes[i].id == id)
                         return (int) i;

@@ -65,6 +65,8 @@ struct accelerator {
 struct topology {
         struct node *nodes; /* sorted by id */
         size_t n_nodes;
+        int *node_index;     /* [id] the node's index into nodes, -1 for none (topology_index_nodes()) */
+        size_t n_node_index; /* the highest node id + 1 */
         bool has_node_dirs; /* false: one node 0 made from /proc/meminfo */
         bool nodes_unreadable; /* and the node directory is there, but could not be listed */
 
@@ -93,7 +95,12 @@ static inline void topology_freep(struct topology **t) {
 }
 #define _cleanup_topology_ _cleanup_(topology_freep)
 
+/* Indexes the nodes by id, once they are all there (the readers do): then topology_node_index()
+ * takes constant time, as the planner's loops over nodes and replicas need on a host of many
+ * nodes. A topology made by hand without it is searched node by node. */
+void topology_index_nodes(struct topology *t);
 const struct node *topology_node(const struct topology *t, int id);
+/* The index into t->nodes of node `id`, -1 when there is none. */
 int topology_node_index(const struct topology *t, int id);
 /* Distance between two nodes by id; 10/20 when the kernel gave no table. */
 int topology_distance(const struct topology *t, int from, int to);

@@ -17,9 +17,9 @@ static int pid_compare(const void *a, const void *b) {
 }
 
 struct scan {
-        struct file_mappers *m;
-        pid_t pid;
-        bool hit;
+        const struct file_mappers *m;
+        size_t *hits; /* indices into m->ids of the files this process maps, each once */
+        size_t n_hits;
 };
 
 static void scan_mapping(const struct maps_entry *e, void *userdata) {
@@ -27,21 +27,53 @@ static void scan_mapping(const struct maps_entry *e, void *userdata) {
         const struct file_id *f = bsearch(&e->id, s->m->ids, s->m->n_ids, sizeof(*f), file_id_compare);
         if (!f)
                 return;
-        struct pid_list *l = &s->m->mappers[f - s->m->ids];
-        /* A file's mappings of one process come together or not: only the last entry can repeat. */
-        if (l->n && l->v[l->n - 1] == s->pid)
+        size_t i = (size_t) (f - s->m->ids);
+        /* A file's mappings of one process come together or not: only the last hit can repeat. */
+        if (s->n_hits && s->hits[s->n_hits - 1] == i)
                 return;
-        for (size_t i = 0; i < l->n; i++)
-                if (l->v[i] == s->pid)
+        for (size_t k = 0; k < s->n_hits; k++)
+                if (s->hits[k] == i)
                         return;
-        l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-        l->v[l->n++] = s->pid;
-        s->hit = true;
+        s->hits = xrealloc(s->hits, (s->n_hits + 1) * sizeof(*s->hits));
+        s->hits[s->n_hits++] = i;
 }
 
-int file_mappers_scan(struct root *root, const struct file_id *ids, size_t n, struct file_mappers *ret) {
+/* Reads one process's maps and records it as a mapper of each file asked about that it maps,
+ * and its unit. With `wanted` (by index into m->ids), a process none of whose files is wanted is
+ * not recorded, nor its unit read. Returns whether it was recorded; -errno when its maps cannot
+ * be read (gone, or a kernel thread we may not read). */
+static int scan_process(struct root *root, struct file_mappers *m, pid_t pid, const bool *wanted) {
+        _cleanup_free_ char *path = xasprintf("proc/%d/maps", (int) pid), *text = NULL;
+        int r = root_read_file(root, path, &text, NULL);
+        if (r < 0)
+                return r;
+        m->processes++;
+        struct scan s = {.m = m};
+        (void) maps_each_file(text, scan_mapping, &s);
+        bool want = s.n_hits > 0 && !wanted;
+        for (size_t k = 0; wanted && !want && k < s.n_hits; k++)
+                want = wanted[s.hits[k]];
+        if (!want) {
+                free(s.hits);
+                return 0;
+        }
+        for (size_t k = 0; k < s.n_hits; k++) {
+                struct pid_list *l = &m->mappers[s.hits[k]];
+                l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+                l->v[l->n++] = pid;
+        }
+        free(s.hits);
+        _cleanup_free_ char *cgroup = NULL;
+        m->units = xrealloc(m->units, (m->n_units + 1) * sizeof(*m->units));
+        m->units[m->n_units++] = (struct pid_unit){
+                .pid = pid,
+                .unit = cgroup_of_process(root, pid, &cgroup) >= 0 ? cgroup_unit(cgroup) : NULL,
+        };
+        return 1;
+}
+
+static void file_mappers_init(const struct file_id *ids, size_t n, struct file_mappers *ret) {
         struct file_mappers m = {0};
-        DIR *d;
 
         if (n) {
                 m.ids = xmalloc0(n * sizeof(*m.ids));
@@ -52,40 +84,48 @@ int file_mappers_scan(struct root *root, const struct file_id *ids, size_t n, st
                                 m.ids[m.n_ids++] = m.ids[i];
                 m.mappers = xmalloc0(m.n_ids * sizeof(*m.mappers));
         }
+        *ret = m;
+}
+
+/* Each list in pid order, for the lookups of file_mappers_units(). */
+static void file_mappers_sort(struct file_mappers *m) {
+        if (m->n_units)
+                qsort(m->units, m->n_units, sizeof(*m->units), pid_compare);
+        for (size_t i = 0; i < m->n_ids; i++)
+                if (m->mappers[i].n)
+                        qsort(m->mappers[i].v, m->mappers[i].n, sizeof(pid_t), pid_compare);
+}
+
+/* Every process listed in `d` (/proc) but numaplan itself and those in `skip` (ascending), its
+ * maps read by scan_process() with `wanted`, until `more` says there is nothing left to find. */
+static void scan_host(struct root *root, DIR *d, struct file_mappers *m, const pid_t *skip, size_t n_skip,
+                      const bool *wanted, bool (*more)(const struct file_mappers *m, void *userdata), void *userdata) {
+        pid_t self = root_is_live(root) ? getpid() : 0;
+        struct dirent *de;
+
+        while (m->n_ids && (!more || more(m, userdata)) && (de = readdir(d))) {
+                if (!isdigit((unsigned char) de->d_name[0]))
+                        continue;
+                pid_t pid = (pid_t) atoi(de->d_name);
+                if (pid == self || (n_skip && bsearch(&pid, skip, n_skip, sizeof(pid_t), pid_compare)))
+                        continue;
+                (void) scan_process(root, m, pid, wanted);
+        }
+}
+
+int file_mappers_scan(struct root *root, const struct file_id *ids, size_t n, struct file_mappers *ret) {
+        struct file_mappers m;
+        DIR *d;
+
+        file_mappers_init(ids, n, &m);
         int r = root_opendir(root, "proc", &d);
         if (r < 0) {
                 file_mappers_done(&m);
                 return r;
         }
-        pid_t self = root_is_live(root) ? getpid() : 0;
-        struct dirent *de;
-        while (m.n_ids && (de = readdir(d))) {
-                if (!isdigit((unsigned char) de->d_name[0]))
-                        continue;
-                pid_t pid = (pid_t) atoi(de->d_name);
-                if (pid == self)
-                        continue;
-                _cleanup_free_ char *path = xasprintf("proc/%d/maps", (int) pid), *text = NULL;
-                if (root_read_file(root, path, &text, NULL) < 0)
-                        continue; /* gone, or a kernel thread we may not read */
-                m.processes++;
-                struct scan s = {.m = &m, .pid = pid};
-                (void) maps_each_file(text, scan_mapping, &s);
-                if (!s.hit)
-                        continue;
-                _cleanup_free_ char *cgroup = NULL;
-                m.units = xrealloc(m.units, (m.n_units + 1) * sizeof(*m.units));
-                m.units[m.n_units++] = (struct pid_unit){
-                        .pid = pid,
-                        .unit = cgroup_of_process(root, pid, &cgroup) >= 0 ? cgroup_unit(cgroup) : NULL,
-                };
-        }
+        scan_host(root, d, &m, NULL, 0, NULL, NULL, NULL);
         closedir(d);
-        if (m.n_units)
-                qsort(m.units, m.n_units, sizeof(*m.units), pid_compare);
-        for (size_t i = 0; i < m.n_ids; i++)
-                if (m.mappers[i].n)
-                        qsort(m.mappers[i].v, m.mappers[i].n, sizeof(pid_t), pid_compare);
+        file_mappers_sort(&m);
         *ret = m;
         return 0;
 }
@@ -143,7 +183,17 @@ static char **model_paths(struct root *root, char *const *models) {
         return v;
 }
 
-int replica_pages_split(struct root *root, struct replica_pages *v, size_t n) {
+static pid_t *own_pids(const struct replica_pages *r) {
+        pid_t *own = xmalloc0((r->n_processes + 1) * sizeof(pid_t));
+        for (size_t k = 0; k < r->n_processes; k++)
+                own[k] = r->processes[k].pid;
+        if (r->n_processes)
+                qsort(own, r->n_processes, sizeof(pid_t), pid_compare);
+        return own;
+}
+
+/* Each replica's files, once each, for file_mappers_init(). */
+static struct file_id *replica_files(const struct replica_pages *v, size_t n, size_t *ret_n) {
         struct file_id *ids = NULL;
         size_t n_ids = 0;
 
@@ -153,23 +203,137 @@ int replica_pages_split(struct root *root, struct replica_pages *v, size_t n) {
                                 ids = xrealloc(ids, (n_ids + 1) * sizeof(*ids));
                                 ids[n_ids++] = v[i].pages->files[k].id;
                         }
-        struct file_mappers m = {0};
-        int r = file_mappers_scan(root, ids, n_ids, &m);
-        free(ids);
+        *ret_n = n_ids;
+        return ids;
+}
+
+/* What the lazy split still has to find out. open[i]: file i of m->ids is program code of a
+ * replica that no process outside the replica has been seen to map (whether it is shared);
+ * every[i]: what every process maps of file i counts (a file off the plan when other replicas may
+ * be elsewhere on the host). base[i]: file i's mappers among the replicas' own processes. */
+struct questions {
+        bool *open, *every;
+        size_t *base;
+};
+
+static bool questions_left(const struct file_mappers *m, void *userdata) {
+        struct questions *q = userdata;
+        bool left = false;
+
+        for (size_t i = 0; i < m->n_ids; i++) {
+                /* A mapper beyond the replicas' own is outside every replica: the file is shared. */
+                if (q->open[i] && !q->every[i] && m->mappers[i].n > q->base[i])
+                        q->open[i] = false;
+                left = left || q->open[i];
+        }
+        return left;
+}
+
+static bool mapped_outside(const struct file_mappers *m, size_t i, const pid_t *own, size_t n_own) {
+        for (size_t k = 0; k < m->mappers[i].n; k++)
+                if (!n_own || !bsearch(&m->mappers[i].v[k], own, n_own, sizeof(pid_t), pid_compare))
+                        return true;
+        return false;
+}
+
+/* The replicas' own processes' maps, then the host's other processes only while a question of
+ * the split is open (struct questions). */
+static int scan_lazily(struct root *root, struct replica_pages *v, size_t n, bool every_replica, struct file_mappers *m) {
+        size_t n_ids, n_pids = 0;
+        _cleanup_free_ struct file_id *ids = replica_files(v, n, &n_ids);
+        DIR *d;
+
+        file_mappers_init(ids, n_ids, m);
+        /* Listed first, as the whole scan would: without /proc, no process is known to map anything. */
+        int r = root_opendir(root, "proc", &d);
+        if (r < 0)
+                return r;
+        size_t all = 0;
+        for (size_t i = 0; i < n; i++)
+                all += v[i].n_processes;
+        _cleanup_free_ pid_t *pids = xmalloc0((all + 1) * sizeof(pid_t));
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < v[i].n_processes; k++)
+                        pids[n_pids++] = v[i].processes[k].pid;
+        if (n_pids)
+                qsort(pids, n_pids, sizeof(pid_t), pid_compare);
+        size_t unique = 0;
+        pid_t self = root_is_live(root) ? getpid() : 0;
+        for (size_t k = 0; k < n_pids; k++)
+                if (unique == 0 || pids[unique - 1] != pids[k])
+                        pids[unique++] = pids[k];
+        for (size_t k = 0; k < unique; k++)
+                if (pids[k] != self)
+                        (void) scan_process(root, m, pids[k], NULL);
+
+        struct questions q = {
+                .open = xmalloc0((m->n_ids + 1) * sizeof(bool)),
+                .every = xmalloc0((m->n_ids + 1) * sizeof(bool)),
+                .base = xmalloc0((m->n_ids + 1) * sizeof(size_t)),
+        };
+        bool any = false;
+        for (size_t i = 0; i < m->n_ids; i++)
+                q.base[i] = m->mappers[i].n;
         for (size_t i = 0; i < n; i++) {
                 struct page_tally *t = v[i].pages;
-                _cleanup_free_ pid_t *own = xmalloc0((v[i].n_processes + 1) * sizeof(pid_t));
-                for (size_t k = 0; k < v[i].n_processes; k++)
-                        own[k] = v[i].processes[k].pid;
-                if (v[i].n_processes)
-                        qsort(own, v[i].n_processes, sizeof(pid_t), pid_compare);
+                _cleanup_free_ pid_t *own = own_pids(&v[i]);
+                _cleanup_strv_free_ char **models = model_paths(root, v[i].models);
+                page_tally_split(t, NULL, models); /* which files are the model */
+                for (size_t k = 0; k < t->n_files; k++) {
+                        const struct file_pages *f = &t->files[k];
+                        const struct file_id *id = f->id.ino ? bsearch(&f->id, m->ids, m->n_ids, sizeof(*id), file_id_compare)
+                                                             : NULL;
+                        if (!id)
+                                continue;
+                        size_t x = (size_t) (id - m->ids);
+                        if (f->exec && !f->model) {
+                                if (!mapped_outside(m, x, own, v[i].n_processes))
+                                        q.open[x] = any = true;
+                        } else if (!every_replica && f->off_plan)
+                                q.open[x] = q.every[x] = any = true;
+                }
+        }
+        if (any)
+                scan_host(root, d, m, pids, unique, q.open, questions_left, &q);
+        closedir(d);
+        free(q.open);
+        free(q.every);
+        free(q.base);
+        return 0;
+}
+
+/* The split of each replica's pages, from `m` (r < 0: nothing known, every page its own). */
+static void split(struct root *root, struct replica_pages *v, size_t n, const struct file_mappers *m, int r) {
+        for (size_t i = 0; i < n; i++) {
+                struct page_tally *t = v[i].pages;
+                _cleanup_free_ pid_t *own = own_pids(&v[i]);
                 char ***mapped_by = xmalloc0((t->n_files + 1) * sizeof(*mapped_by));
                 for (size_t k = 0; r >= 0 && k < t->n_files; k++)
-                        mapped_by[k] = file_mappers_units(&m, t->files[k].id, own, v[i].n_processes);
+                        mapped_by[k] = file_mappers_units(m, t->files[k].id, own, v[i].n_processes);
                 _cleanup_strv_free_ char **models = model_paths(root, v[i].models);
                 page_tally_split(t, mapped_by, models);
                 free(mapped_by);
         }
+}
+
+int replica_pages_split(struct root *root, struct replica_pages *v, size_t n) {
+        size_t n_ids;
+        _cleanup_free_ struct file_id *ids = replica_files(v, n, &n_ids);
+        struct file_mappers m = {0};
+
+        int r = file_mappers_scan(root, ids, n_ids, &m);
+        split(root, v, n, &m, r);
+        unsigned scanned = m.processes;
+        file_mappers_done(&m);
+        return r < 0 ? r : (int) scanned;
+}
+
+int replica_pages_split_lazily(struct root *root, struct replica_pages *v, size_t n, bool every_replica) {
+        struct file_mappers m = {0};
+
+        int r = scan_lazily(root, v, n, every_replica, &m);
+        file_mappers_sort(&m);
+        split(root, v, n, &m, r);
         unsigned scanned = m.processes;
         file_mappers_done(&m);
         return r < 0 ? r : (int) scanned;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Who else on the host maps a replica's files: one pass over every process's /proc/PID/maps,
- * matching each file mapping's device and inode against the files asked about. The cost follows
- * the host's mappings (a sorted lookup per line), and each process's unit is read only when it
- * maps one of those files. Through the root, so tests replay it. */
+/* Who else on the host maps a replica's files, from /proc/PID/maps, matching each file mapping's
+ * device and inode against the files asked about (a sorted lookup per line); a process's unit is
+ * read only when it maps one of those files. Either every process's maps (file_mappers_scan(),
+ * replica_pages_split()), or as few as the split of the replicas' pages needs
+ * (replica_pages_split_lazily()). Through the root, so tests replay it. */
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -45,6 +46,20 @@ struct replica_pages {
         char *const *models; /* model =, NULL-terminated, may be NULL */
 };
 
-/* One scan for all of them: who else maps each of their files, then the split. Without the scan
- * (no /proc to list) every page counts as the replica's own. Returns the processes scanned. */
+/* One scan of every process for all of them: who else maps each of their files, then the split;
+ * each file's mapped_by lists every unit outside the replica that maps it. Without the scan (no
+ * /proc to list) every page counts as the replica's own. Returns the processes whose maps were
+ * read. */
 int replica_pages_split(struct root *root, struct replica_pages *v, size_t n);
+
+/* The same split, reading only the maps it needs: the replicas' own processes', and the host's
+ * other processes' in /proc's order only while a file is in question, stopping when none is.
+ * In question: program code of a replica that no process outside it is known to map yet (is it
+ * shared?), and, unless `every_replica` (v holds every replica that could map a replica's files,
+ * as verify of the whole plan does), a file off the plan (which other replica holds its page
+ * cache?), for which every process is read. The split is the same as replica_pages_split()'s;
+ * mapped_by lists every replica of v that maps the file, and the other units found while it was
+ * in question: at least one for shared program code, not every one. With many replicas of one
+ * engine side by side, their binaries and libraries are found among themselves and no other
+ * process is read. */
+int replica_pages_split_lazily(struct root *root, struct replica_pages *v, size_t n, bool every_replica);

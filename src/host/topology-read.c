@@ -546,6 +546,7 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
 
         read_cpus(&x, &present, &cpus_known);
         read_nodes(&x, cpus_known);
+        topology_index_nodes(t);
         if (!cpus_known) {
                 /* Nothing under cpu/: the nodes' own lists are all we know. */
                 for (size_t i = 0; i < t->n_nodes; i++)

@@ -106,8 +106,52 @@ static void printing(void) {
            "each byte that is no UTF-8 printed as U+FFFD, in values and keys; UTF-8 and the control escape kept");
 }
 
+/* json_int_members() prints what json-c prints for the same object built member by member, with
+ * every flag and at any depth, empty or not, negative values too. */
+static void int_members(void) {
+        static const int keys[] = {0, 1, 33, 1023}, values[] = {10, -21, 255, 2147483647};
+        static const int flags[] = {
+                JSON_C_TO_STRING_PLAIN,
+                JSON_C_TO_STRING_SPACED,
+                JSON_C_TO_STRING_PRETTY,
+                JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED,
+                JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_PRETTY_TAB,
+                JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE,
+        };
+        size_t sizes[] = {0, 1, ELEMENTSOF(keys)};
+
+        for (size_t s = 0; s < ELEMENTSOF(sizes); s++) {
+                /* Each at depth 0, and at depth 3 beside other members, as show --json has them. */
+                _cleanup_json_ json_object *want = json_object_new_object(), *got = json_int_members(keys, values, sizes[s]);
+                for (size_t i = 0; i < sizes[s]; i++) {
+                        char key[16];
+                        snprintf(key, sizeof(key), "%d", keys[i]);
+                        json_object_object_add(want, key, json_object_new_int(values[i]));
+                }
+                _cleanup_json_ json_object *deep_want = json_object_new_object(), *deep_got = json_object_new_object();
+                json_object *pair[2] = {deep_want, deep_got}, *members[2] = {want, got};
+                for (size_t k = 0; k < 2; k++) {
+                        json_object *nodes = json_object_new_array(), *node = json_object_new_object();
+                        json_object_object_add(node, "id", json_object_new_int(7));
+                        json_object_object_add(node, "distances", json_object_get(members[k]));
+                        json_object_object_add(node, "kind", json_object_new_string("cpu+memory"));
+                        json_object_array_add(nodes, node);
+                        json_object_object_add(pair[k], "nodes", nodes);
+                }
+                bool same = true;
+                for (size_t f = 0; f < ELEMENTSOF(flags); f++) {
+                        _cleanup_free_ char *a = xstrdup(json_object_to_json_string_ext(want, flags[f]));
+                        _cleanup_free_ char *b = xstrdup(json_object_to_json_string_ext(deep_want, flags[f]));
+                        same = same && streq(a, json_object_to_json_string_ext(got, flags[f])) &&
+                               streq(b, json_object_to_json_string_ext(deep_got, flags[f]));
+                }
+                ok(same, "%zu members: json-c's bytes, with every flag, alone and three levels down", sizes[s]);
+        }
+}
+
 int main(void) {
         uint64s();
+        int_members();
         by_node();
         sets_and_strings();
         printing();

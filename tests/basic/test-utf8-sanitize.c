@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* utf8_sanitize(), which every --json document and Prometheus label goes through: valid UTF-8
  * passes unchanged, control characters included; each byte that is not part of a valid sequence
- * becomes U+FFFD, whatever the kind of error. */
+ * becomes U+FFFD, whatever the kind of error. utf8_valid() tells the first case from the rest. */
 
 #include "basic/escape.h"
 #include "basic/util.h"
@@ -13,6 +13,9 @@
 static void check(const char *in, const char *want, const char *what) {
         _cleanup_free_ char *out = utf8_sanitize(in);
         is_str(out, want, "%s", what);
+        /* utf8_valid() says whether there was anything to replace. */
+        ok(utf8_valid(in) == streq(out, in ? in : ""), "%s: utf8_valid() says %s", what,
+           utf8_valid(in) ? "valid" : "not valid");
 }
 
 static void unchanged(const char *in, const char *what) {

@@ -5,7 +5,9 @@
 #   a model's page cache: numaplan prepare --nodes 1 FILE against evicting the file and reading
 #   it back under a node-1 policy (what "drop the caches" costs a replica).
 # Each run times both peers, in alternating order; the guest's clock is at the mercy of the
-# emulator's host, so the figures are the fastest and the median run of each, GB/s and ratios.
+# emulator's host, so the figures are the fastest and the median run of each, GB/s and ratios;
+# then, through ratios.py, the medians' ratios of the whole process and of its own work (its time
+# less that of an empty C program timed in the same runs).
 # BENCH_MIB (default 128) sizes both, BENCH_RUNS (7) repeats.
 . "$VM_LIB"
 . "$SCENARIO_DIR/numaplan.lib"
@@ -32,6 +34,18 @@ stats() {
 		printf "%s: fastest %.3f s (%.3f GB/s), median %.3f s (%.3f GB/s)", n, f, b / f / 1e9, m, b / m / 1e9
 		if (x > 0) printf "; %.3f s when nothing moves, so moving alone %.3f GB/s (median)", x, b / (m - x) / 1e9 }')
 }
+# runs_json FILE NAME "SECONDS..." ...: runs as ratios.py reads them
+runs_json() {
+	python3 -c 'import json, sys
+a = sys.argv[2:]
+json.dump({"results": [{"command": a[i], "times": [float(t) for t in a[i + 1].split()]}
+                       for i in range(0, len(a), 2)]}, open(sys.argv[1], "w"))' "$@"
+}
+# own_work LABEL FILE A PEER: the medians' ratios of A to PEER, of the whole process and own work
+own_work() {
+	vm_diag "$(python3 "$EXTRA/ratios.py" "$2" --median --empty empty empty=empty "$3=$3" "$4=$4" -- \
+		"$3<=1*$4" "own:$3<=1*$4" | sed "s/^/BENCH $1: /")"
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; } # throughput of the first over the second
 # marginal A FIXED_A B FIXED_B: the ratio of the moving alone (median less the fixed cost)
 marginal() { awk -v a="$1" -v x="$2" -v b="$3" -v y="$4" 'BEGIN { printf "%.2f", (b - y) / (a - x) }'; }
@@ -49,8 +63,9 @@ systemd-run --unit=$unit -p NUMAPolicy=bind -p NUMAMask=0 -p CPUAffinity=0-1 \
 wait_ready 8099 300 || vm_not_ok "the bench process starts"
 pid=$(systemctl show -P MainPID $unit)
 
-np=() mp=()
+np=() mp=() em=()
 for r in $(seq "$runs"); do
+	em+=("$(timed "$EXTRA/empty")")
 	# Every run starts with the process's memory on node 0; the untimed moves back are migratepages'.
 	if [ $((r % 2)) -eq 1 ]; then
 		np+=("$(timed "$NUMAPLAN" migrate $unit)")
@@ -77,9 +92,12 @@ stats "numaplan migrate" "$np_fixed" "${np[@]}"
 a=$SAID np_fast=$FAST np_med=$MEDIAN
 stats "migratepages" "$mp_fixed" "${mp[@]}"
 vm_diag "BENCH anon $mib MiB, $runs runs: $a; $SAID; throughput ratio: fastest $(ratio "$np_fast" "$FAST"), median $(ratio "$np_med" "$MEDIAN"), moving alone $(marginal "$np_med" "$np_fixed" "$MEDIAN" "$mp_fixed") (goal >= 1.0)"
+runs_json /tmp/bench-anon.json "numaplan migrate" "${np[*]}" migratepages "${mp[*]}" empty "${em[*]}"
+own_work anon /tmp/bench-anon.json "numaplan migrate" migratepages
 
-pr=() ev=()
+pr=() ev=() em=()
 for r in $(seq "$runs"); do
+	em+=("$(timed "$EXTRA/empty")")
 	drop_caches
 	numactl --membind=0 cat $file >/dev/null
 	pr+=("$(timed "$NUMAPLAN" prepare --nodes 1 -- $file)")
@@ -93,5 +111,7 @@ stats "numaplan prepare" 0 "${pr[@]}"
 a=$SAID pr_fast=$FAST pr_med=$MEDIAN
 stats "evict + read back" 0 "${ev[@]}"
 vm_diag "BENCH page cache $mib MiB, $runs runs: $a; $SAID; throughput ratio: fastest $(ratio "$pr_fast" "$FAST"), median $(ratio "$pr_med" "$MEDIAN")"
+runs_json /tmp/bench-cache.json "numaplan prepare" "${pr[*]}" "evict + read back" "${ev[*]}" empty "${em[*]}"
+own_work "page cache" /tmp/bench-cache.json "numaplan prepare" "evict + read back"
 systemctl stop $unit
 vm_done

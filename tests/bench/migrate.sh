@@ -8,8 +8,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/build}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+. "$top/tests/bench/lib.sh"
+mkdir "$dir/bin"
+empty=$(empty_program "$dir/bin")
 cp "$top/tests/vm/scenarios/numaplan.lib" "$dir/"
 sed "s/^mib=.*/mib=${BENCH_MIB:-128}/; s/^runs=.*/runs=${BENCH_RUNS:-7}/" "$top/tests/bench/migrate-guest.sh" >"$dir/50-migrate.sh"
 chmod +x "$dir/50-migrate.sh"
-VM_SCENARIO_TIMEOUT=1200 "$top/tests/vm/run-vm-tests" "$build/src/numaplan" "$dir" "$build/tests/standin/numaplan-standin" |
+VM_SCENARIO_TIMEOUT=1200 "$top/tests/vm/run-vm-tests" "$build/src/numaplan" "$dir" "$build/tests/standin/numaplan-standin" "$empty" \
+	"$top/tests/bench/ratios.py" |
 	grep -E "BENCH|run [0-9]|^not ok|^ok"

@@ -2,9 +2,11 @@
 /* The page scan of `numaplan verify` on its own, for tests/bench/pages.sh and replicas.sh: reads
  * /proc/PID/numa_maps (and maps) of each PID through the same reader and parser and prints MiB
  * per node, as `numastat -p PID` does. With --split, each argument is one replica's PIDs,
- * comma-separated, and its pages are split into its own and shared program code with one scan
- * of every process's maps, as verify does for the replicas it checks.
- * Usage: pagescan PID... | pagescan --split PID[,PID...]... */
+ * comma-separated, and its pages are split into its own and shared program code as verify
+ * does for the replicas it checks (every replica of the plan): from their maps, and other
+ * processes' only while that is not enough; --every-process, from every process's maps (as
+ * verify did before, and migrate does).
+ * Usage: pagescan PID... | pagescan --split [--every-process] PID[,PID...]... */
 
 #include <stdlib.h>
 
@@ -27,8 +29,9 @@ static void print(const char *name, const struct page_tally *t) {
 int main(int argc, char **argv) {
         _cleanup_root_ struct root *root = NULL;
         struct cpuset none = {0};
-        bool split = argc > 1 && streq(argv[1], "--split");
-        int first = split ? 2 : 1, n = argc - first;
+        bool split = argc > 1 && streq(argv[1], "--split"),
+             every = split && argc > 2 && streq(argv[2], "--every-process");
+        int first = split ? 2 + every : 1, n = argc - first;
 
         if (n < 1 || root_open("/", 0, &root) < 0)
                 return 2;
@@ -52,7 +55,8 @@ int main(int argc, char **argv) {
                         }
         }
         if (split) {
-                int scanned = replica_pages_split(root, rp, (size_t) n);
+                int scanned = every ? replica_pages_split(root, rp, (size_t) n)
+                                    : replica_pages_split_lazily(root, rp, (size_t) n, true);
                 for (int g = 0; g < n; g++) {
                         char name[32];
                         snprintf(name, sizeof(name), "replica %d: ", g);

@@ -1,23 +1,126 @@
 #!/usr/bin/env python3
 # Prints a hyperfine run (--export-json) as each command's mean and median with its ratio to each
 # peer the goals name, then each goal and whether this run met it.
-# Usage: ratios.py RUN.json NAME=COMMAND... -- GOAL...
-#   GOAL: NAME<=FACTOR*PEER, a mean at most FACTOR times the peer's (both NAMEs)
+#
+# Own work: with --empty NAME (a C program that returns at once, linked as the system's cc links
+# one, timed in the same run), each command's own work is its mean less NAME's: what it does
+# beyond starting a process. Own-work ratios are printed beside the whole-process ones, with the
+# standard error of each own work (the two means' errors together).
+#
+# Usage: ratios.py RUN.json [--median] [--empty NAME] NAME=COMMAND... -- GOAL...
+#   RUN.json: hyperfine's, or {"results": [{"command": ..., "times": [seconds...]}...]}
+#   --median: ratios of medians, not means (a run on a clock with outliers: an emulator's guest)
+#   NAME=COMMAND: the command of the run (as hyperfine names it, --command-name) printed as NAME;
+#     a NAME that ends in " @HOST" is compared only with peers of the same " @HOST", each peer of
+#     the goals on every host the run has it (one run can time two hosts)
+#   GOAL: NAME<=FACTOR*PEER          a mean at most FACTOR times the peer's (the whole process)
+#         own:NAME<=FACTOR*PEER      an own work at most FACTOR times the peer's
+#         growth:A/B<=C/D            A's own work over B's at most C's over D's (how a cost grows
+#                                    from one host to another, against how a peer's does)
 import json
+import math
+import statistics
 import sys
 
-args = sys.argv[2:]
-cut = args.index("--") if "--" in args else len(args)
-names = dict(a.split("=", 1) for a in args[:cut])
-goals = [(g.split("<=")[0], float(g.split("<=")[1].split("*")[0]), g.split("*")[1]) for g in args[cut + 1:]]
-runs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-mean = {name: runs[cmd]["mean"] for name, cmd in names.items()}
-peers = sorted({peer for _, _, peer in goals})
 
-for name, cmd in names.items():
-    r = runs[cmd]
-    ratios = "  ".join("%.2fx %s" % (r["mean"] / mean[p], p) for p in peers if p != name)
-    print("%-16s mean %6.2f ms  median %6.2f ms  %s" % (name, r["mean"] * 1e3, r["median"] * 1e3, ratios))
-for name, factor, peer in goals:
-    ratio = mean[name] / mean[peer]
-    print("goal: %s at most %gx %s: %.2fx, %s" % (name, factor, peer, ratio, "met" if ratio <= factor else "NOT met"))
+def parse_goal(g):
+    kind = "whole"
+    for k in ("own", "growth"):
+        if g.startswith(k + ":"):
+            kind, g = k, g[len(k) + 1:]
+    left, right = g.split("<=", 1)
+    if kind == "growth":
+        return kind, tuple(left.split("/", 1)), tuple(right.split("/", 1))
+    factor, peer = right.split("*", 1)
+    return kind, left, (float(factor), peer)
+
+
+def host_of(name):
+    return name.rsplit(" @", 1)[1] if " @" in name else None
+
+
+def on_host(name, host):
+    """The same command on another host: "lstopo @1024" on 64 is "lstopo @64"."""
+    base = name.rsplit(" @", 1)[0] if " @" in name else name
+    return base if host is None else "%s @%s" % (base, host)
+
+
+def main(argv):
+    run, args = argv[1], argv[2:]
+    empty, stat = None, "mean"
+    if args[:1] == ["--median"]:
+        stat, args = "median", args[1:]
+    if args[:1] == ["--empty"]:
+        empty, args = args[1], args[2:]
+    cut = args.index("--") if "--" in args else len(args)
+    names = dict(a.split("=", 1) for a in args[:cut])
+    goals = [parse_goal(g) for g in args[cut + 1:]]
+    runs = {r["command"]: r for r in json.load(open(run))["results"]}
+    res = {name: runs[cmd] for name, cmd in names.items()}
+    for r in res.values():
+        t = r["times"]
+        r.setdefault("mean", statistics.mean(t))
+        r.setdefault("median", statistics.median(t))
+        r.setdefault("stddev", statistics.stdev(t) if len(t) > 1 else 0)
+    # The figure compared: the mean, or the median; its standard error as the mean's.
+    mean = {name: r[stat] for name, r in res.items()}
+    se = {name: (r["stddev"] or 0) / math.sqrt(len(r["times"])) for name, r in res.items()}
+
+    def own(name):
+        return mean[name] - mean[empty] if empty else None
+
+    def own_se(name):
+        return math.hypot(se[name], se[empty])
+
+    def ratio(a, b):
+        return "%.2fx" % (a / b) if b > 0 else "n/a"
+
+    peers = []
+    for kind, name, rest in goals:
+        if kind != "growth" and rest[1] not in peers:
+            peers.append(rest[1])
+    width = max(len(n) for n in names)
+    if empty:
+        print("own work: each %s less that of %s (%.2f ms)" % (stat, empty, mean[empty] * 1e3))
+    for name, r in res.items():
+        line = "%-*s  mean %7.2f ms  median %7.2f ms" % (width, name, r["mean"] * 1e3, r["median"] * 1e3)
+        if empty and name != empty:
+            line += "  own %7.2f ± %.2f ms" % (own(name) * 1e3, own_se(name) * 1e3)
+        for p in dict.fromkeys(on_host(p, host_of(name)) for p in peers):
+            if p == name or p == empty or p not in mean:
+                continue
+            line += "  %s %s" % (ratio(mean[name], mean[p]), p)
+            if empty and name != empty:
+                line += " (own %s)" % ratio(own(name), own(p))
+        print(line)
+    for kind, name, rest in goals:
+        if kind == "whole":
+            factor, peer = rest
+            value, what = mean[name] / mean[peer], "%s at most %gx %s" % (name, factor, peer)
+            if stat != "mean":
+                what += " (%ss)" % stat
+            ok = value <= factor
+            said = "%.2fx" % value
+        elif kind == "own":
+            factor, peer = rest
+            what = "own work of %s at most %gx %s's" % (name, factor, peer)
+            if stat != "mean":
+                what += " (%ss)" % stat
+            ok = own(peer) > 0 and own(name) / own(peer) <= factor
+            said = ratio(own(name), own(peer))
+        else:
+            (a, b), (c, d) = name, rest
+            grows, peer = own(a) / own(b), own(c) / own(d)
+            what = "%s grows no faster than %s (own work, from %s to %s)" % (
+                a.rsplit(" @", 1)[0], c.rsplit(" @", 1)[0], host_of(b) or b, host_of(a) or a)
+            ok = grows <= peer
+            # And what it adds, against what the peer adds.
+            said = "%.2fx against %.2fx (+%.2f ms, %s the peer's +%.2f ms)" % (
+                grows, peer, (own(a) - own(b)) * 1e3, ratio(own(a) - own(b), own(c) - own(d)),
+                (own(c) - own(d)) * 1e3)
+        print("goal: %s: %s, %s" % (what, said, "met" if ok else "NOT met"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

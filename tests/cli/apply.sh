@@ -37,6 +37,12 @@ conf() { # conf NAME TEXT: a config file owned by root, mode 0644
 # ---- plan on every fixture host with every profile: each pair's expected outcome ----
 # HOST PROFILE OUTCOME: "planned N" (N replicas), or "refused" and the reason's words.
 expected="
+big-16n-1024c-32gpu null planned 32
+big-16n-1024c-32gpu docker-per-accelerator planned 32
+big-16n-1024c-32gpu per-accelerator planned 32
+big-16n-1024c-32gpu podman-split planned 32
+big-16n-1024c-32gpu per-node-cpu-only planned 16
+big-16n-1024c-32gpu tensor-parallel-per-socket planned 2
 captured-firecracker-vm null planned 1
 captured-firecracker-vm docker-per-accelerator planned 0
 captured-firecracker-vm per-accelerator planned 0

@@ -116,10 +116,36 @@ static void test_overrides(void) {
         config_free(c);
 }
 
+/* Indexed or not, a node's id leads to its index, and an id no node has to -1. */
+static void test_node_index(void) {
+        struct node nodes[3] = {{.id = 0}, {.id = 3}, {.id = 7}};
+        struct topology t = {.nodes = nodes, .n_nodes = 3};
+        const int ids[] = {-1, 0, 1, 3, 6, 7, 8, 100000};
+        int walked[ELEMENTSOF(ids)];
+
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++)
+                walked[i] = topology_node_index(&t, ids[i]);
+        ok(walked[1] == 0 && walked[3] == 1 && walked[5] == 2 && walked[0] == -1 && walked[2] == -1 &&
+                   walked[4] == -1 && walked[6] == -1 && walked[7] == -1,
+           "without an index: each node found by its id, other ids not");
+        topology_index_nodes(&t);
+        bool same = t.node_index && t.n_node_index == 8;
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++)
+                same = same && topology_node_index(&t, ids[i]) == walked[i];
+        ok(same, "indexed: the same answers, the index as long as the highest id");
+        ok(topology_node(&t, 7) == &nodes[2] && !topology_node(&t, 5), "topology_node() through the index");
+        free(t.node_index);
+
+        struct topology none = {0};
+        topology_index_nodes(&none);
+        ok(!none.node_index && topology_node_index(&none, 0) == -1, "no node: no index, no node found");
+}
+
 int main(void) {
         test_addresses();
         test_classes();
         test_node_fallback();
+        test_node_index();
         test_overrides();
         return done_testing();
 }
