@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <json-c/printbuf.h>
 
 #include "basic/cpuset.h"
 #include "basic/escape.h"
