@@ -15,7 +15,8 @@
 #include "core/planner.h"
 #include "core/unit-name.h"
 
-struct ctx {
+/* What the planner works with, from the host and the configuration to the plan it fills. */
+struct planning {
         const struct topology *t;
         const struct config *c;
         struct plan *p;
@@ -27,11 +28,11 @@ struct ctx {
         const struct replica_conf **claimed_by; /* by accelerator index */
 };
 
-_printf_(3, 4) static int fail(struct ctx *x, struct where at, const char *fmt, ...) {
+_printf_(3, 4) static int fail(struct planning *pn, struct where at, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
-        int r = error_at_setv(x->err, at, fmt, ap);
+        int r = error_at_setv(pn->err, at, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -47,30 +48,30 @@ _printf_(2, 3) static void explain(struct placement *pl, const char *fmt, ...) {
         pl->why[pl->n_why++] = line;
 }
 
-static char *bytes(uint64_t v) {
+static char *format_size(uint64_t v) {
         char buf[FORMAT_BYTES_MAX];
         format_bytes(buf, sizeof(buf), v);
         return xstrdup(buf);
 }
 
-static int idx(const struct ctx *x, int node) {
-        return topology_node_index(x->t, node);
+static int node_index(const struct planning *pn, int node) {
+        return topology_node_index(pn->t, node);
 }
 
-static uint64_t free_on(const struct ctx *x, int node) {
-        int i = idx(x, node);
+static uint64_t free_on(const struct planning *pn, int node) {
+        int i = node_index(pn, node);
         /* A preferred replica may be counted beyond usable (the kernel spills it): none left. */
-        return x->usable[i] > x->assigned[i] ? x->usable[i] - x->assigned[i] : 0;
+        return pn->usable[i] > pn->assigned[i] ? pn->usable[i] - pn->assigned[i] : 0;
 }
 
-static bool has_cpus(const struct ctx *x, int node) {
-        return !cpuset_is_empty(&x->cpus[idx(x, node)]);
+static bool has_cpus(const struct planning *pn, int node) {
+        return !cpuset_is_empty(&pn->cpus[node_index(pn, node)]);
 }
 
 /* ---- 1. replicas and their accelerators ---- */
 
-static struct placement *add_placement(struct ctx *x, const struct replica_conf *r, int instance) {
-        struct plan *p = x->p;
+static struct placement *add_placement(struct planning *pn, const struct replica_conf *r, int instance) {
+        struct plan *p = pn->p;
         p->replicas = xrealloc(p->replicas, (p->n_replicas + 1) * sizeof(*p->replicas));
         struct placement *pl = &p->replicas[p->n_replicas++];
         *pl = (struct placement){.conf = r};
@@ -81,49 +82,49 @@ static struct placement *add_placement(struct ctx *x, const struct replica_conf 
         /* Outside a template neither holds %i: the configuration refuses it there. */
         pl->unit = unit_template_instance(r->unit, n);
         pl->container = r->container ? unit_template_instance(r->container, n) : NULL;
-        pl->min_local_bp = replica_min_local(x->c, r);
-        pl->warmup_timeout_ms = replica_warmup_timeout(x->c, r);
+        pl->min_local_bp = replica_min_local(pn->c, r);
+        pl->warmup_timeout_ms = replica_warmup_timeout(pn->c, r);
         pl->warmup_url = r->warmup_url ? unit_template_instance(r->warmup_url, n) : NULL;
         pl->warmup_body = r->warmup_body;
-        pl->visible_devices = replica_visible_devices(x->c, r);
+        pl->visible_devices = replica_visible_devices(pn->c, r);
         return pl;
 }
 
 /* Keeps a replica's accelerators in PCI-address order (the topology's order): device 0 in the
  * process is its lowest address, as CUDA_DEVICE_ORDER=PCI_BUS_ID counts them. */
-static void give(struct ctx *x, struct placement *pl, size_t accel) {
+static void give_accelerator(struct planning *pn, struct placement *pl, size_t accel) {
         size_t j = pl->n_accels;
         pl->accels = xrealloc(pl->accels, (pl->n_accels + 1) * sizeof(size_t));
         for (; j > 0 && pl->accels[j - 1] > accel; j--)
                 pl->accels[j] = pl->accels[j - 1];
         pl->accels[j] = accel;
         pl->n_accels++;
-        x->claimed_by[accel] = pl->conf;
+        pn->claimed_by[accel] = pl->conf;
 }
 
-static int claim_listed(struct ctx *x, struct placement *pl) {
+static int claim_listed(struct planning *pn, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
 
         for (size_t j = 0; j < r->accelerators.n; j++) {
-                const struct accelerator *a = topology_accel(x->t, r->accelerators.pci[j]);
+                const struct accelerator *a = topology_accel(pn->t, r->accelerators.pci[j]);
                 if (!a) {
-                        _cleanup_free_ char *found = topology_list_accelerators(x->t);
-                        return fail(x, replica_where(r, REPLICA_ACCELERATORS),
+                        _cleanup_free_ char *found = topology_list_accelerators(pn->t);
+                        return fail(pn, replica_where(r, REPLICA_ACCELERATORS),
                                     "replica %s: unknown accelerator %s; this host has: %s", r->name,
                                     r->accelerators.pci[j], found);
                 }
-                size_t i = (size_t) (a - x->t->accels);
+                size_t i = (size_t) (a - pn->t->accels);
                 if (!a->compute)
-                        warnings_add(x->w, WARNING_ACCELERATOR_NOT_COMPUTE, a->pci,
+                        warnings_add(pn->w, WARNING_ACCELERATOR_NOT_COMPUTE, a->pci,
                                      "replica %s names %s, a display controller of a board-management or emulated "
                                      "display (vendor 0x%04x), not a compute accelerator: placed by it as asked",
                                      r->name, a->pci, a->vendor);
-                if (x->claimed_by[i])
-                        return fail(x, replica_where(r, REPLICA_ACCELERATORS),
+                if (pn->claimed_by[i])
+                        return fail(pn, replica_where(r, REPLICA_ACCELERATORS),
                                     "replica %s: accelerator %s already belongs to replica %s (%s:%u)", r->name, a->pci,
-                                    x->claimed_by[i]->name, replica_where(x->claimed_by[i], REPLICA_ACCELERATORS).file,
-                                    replica_where(x->claimed_by[i], REPLICA_ACCELERATORS).line);
-                give(x, pl, i);
+                                    pn->claimed_by[i]->name, replica_where(pn->claimed_by[i], REPLICA_ACCELERATORS).file,
+                                    replica_where(pn->claimed_by[i], REPLICA_ACCELERATORS).line);
+                give_accelerator(pn, pl, i);
         }
         return 0;
 }
@@ -131,16 +132,16 @@ static int claim_listed(struct ctx *x, struct placement *pl) {
 /* count:N: N unclaimed compute accelerators on as few nodes as possible. Greedy by how many each
  * node still has is optimal for that; ties go to the node nearest those already chosen, then to
  * the lower id. */
-static int claim_count(struct ctx *x, struct placement *pl) {
-        const struct topology *t = x->t;
+static int claim_count(struct planning *pn, struct placement *pl) {
+        const struct topology *t = pn->t;
         const struct replica_conf *r = pl->conf;
         unsigned need = r->accelerators.count, have = 0;
         struct cpuset chosen = {0};
 
         for (size_t i = 0; i < t->n_accels; i++)
-                have += t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node >= 0;
+                have += t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node >= 0;
         if (have < need)
-                return fail(x, replica_where(r, REPLICA_ACCELERATORS),
+                return fail(pn, replica_where(r, REPLICA_ACCELERATORS),
                             "replica %s: count:%u asks for %u compute accelerators with a node; %u are left",
                             r->name, need, need, have);
 
@@ -153,7 +154,7 @@ static int claim_count(struct ctx *x, struct placement *pl) {
                         if (cpuset_isset(&chosen, id))
                                 continue;
                         for (size_t i = 0; i < t->n_accels; i++)
-                                n += t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node == id;
+                                n += t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node == id;
                         CPUSET_FOREACH(c, &chosen) {
                                 unsigned dd = (unsigned) topology_distance(t, c, id);
                                 d = d == 0 || dd < d ? dd : d;
@@ -166,21 +167,21 @@ static int claim_count(struct ctx *x, struct placement *pl) {
                 }
                 cpuset_set(&chosen, (unsigned) best);
                 for (size_t i = 0; i < t->n_accels && need > 0; i++)
-                        if (t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node == best) {
-                                give(x, pl, i);
+                        if (t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node == best) {
+                                give_accelerator(pn, pl, i);
                                 need--;
                         }
         }
         return 0;
 }
 
-static void expand_template(struct ctx *x, const struct replica_conf *r) {
-        const struct topology *t = x->t;
+static void expand_template(struct planning *pn, const struct replica_conf *r) {
+        const struct topology *t = pn->t;
         bool per_node = r->per == PER_NODE;
         int instance = 0;
 
         /* The built-in default: per accelerator where there are compute accelerators. */
-        if (x->c->builtin_default) {
+        if (pn->c->builtin_default) {
                 per_node = true;
                 for (size_t i = 0; i < t->n_accels; i++)
                         per_node = per_node && !t->accels[i].compute;
@@ -188,27 +189,27 @@ static void expand_template(struct ctx *x, const struct replica_conf *r) {
 
         if (!per_node) {
                 for (size_t i = 0; i < t->n_accels; i++)
-                        if (t->accels[i].compute && !x->claimed_by[i])
-                                give(x, add_placement(x, r, instance++), i);
+                        if (t->accels[i].compute && !pn->claimed_by[i])
+                                give_accelerator(pn, add_placement(pn, r, instance++), i);
                 return;
         }
         for (size_t ni = 0; ni < t->n_nodes; ni++) {
                 const struct node *n = &t->nodes[ni];
-                if (cpuset_is_empty(&x->cpus[ni]))
+                if (cpuset_is_empty(&pn->cpus[ni]))
                         continue;
-                struct placement *pl = add_placement(x, r, instance++);
+                struct placement *pl = add_placement(pn, r, instance++);
                 cpuset_set(&pl->home, (unsigned) n->id);
                 for (size_t i = 0; i < t->n_accels; i++)
-                        if (t->accels[i].compute && !x->claimed_by[i] && t->accels[i].numa_node == n->id)
-                                give(x, pl, i);
+                        if (t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node == n->id)
+                                give_accelerator(pn, pl, i);
         }
 }
 
 /* Listed accelerators are claimed first wherever their section stands, then count:N in config
  * order, then templates; the plan keeps config order, templates expanded in place. */
-static int expand(struct ctx *x) {
-        const struct config *c = x->c;
-        struct plan *p = x->p;
+static int expand(struct planning *pn) {
+        const struct config *c = pn->c;
+        struct plan *p = pn->p;
         size_t *first = xmalloc0((c->n_replicas + 1) * sizeof(size_t));
         struct plan staged = {0};
         int r = 0;
@@ -217,15 +218,15 @@ static int expand(struct ctx *x) {
         for (size_t i = 0; i < c->n_replicas; i++) {
                 first[i] = p->n_replicas;
                 if (!c->replicas[i].is_template)
-                        add_placement(x, &c->replicas[i], -1);
+                        add_placement(pn, &c->replicas[i], -1);
         }
         first[c->n_replicas] = p->n_replicas;
         for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
                 if (p->replicas[i].conf->accelerators.mode == ACCEL_LIST)
-                        r = claim_listed(x, &p->replicas[i]);
+                        r = claim_listed(pn, &p->replicas[i]);
         for (size_t i = 0; r == 0 && i < p->n_replicas; i++)
                 if (p->replicas[i].conf->accelerators.mode == ACCEL_COUNT)
-                        r = claim_count(x, &p->replicas[i]);
+                        r = claim_count(pn, &p->replicas[i]);
         if (r < 0) {
                 free(first);
                 return r;
@@ -236,7 +237,7 @@ static int expand(struct ctx *x) {
         for (size_t i = 0; i < c->n_replicas; i++) {
                 tfirst[i] = p->n_replicas;
                 if (c->replicas[i].is_template)
-                        expand_template(x, &c->replicas[i]);
+                        expand_template(pn, &c->replicas[i]);
         }
         tfirst[c->n_replicas] = p->n_replicas;
 
@@ -255,7 +256,7 @@ static int expand(struct ctx *x) {
         for (size_t i = 0; i < p->n_replicas; i++)
                 for (size_t j = 0; j < i; j++)
                         if (streq(p->replicas[i].unit, p->replicas[j].unit))
-                                return fail(x, replica_where(p->replicas[i].conf, REPLICA_UNIT),
+                                return fail(pn, replica_where(p->replicas[i].conf, REPLICA_UNIT),
                                             "replica %s: unit %s is also replica %s's",
                                             p->replicas[i].name, p->replicas[i].unit, p->replicas[j].name);
         return 0;
@@ -264,12 +265,12 @@ static int expand(struct ctx *x) {
 /* ---- 2. home nodes ---- */
 
 /* The node with CPUs nearest `node` (lower id on ties); -1 if no node has CPUs. */
-static int nearest_with_cpus(const struct ctx *x, int node) {
+static int nearest_with_cpus(const struct planning *pn, int node) {
         int best = -1, best_d = 0;
-        for (size_t i = 0; i < x->t->n_nodes; i++) {
-                const struct node *n = &x->t->nodes[i];
-                int d = topology_distance(x->t, node, n->id);
-                if (!cpuset_is_empty(&x->cpus[i]) && (best < 0 || d < best_d)) {
+        for (size_t i = 0; i < pn->t->n_nodes; i++) {
+                const struct node *n = &pn->t->nodes[i];
+                int d = topology_distance(pn->t, node, n->id);
+                if (!cpuset_is_empty(&pn->cpus[i]) && (best < 0 || d < best_d)) {
                         best = n->id;
                         best_d = d;
                 }
@@ -277,13 +278,13 @@ static int nearest_with_cpus(const struct ctx *x, int node) {
         return best;
 }
 
-static void find_home(struct ctx *x, struct placement *pl) {
+static void find_home(struct planning *pn, struct placement *pl) {
         for (size_t j = 0; j < pl->n_accels; j++) {
-                const struct accelerator *a = &x->t->accels[pl->accels[j]];
-                if (a->numa_node < 0 || idx(x, a->numa_node) < 0) {
+                const struct accelerator *a = &pn->t->accels[pl->accels[j]];
+                if (a->numa_node < 0 || node_index(pn, a->numa_node) < 0) {
                         /* One warning for one cause: the host's about this accelerator, with what it
                          * means for this replica, and one piece of advice. */
-                        warnings_put(x->w, WARNING_ACCELERATOR_NO_NODE, a->pci,
+                        warnings_put(pn->w, WARNING_ACCELERATOR_NO_NODE, a->pci,
                                      "accelerator %s reports no NUMA node (numa_node is -1 and its local CPUs do not "
                                      "fall in one node): replica %s is placed as a CPU-only replica; set "
                                      "accelerator-nodes = %s=NODE in [numaplan]",
@@ -292,10 +293,10 @@ static void find_home(struct ctx *x, struct placement *pl) {
                         continue;
                 }
                 int home = a->numa_node;
-                if (!has_cpus(x, home)) {
+                if (!has_cpus(pn, home)) {
                         /* Rule 6: a memory-only node is never a CPU home. */
-                        int near = nearest_with_cpus(x, home);
-                        warnings_add(x->w, WARNING_MEMORY_ONLY_HOME, pl->name,
+                        int near = nearest_with_cpus(pn, home);
+                        warnings_add(pn->w, WARNING_MEMORY_ONLY_HOME, pl->name,
                                      "replica %s: accelerator %s sits on memory-only node %d; homed on node %d, the "
                                      "nearest with CPUs (memory-nodes = %d adds that node's memory)",
                                      pl->name, a->pci, home, near, home);
@@ -313,20 +314,20 @@ static void find_home(struct ctx *x, struct placement *pl) {
 
 /* Rule 1 for CPU-only replicas: the node with CPUs with the most usable memory left, then the
  * fewest replicas, then the lowest id. */
-static int roomiest_node(const struct ctx *x) {
+static int roomiest_node(const struct planning *pn) {
         int best = -1;
-        for (size_t i = 0; i < x->t->n_nodes; i++) {
-                if (cpuset_is_empty(&x->cpus[i]))
+        for (size_t i = 0; i < pn->t->n_nodes; i++) {
+                if (cpuset_is_empty(&pn->cpus[i]))
                         continue;
                 if (best < 0) {
                         best = (int) i;
                         continue;
                 }
-                uint64_t f = free_on(x, x->t->nodes[i].id), bf = free_on(x, x->t->nodes[best].id);
-                if (f > bf || (f == bf && x->replicas_on[i] < x->replicas_on[best]))
+                uint64_t f = free_on(pn, pn->t->nodes[i].id), bf = free_on(pn, pn->t->nodes[best].id);
+                if (f > bf || (f == bf && pn->replicas_on[i] < pn->replicas_on[best]))
                         best = (int) i;
         }
-        return best < 0 ? -1 : x->t->nodes[best].id;
+        return best < 0 ? -1 : pn->t->nodes[best].id;
 }
 
 
@@ -334,7 +335,7 @@ static int roomiest_node(const struct ctx *x) {
 
 /* Whether `mem` fits `set` under `policy`; with `commit`, books it the way the kernel fills
  * memory: bind from the lowest node up, interleave evenly, preferred on its one node. */
-static bool fit(struct ctx *x, const struct cpuset *set, enum policy policy, uint64_t mem, bool commit) {
+static bool fits(struct planning *pn, const struct cpuset *set, enum policy policy, uint64_t mem, bool commit) {
         unsigned k = cpuset_count(set);
         if (k == 0)
                 return false;
@@ -342,32 +343,32 @@ static bool fit(struct ctx *x, const struct cpuset *set, enum policy policy, uin
                 uint64_t share = mem / k, extra = mem % k;
                 unsigned j = 0;
                 CPUSET_FOREACH(n, set)
-                        if (share + (j++ < extra) > free_on(x, n))
+                        if (share + (j++ < extra) > free_on(pn, n))
                                 return false;
                 j = 0;
                 if (commit)
                         CPUSET_FOREACH(n, set)
-                                x->assigned[idx(x, n)] += share + (j++ < extra);
+                                pn->assigned[node_index(pn, n)] += share + (j++ < extra);
                 return true;
         }
         uint64_t left = mem;
         CPUSET_FOREACH(n, set)
-                left -= left < free_on(x, n) ? left : free_on(x, n);
+                left -= left < free_on(pn, n) ? left : free_on(pn, n);
         if (left > 0 || !commit)
                 return left == 0;
         left = mem;
         CPUSET_FOREACH(n, set) {
-                uint64_t take = left < free_on(x, n) ? left : free_on(x, n);
-                x->assigned[idx(x, n)] += take;
+                uint64_t take = left < free_on(pn, n) ? left : free_on(pn, n);
+                pn->assigned[node_index(pn, n)] += take;
                 left -= take;
         }
         return true;
 }
 
-static char *describe_room(const struct ctx *x, const struct cpuset *set) {
+static char *describe_room(const struct planning *pn, const struct cpuset *set) {
         struct strbuf b = {0};
         CPUSET_FOREACH(n, set) {
-                _cleanup_free_ char *f = bytes(free_on(x, n)), *u = bytes(x->usable[idx(x, n)]);
+                _cleanup_free_ char *f = format_size(free_on(pn, n)), *u = format_size(pn->usable[node_index(pn, n)]);
                 strbuf_printf(&b, "%snode %d: %s left of %s usable", b.len ? "; " : "", n, f, u);
         }
         return strbuf_steal(&b);
@@ -375,15 +376,15 @@ static char *describe_room(const struct ctx *x, const struct cpuset *set) {
 
 /* Rule 3: nodes added nearest first (by distance to the closest node already in the set, then
  * id), only nodes with CPUs and memory: memory-only nodes join a mask only on request. */
-static int nearest_candidate(const struct ctx *x, const struct cpuset *set) {
+static int nearest_candidate(const struct planning *pn, const struct cpuset *set) {
         int best = -1, best_d = 0;
-        for (size_t i = 0; i < x->t->n_nodes; i++) {
-                const struct node *n = &x->t->nodes[i];
-                if (cpuset_isset(set, n->id) || cpuset_is_empty(&x->cpus[i]) || x->usable[i] == 0)
+        for (size_t i = 0; i < pn->t->n_nodes; i++) {
+                const struct node *n = &pn->t->nodes[i];
+                if (cpuset_isset(set, n->id) || cpuset_is_empty(&pn->cpus[i]) || pn->usable[i] == 0)
                         continue;
                 int d = -1;
                 CPUSET_FOREACH(s, set) {
-                        int dd = topology_distance(x->t, s, n->id);
+                        int dd = topology_distance(pn->t, s, n->id);
                         d = d < 0 || dd < d ? dd : d;
                 }
                 if (best < 0 || d < best_d) {
@@ -396,20 +397,20 @@ static int nearest_candidate(const struct ctx *x, const struct cpuset *set) {
 
 /* Planning counts MemTotal less headroom; what a node can hand out now (free plus reclaimable) may
  * be less, if something else fills it. A bind replica cannot fall back: say so. */
-static void check_available(struct ctx *x, const struct placement *pl, const struct cpuset *set, uint64_t mem) {
+static void check_available(struct planning *pn, const struct placement *pl, const struct cpuset *set, uint64_t mem) {
         uint64_t available = 0;
         CPUSET_FOREACH(n, set) {
-                const struct node *node = topology_node(x->t, n);
+                const struct node *node = topology_node(pn->t, n);
                 if (!node->memory_known || node->mem_available == 0)
                         return; /* unknown: nothing to say */
                 available += node->mem_available;
         }
         if (mem <= available)
                 return;
-        _cleanup_free_ char *need = bytes(mem), *have = bytes(available), *nodes = cpuset_format(set);
+        _cleanup_free_ char *need = format_size(mem), *have = format_size(available), *nodes = cpuset_format(set);
         char subject[16];
         snprintf(subject, sizeof(subject), "%d", cpuset_next(set, 0));
-        warnings_add(x->w, WARNING_NODE_MEMORY_LOW, subject,
+        warnings_add(pn->w, WARNING_NODE_MEMORY_LOW, subject,
                      "replica %s needs %s bound to node%s %s, which %s %s available now (free plus reclaimable): it "
                      "will not start, or will swap, until something there is freed",
                      pl->name, need, cpuset_count(set) > 1 ? "s" : "", nodes, cpuset_count(set) > 1 ? "have" : "has",
@@ -422,14 +423,14 @@ static struct where memory_where(const struct replica_conf *r) {
 }
 
 /* The replica's memory nodes: its home, and those memory-nodes adds. */
-static int memory_node_set(struct ctx *x, const struct placement *pl, struct cpuset *ret) {
+static int memory_node_set(struct planning *pn, const struct placement *pl, struct cpuset *ret) {
         const struct replica_conf *r = pl->conf;
         struct cpuset set = pl->home;
 
         CPUSET_FOREACH(n, &r->memory_nodes) {
-                int i = idx(x, n);
-                if (i < 0 || x->t->nodes[i].mem_total == 0)
-                        return fail(x, replica_where(r, REPLICA_MEMORY_NODES),
+                int i = node_index(pn, n);
+                if (i < 0 || pn->t->nodes[i].mem_total == 0)
+                        return fail(pn, replica_where(r, REPLICA_MEMORY_NODES),
                                     "replica %s: memory-nodes names node %d, which %s", pl->name, n,
                                     i < 0 ? "this host does not have" : "has no memory");
                 cpuset_set(&set, (unsigned) n);
@@ -439,18 +440,18 @@ static int memory_node_set(struct ctx *x, const struct placement *pl, struct cpu
 }
 
 /* policy = preferred: one node, asked for, not guaranteed. */
-static int place_preferred(struct ctx *x, struct placement *pl, const struct cpuset *set) {
+static int place_preferred(struct planning *pn, struct placement *pl, const struct cpuset *set) {
         _cleanup_free_ char *nodes = cpuset_format(set);
         uint64_t mem = pl->memory;
         if (cpuset_count(set) != 1)
-                return fail(x, replica_where(pl->conf, REPLICA_POLICY),
+                return fail(pn, replica_where(pl->conf, REPLICA_POLICY),
                             "replica %s: policy = preferred needs exactly one node, and it would have nodes %s", pl->name,
                             nodes);
-        _cleanup_free_ char *need = bytes(mem), *room = describe_room(x, set);
-        if (!fit(x, set, POLICY_PREFERRED, mem, true)) {
+        _cleanup_free_ char *need = format_size(mem), *room = describe_room(pn, set);
+        if (!fits(pn, set, POLICY_PREFERRED, mem, true)) {
                 /* Counted there in full, and the kernel takes the rest from the nearest nodes. */
-                x->assigned[idx(x, cpuset_next(set, 0))] += mem;
-                warnings_add(x->w, WARNING_PREFERRED_SPILLS, pl->name,
+                pn->assigned[node_index(pn, cpuset_next(set, 0))] += mem;
+                warnings_add(pn->w, WARNING_PREFERRED_SPILLS, pl->name,
                              "replica %s needs %s but its preferred node has less (%s): the kernel will spill the rest "
                              "to the nearest nodes (policy = preferred)",
                              pl->name, need, room);
@@ -463,30 +464,30 @@ static int place_preferred(struct ctx *x, struct placement *pl, const struct cpu
 
 /* Rule 3: a replica that does not fit its nodes extends to the nearest, interleaved across them
  * unless bind was asked. */
-static int extend_to_fit(struct ctx *x, struct placement *pl, struct cpuset *set, enum policy asked, enum policy *mode) {
+static int extend_to_fit(struct planning *pn, struct placement *pl, struct cpuset *set, enum policy asked, enum policy *mode) {
         const struct replica_conf *r = pl->conf;
         uint64_t mem = pl->memory;
-        _cleanup_free_ char *need = bytes(mem), *room0 = describe_room(x, set);
+        _cleanup_free_ char *need = format_size(mem), *room0 = describe_room(pn, set);
         struct cpuset home = *set;
         int n;
 
         if (asked == POLICY_AUTO)
                 *mode = POLICY_INTERLEAVE;
-        while (!fit(x, set, *mode, mem, false) && (n = nearest_candidate(x, set)) >= 0)
+        while (!fits(pn, set, *mode, mem, false) && (n = nearest_candidate(pn, set)) >= 0)
                 cpuset_set(set, (unsigned) n);
-        _cleanup_free_ char *room = describe_room(x, set), *s = cpuset_format(set), *h = cpuset_format(&home);
-        if (!fit(x, set, *mode, mem, false))
-                return fail(x, memory_where(r), "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)",
+        _cleanup_free_ char *room = describe_room(pn, set), *s = cpuset_format(set), *h = cpuset_format(&home);
+        if (!fits(pn, set, *mode, mem, false))
+                return fail(pn, memory_where(r), "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)",
                             pl->name, need, *mode == POLICY_INTERLEAVE ? " interleaved" : "", s, room);
         pl->extended = true;
         const char *plural = cpuset_count(&home) > 1 ? "s" : "";
         if (asked == POLICY_BIND)
-                warnings_add(x->w, WARNING_BIND_EXTENDED, pl->name,
+                warnings_add(pn->w, WARNING_BIND_EXTENDED, pl->name,
                              "replica %s does not fit node%s %s; bound to nodes %s as asked (policy = bind), which the "
                              "kernel fills lowest node first",
                              pl->name, plural, h, s);
         else
-                warnings_add(x->w, WARNING_REPLICA_EXTENDED, pl->name,
+                warnings_add(pn->w, WARNING_REPLICA_EXTENDED, pl->name,
                              "replica %s needs %s and does not fit node%s %s (%s): extended to nodes %s, interleaved, "
                              "with their CPUs",
                              pl->name, need, plural, h, room0, s);
@@ -496,25 +497,25 @@ static int extend_to_fit(struct ctx *x, struct placement *pl, struct cpuset *set
         return 0;
 }
 
-static int place_memory(struct ctx *x, struct placement *pl) {
-        enum policy asked = replica_policy(x->c, pl->conf);
+static int place_memory(struct planning *pn, struct placement *pl) {
+        enum policy asked = replica_policy(pn->c, pl->conf);
         struct cpuset set;
         uint64_t mem = pl->memory;
 
-        int r = memory_node_set(x, pl, &set);
+        int r = memory_node_set(pn, pl, &set);
         if (r < 0)
                 return r;
         if (asked == POLICY_PREFERRED)
-                return place_preferred(x, pl, &set);
+                return place_preferred(pn, pl, &set);
         /* Rule 4: a replica spanning nodes interleaves unless asked to bind. */
         enum policy mode = asked == POLICY_AUTO ? (cpuset_count(&pl->home) > 1 ? POLICY_INTERLEAVE : POLICY_BIND)
                                                 : asked;
-        if (!fit(x, &set, mode, mem, false)) {
-                r = extend_to_fit(x, pl, &set, asked, &mode);
+        if (!fits(pn, &set, mode, mem, false)) {
+                r = extend_to_fit(pn, pl, &set, asked, &mode);
                 if (r < 0)
                         return r;
         } else {
-                _cleanup_free_ char *nodes = cpuset_format(&set), *need = bytes(mem), *room = describe_room(x, &set);
+                _cleanup_free_ char *nodes = cpuset_format(&set), *need = format_size(mem), *room = describe_room(pn, &set);
                 explain(pl, "needs %s and fits node%s %s (%s): policy %s (%s)", need, cpuset_count(&set) > 1 ? "s" : "",
                         nodes, room, policy_to_string(mode),
                         asked != POLICY_AUTO        ? "as asked"
@@ -522,17 +523,17 @@ static int place_memory(struct ctx *x, struct placement *pl) {
                                                     : "rule 2");
         }
         if (mode == POLICY_BIND)
-                check_available(x, pl, &set, mem);
-        fit(x, &set, mode, mem, true);
+                check_available(pn, pl, &set, mem);
+        fits(pn, &set, mode, mem, true);
         pl->policy = mode;
         pl->nodes = set;
         CPUSET_FOREACH(n, &set)
-                x->replicas_on[idx(x, n)]++;
+                pn->replicas_on[node_index(pn, n)]++;
         return 0;
 }
 
 /* The model's page cache is kept on the replica's nodes (numaplan prepare): it must fit there. */
-static int check_model(struct ctx *x, struct placement *pl) {
+static int check_model(struct planning *pn, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
         uint64_t room = 0;
 
@@ -540,10 +541,10 @@ static int check_model(struct ctx *x, struct placement *pl) {
         if (r->model_bytes == 0 || r->model_copies == MODEL_COPIES_PER_NODE)
                 return 0;
         CPUSET_FOREACH(n, &pl->nodes)
-                room += x->usable[idx(x, n)];
-        _cleanup_free_ char *model = bytes(r->model_bytes), *usable = bytes(room), *nodes = cpuset_format(&pl->nodes);
+                room += pn->usable[node_index(pn, n)];
+        _cleanup_free_ char *model = format_size(r->model_bytes), *usable = format_size(room), *nodes = cpuset_format(&pl->nodes);
         if (r->model_bytes > room)
-                return fail(x, replica_where(r, REPLICA_MODEL),
+                return fail(pn, replica_where(r, REPLICA_MODEL),
                             "replica %s: its model (%s in files) is larger than its node%s %s can hold (%s usable): "
                             "its page cache cannot stay there",
                             pl->name, model, cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes, usable);
@@ -569,8 +570,8 @@ static uint64_t copy_bytes(const struct replica_conf *r) {
 /* model-copies = per-node: the replicas on one set of nodes share one copy of each model, held in
  * memory there (a tmpfs bound to those nodes), counted on those nodes once; it must fit beside
  * the replicas' memory. */
-static int place_copies(struct ctx *x) {
-        struct plan *p = x->p;
+static int place_copies(struct planning *pn) {
+        struct plan *p = pn->p;
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
@@ -578,7 +579,7 @@ static int place_copies(struct ctx *x) {
                 if (r->model_copies != MODEL_COPIES_PER_NODE)
                         continue;
                 unsigned k = cpuset_count(&pl->nodes);
-                _cleanup_free_ char *nodes = cpuset_format(&pl->nodes), *model = bytes(copy_bytes(r));
+                _cleanup_free_ char *nodes = cpuset_format(&pl->nodes), *model = format_size(copy_bytes(r));
                 pl->copies = xasprintf("node%s%s", k > 1 ? "s" : "", nodes);
                 const struct placement *first = NULL;
                 for (size_t j = 0; j < i && !first; j++)
@@ -593,14 +594,14 @@ static int place_copies(struct ctx *x) {
                 uint64_t share = copy_bytes(r) / k, rest = copy_bytes(r) % k;
                 CPUSET_FOREACH(n, &pl->nodes) {
                         uint64_t need = share + rest;
-                        if (free_on(x, n) < need) {
-                                _cleanup_free_ char *left = bytes(free_on(x, n));
-                                return fail(x, replica_where(r, REPLICA_MODEL_COPIES),
+                        if (free_on(pn, n) < need) {
+                                _cleanup_free_ char *left = format_size(free_on(pn, n));
+                                return fail(pn, replica_where(r, REPLICA_MODEL_COPIES),
                                             "replica %s: its model's copy (%s) does not fit on node %d, which has %s "
                                             "usable left after the replicas' memory",
                                             pl->name, model, n, left);
                         }
-                        x->assigned[idx(x, n)] += need;
+                        pn->assigned[node_index(pn, n)] += need;
                         rest = 0;
                 }
                 explain(pl, "model copy: %s of model in memory on node%s %s (a tmpfs bound there), read by every replica "
@@ -625,8 +626,8 @@ static int place_copies(struct ctx *x) {
 
 /* One page cache per file: replicas on different nodes naming the same file cannot all have it
  * local. Said once a file, naming the replicas. */
-static void check_shared_models(struct ctx *x) {
-        const struct plan *p = x->p;
+static void check_shared_models(struct planning *pn) {
+        const struct plan *p = pn->p;
         for (size_t i = 0; i < p->n_replicas; i++)
                 for (char **m = p->replicas[i].conf->models; m && *m; m++)
                         for (size_t j = i + 1; j < p->n_replicas; j++) {
@@ -637,9 +638,9 @@ static void check_shared_models(struct ctx *x) {
                                 if (!same || cpuset_intersects(&a->nodes, &b->nodes) || (a->copies && b->copies))
                                         continue;
                                 _cleanup_free_ char *na = cpuset_format(&a->nodes), *nb = cpuset_format(&b->nodes);
-                                if (warnings_has(x->w, WARNING_MODEL_SHARED, *m))
+                                if (warnings_has(pn->w, WARNING_MODEL_SHARED, *m))
                                         continue;
-                                warnings_put(x->w, WARNING_MODEL_SHARED, *m,
+                                warnings_put(pn->w, WARNING_MODEL_SHARED, *m,
                                              "replicas %s (node%s %s) and %s (node%s %s) name the same model %s: the "
                                              "page cache holds one copy, so one of them reads it from another node; "
                                              "model-copies = per-node gives each node its own copy",
@@ -657,20 +658,20 @@ static bool size_offered(const struct topology *t, uint64_t kb) {
 
 /* hugepages = SIZE[:PAGESIZE]: a pool split evenly over the replica's nodes (the first nodes take
  * the remainder), counted there against usable memory beside the replica's own. */
-static int place_hugepages(struct ctx *x, struct placement *pl) {
+static int place_hugepages(struct planning *pn, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
         struct where at = replica_where(r, REPLICA_HUGEPAGES);
 
         if (r->hugepages.bytes == 0)
                 return 0;
-        uint64_t kb = r->hugepages.page_kb ? r->hugepages.page_kb : x->t->hugepage_default_kb;
+        uint64_t kb = r->hugepages.page_kb ? r->hugepages.page_kb : pn->t->hugepage_default_kb;
         char size[FORMAT_BYTES_MAX];
         if (kb == 0)
-                return fail(x, at, "replica %s: this host's default huge page size is unknown: name one (hugepages = SIZE:2M)",
+                return fail(pn, at, "replica %s: this host's default huge page size is unknown: name one (hugepages = SIZE:2M)",
                             pl->name);
         format_bytes(size, sizeof(size), kb * 1024);
-        if (!size_offered(x->t, kb))
-                return fail(x, at, "replica %s: this host's kernel offers no %s huge pages", pl->name, size);
+        if (!size_offered(pn->t, kb))
+                return fail(pn, at, "replica %s: this host's kernel offers no %s huge pages", pl->name, size);
 
         uint64_t page = kb * 1024, pages = (r->hugepages.bytes + page - 1) / page;
         unsigned k = cpuset_count(&pl->nodes), j = 0;
@@ -678,18 +679,18 @@ static int place_hugepages(struct ctx *x, struct placement *pl) {
         pl->hugepages = xmalloc0(k * sizeof(*pl->hugepages));
         CPUSET_FOREACH(n, &pl->nodes) {
                 uint64_t share = pages / k + (j < pages % k);
-                if (share * page > free_on(x, n)) {
-                        _cleanup_free_ char *want = bytes(share * page), *left = bytes(free_on(x, n)), *usable = bytes(x->usable[idx(x, n)]);
-                        return fail(x, at,
+                if (share * page > free_on(pn, n)) {
+                        _cleanup_free_ char *want = format_size(share * page), *left = format_size(free_on(pn, n)), *usable = format_size(pn->usable[node_index(pn, n)]);
+                        return fail(pn, at,
                                     "replica %s: its huge pages (%" PRIu64 " of %s, %s) do not fit node %d beside its "
                                     "memory (%s left of %s usable)",
                                     pl->name, share, size, want, n, left, usable);
                 }
-                x->assigned[idx(x, n)] += share * page;
+                pn->assigned[node_index(pn, n)] += share * page;
                 pl->hugepages[j++] = (struct hugepage_share){n, share};
         }
         pl->n_hugepages = k;
-        _cleanup_free_ char *total = bytes(pages * page), *nodes = cpuset_format(&pl->nodes);
+        _cleanup_free_ char *total = format_size(pages * page), *nodes = cpuset_format(&pl->nodes);
         explain(pl, "huge pages: %" PRIu64 " of %s (%s) reserved on node%s %s", pages, size, total, k > 1 ? "s" : "",
                 nodes);
         return 0;
@@ -698,18 +699,18 @@ static int place_hugepages(struct ctx *x, struct placement *pl) {
 /* ---- 4. CPUs ---- */
 
 /* The nodes whose CPUs a replica runs on: every node of its mask with CPUs. */
-static struct cpuset cpu_nodes(const struct ctx *x, const struct placement *pl) {
+static struct cpuset cpu_nodes(const struct planning *pn, const struct placement *pl) {
         struct cpuset s = {0};
         CPUSET_FOREACH(n, &pl->nodes)
-                if (has_cpus(x, n))
+                if (has_cpus(pn, n))
                         cpuset_set(&s, (unsigned) n);
         return s;
 }
 
 /* A node's physical cores in the order of its CPU list, SMT siblings together, reserved CPUs
  * left out. Returns the number of cores; cores[k] is the k-th core's CPUs. */
-static size_t node_cores(const struct ctx *x, int node, struct cpuset **ret) {
-        const struct cpuset *cpus = &x->cpus[idx(x, node)];
+static size_t node_cores(const struct planning *pn, int node, struct cpuset **ret) {
+        const struct cpuset *cpus = &pn->cpus[node_index(pn, node)];
         struct cpuset *cores = xmalloc0((cpuset_count(cpus) + 1) * sizeof(struct cpuset));
         struct cpuset done = {0};
         size_t k = 0;
@@ -717,11 +718,11 @@ static size_t node_cores(const struct ctx *x, int node, struct cpuset **ret) {
         CPUSET_FOREACH(c, cpus) {
                 if (cpuset_isset(&done, c))
                         continue;
-                int leader = x->t->core_of[c] >= 0 ? x->t->core_of[c] : c;
+                int leader = pn->t->core_of[c] >= 0 ? pn->t->core_of[c] : c;
                 CPUSET_FOREACH(s, cpus)
-                        if (s == c || x->t->core_of[s] == leader) {
+                        if (s == c || pn->t->core_of[s] == leader) {
                                 cpuset_set(&done, (unsigned) s);
-                                if (!cpuset_isset(&x->c->reserve_cpus, s))
+                                if (!cpuset_isset(&pn->c->reserve_cpus, s))
                                         cpuset_set(&cores[k], (unsigned) s);
                         }
                 if (!cpuset_is_empty(&cores[k]))
@@ -732,18 +733,18 @@ static size_t node_cores(const struct ctx *x, int node, struct cpuset **ret) {
 }
 
 /* The key that put a replica on a node's cores: cpus = cores:N when given, else its accelerators. */
-static struct where cause(const struct replica_conf *r) {
+static struct where cpus_key(const struct replica_conf *r) {
         return replica_has(r, REPLICA_CPUS) ? replica_where(r, REPLICA_CPUS) : replica_where(r, REPLICA_ACCELERATORS);
 }
 
-static int split_node(struct ctx *x, int node) {
-        struct plan *p = x->p;
+static int split_node(struct planning *pn, int node) {
+        struct plan *p = pn->p;
         struct cpuset *cores;
-        size_t n_cores = node_cores(x, node, &cores);
+        size_t n_cores = node_cores(pn, node, &cores);
         size_t users = 0, even = 0, fixed = 0, first_user = 0, last_fixed = 0;
 
         for (size_t i = 0; i < p->n_replicas; i++) {
-                struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
+                struct cpuset cn = cpu_nodes(pn, &p->replicas[i]);
                 if (!cpuset_isset(&cn, node))
                         continue;
                 if (users++ == 0)
@@ -765,7 +766,7 @@ static int split_node(struct ctx *x, int node) {
                 /* Blame the cores:N that asked past what there is, else the first replica there. */
                 size_t culprit = fixed > n_cores ? last_fixed : first_user;
                 free(cores);
-                return fail(x, cause(p->replicas[culprit].conf),
+                return fail(pn, cpus_key(p->replicas[culprit].conf),
                             "replica %s: node %d has %zu physical cores (after reserve-cpus) for %zu replicas: %zu "
                             "cores asked with cores:N and %zu replicas sharing the rest",
                             p->replicas[culprit].name, node, n_cores, users, fixed, even);
@@ -775,7 +776,7 @@ static int split_node(struct ctx *x, int node) {
         size_t next = 0, even_seen = 0;
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
-                struct cpuset cn = cpu_nodes(x, pl);
+                struct cpuset cn = cpu_nodes(pn, pl);
                 if (!cpuset_isset(&cn, node))
                         continue;
                 size_t take = pl->conf->cores ? pl->conf->cores : base + (even_seen++ < extra), from = next;
@@ -804,50 +805,50 @@ static int split_node(struct ctx *x, int node) {
         return 0;
 }
 
-static int place_cpus(struct ctx *x) {
-        struct plan *p = x->p;
-        unsigned *users = xmalloc0(x->t->n_nodes * sizeof(unsigned));
+static int place_cpus(struct planning *pn) {
+        struct plan *p = pn->p;
+        unsigned *users = xmalloc0(pn->t->n_nodes * sizeof(unsigned));
         int r = 0;
 
         for (size_t i = 0; i < p->n_replicas; i++) {
-                struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
+                struct cpuset cn = cpu_nodes(pn, &p->replicas[i]);
                 if (cpuset_is_empty(&cn)) {
                         free(users);
-                        return fail(x, replica_where(p->replicas[i].conf, REPLICA_ACCELERATORS),
+                        return fail(pn, replica_where(p->replicas[i].conf, REPLICA_ACCELERATORS),
                                     "replica %s: none of its nodes has CPUs", p->replicas[i].name);
                 }
                 CPUSET_FOREACH(n, &cn)
-                        users[idx(x, n)]++;
+                        users[node_index(pn, n)]++;
         }
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
-                struct cpuset cn = cpu_nodes(x, pl);
+                struct cpuset cn = cpu_nodes(pn, pl);
                 bool alone = !pl->conf->cores;
                 CPUSET_FOREACH(n, &cn)
-                        alone = alone && users[idx(x, n)] == 1;
+                        alone = alone && users[node_index(pn, n)] == 1;
                 if (!alone)
                         continue;
                 /* Rule 5: alone on its nodes, it gets them whole, and systemd derives the affinity. */
                 pl->cpu_affinity_numa = true;
                 CPUSET_FOREACH(n, &cn)
-                        cpuset_or(&pl->cpus, &x->cpus[idx(x, n)]);
-                cpuset_andnot(&pl->cpus, &x->c->reserve_cpus);
+                        cpuset_or(&pl->cpus, &pn->cpus[node_index(pn, n)]);
+                cpuset_andnot(&pl->cpus, &pn->c->reserve_cpus);
                 _cleanup_free_ char *nodes = cpuset_format(&cn), *cpus = cpuset_format(&pl->cpus),
-                                    *reserved = cpuset_format(&x->c->reserve_cpus);
+                                    *reserved = cpuset_format(&pn->c->reserve_cpus);
                 explain(pl, "alone on node%s %s: all %s CPUs (%s%s%s), CPUAffinity=numa (rule 5)",
                         cpuset_count(&cn) > 1 ? "s" : "", nodes, cpuset_count(&cn) > 1 ? "their" : "its", cpus,
                         *reserved ? ", less reserve-cpus " : "", reserved);
         }
-        for (size_t ni = 0; r == 0 && ni < x->t->n_nodes; ni++) {
-                int id = x->t->nodes[ni].id;
+        for (size_t ni = 0; r == 0 && ni < pn->t->n_nodes; ni++) {
+                int id = pn->t->nodes[ni].id;
                 bool shared = users[ni] > 1;
                 for (size_t i = 0; !shared && i < p->n_replicas; i++) {
-                        struct cpuset cn = cpu_nodes(x, &p->replicas[i]);
+                        struct cpuset cn = cpu_nodes(pn, &p->replicas[i]);
                         shared = cpuset_isset(&cn, id) && !p->replicas[i].cpu_affinity_numa;
                 }
                 if (shared)
-                        r = split_node(x, id);
+                        r = split_node(pn, id);
         }
         free(users);
         if (r < 0)
@@ -855,12 +856,12 @@ static int place_cpus(struct ctx *x) {
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
-                struct cpuset cn = cpu_nodes(x, pl);
+                struct cpuset cn = cpu_nodes(pn, pl);
                 if (cpuset_is_empty(&pl->cpus))
-                        return fail(x, x->c->key_at[NUMAPLAN_RESERVE_CPUS].file ? x->c->key_at[NUMAPLAN_RESERVE_CPUS] : pl->conf->at,
+                        return fail(pn, pn->c->key_at[NUMAPLAN_RESERVE_CPUS].file ? pn->c->key_at[NUMAPLAN_RESERVE_CPUS] : pl->conf->at,
                                     "replica %s: reserve-cpus leaves it no CPU", pl->name);
                 if (pl->policy == POLICY_INTERLEAVE && cpuset_count(&pl->nodes) > 1 && cpuset_count(&cn) < 2)
-                        return fail(x, replica_has(pl->conf, REPLICA_POLICY) ? replica_where(pl->conf, REPLICA_POLICY)
+                        return fail(pn, replica_has(pl->conf, REPLICA_POLICY) ? replica_where(pl->conf, REPLICA_POLICY)
                                                                               : replica_where(pl->conf, REPLICA_MEMORY_NODES),
                                     "replica %s would interleave memory over several nodes with the CPUs of one; "
                                     "use policy = bind with memory-nodes",
@@ -892,12 +893,12 @@ static void add_visible(const struct topology *t, struct placement *pl, struct s
         strbuf_done(&ids);
 }
 
-static void set_environment(const struct ctx *x, struct placement *pl) {
+static void set_environment(const struct planning *pn, struct placement *pl) {
         struct strbuf env = {0};
         if (!pl->visible_devices)
                 return;
-        add_visible(x->t, pl, &env, 0x10de, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=");
-        add_visible(x->t, pl, &env, 0x1002, "ROCR_VISIBLE_DEVICES=");
+        add_visible(pn->t, pl, &env, 0x10de, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=");
+        add_visible(pn->t, pl, &env, 0x1002, "ROCR_VISIBLE_DEVICES=");
         pl->environment = env.len ? strbuf_steal(&env) : NULL;
 }
 
@@ -914,41 +915,41 @@ static void count_cores(const struct topology *t, struct placement *pl) {
 
 /* ---- the whole ---- */
 
-static void ctx_done(struct ctx *x) {
-        free(x->usable);
-        free(x->assigned);
-        free(x->cpus);
-        free(x->replicas_on);
-        free(x->claimed_by);
+static void planning_done(struct planning *pn) {
+        free(pn->usable);
+        free(pn->assigned);
+        free(pn->cpus);
+        free(pn->replicas_on);
+        free(pn->claimed_by);
 }
 
 /* A CPU runs on one node. Firmware that lists CPUs in several nodes (seen on real hosts) would
  * hand them to several replicas: plan each CPU on the lowest node that lists it. */
-static void plan_each_cpu_once(struct ctx *x) {
-        const struct topology *t = x->t;
+static void plan_each_cpu_once(struct planning *pn) {
+        const struct topology *t = pn->t;
         struct cpuset seen = {0}, twice = {0};
 
-        x->cpus = xmalloc0((t->n_nodes + 1) * sizeof(struct cpuset));
+        pn->cpus = xmalloc0((t->n_nodes + 1) * sizeof(struct cpuset));
         for (size_t i = 0; i < t->n_nodes; i++) {
-                x->cpus[i] = t->nodes[i].cpus;
+                pn->cpus[i] = t->nodes[i].cpus;
                 struct cpuset dup = t->nodes[i].cpus;
                 cpuset_and(&dup, &seen);
                 cpuset_or(&twice, &dup);
-                cpuset_andnot(&x->cpus[i], &seen);
+                cpuset_andnot(&pn->cpus[i], &seen);
                 cpuset_or(&seen, &t->nodes[i].cpus);
         }
-        if (cpuset_is_empty(&twice) || warnings_has(x->w, WARNING_OVERLAPPING_CPUS, NULL))
+        if (cpuset_is_empty(&twice) || warnings_has(pn->w, WARNING_OVERLAPPING_CPUS, NULL))
                 return;
         _cleanup_free_ char *s = cpuset_format(&twice);
-        warnings_add(x->w, WARNING_OVERLAPPING_CPUS, NULL,
+        warnings_add(pn->w, WARNING_OVERLAPPING_CPUS, NULL,
                      "CPUs %s are listed in more than one node (a firmware bug): each is planned on the lowest node "
                      "that lists it",
                      s);
 }
 
-static void ctx_init(struct ctx *x, const struct topology *t, const struct config *c, struct plan *p,
+static void planning_init(struct planning *pn, const struct topology *t, const struct config *c, struct plan *p,
                      struct warnings *w, struct error_at *err) {
-        *x = (struct ctx){
+        *pn = (struct planning){
                 .t = t,
                 .c = c,
                 .p = p,
@@ -959,19 +960,19 @@ static void ctx_init(struct ctx *x, const struct topology *t, const struct confi
                 .replicas_on = xmalloc0((t->n_nodes + 1) * sizeof(unsigned)),
                 .claimed_by = xmalloc0((t->n_accels + 1) * sizeof(void *)),
         };
-        plan_each_cpu_once(x);
+        plan_each_cpu_once(pn);
         /* Rule 2: usable = MemTotal x (1 - headroom). */
         for (size_t i = 0; i < t->n_nodes; i++)
-                x->usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
+                pn->usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
 }
 
 /* A CPU-only replica's home: the node with CPUs with the most usable memory left (rule 1). */
-static int home_cpu_only(struct ctx *x, struct placement *pl) {
-        int n = roomiest_node(x);
+static int home_cpu_only(struct planning *pn, struct placement *pl) {
+        int n = roomiest_node(pn);
         if (n < 0)
-                return fail(x, pl->conf->at, "replica %s: no node has CPUs", pl->name);
+                return fail(pn, pl->conf->at, "replica %s: no node has CPUs", pl->name);
         cpuset_set(&pl->home, (unsigned) n);
-        _cleanup_free_ char *left = bytes(free_on(x, n));
+        _cleanup_free_ char *left = format_size(free_on(pn, n));
         explain(pl, "home node %d: CPU-only, and the node with CPUs with the most usable memory left (%s), then the "
                     "fewest replicas (rule 1)",
                 n, left);
@@ -980,70 +981,70 @@ static int home_cpu_only(struct ctx *x, struct placement *pl) {
 
 /* Memory, model and huge pages, replica by replica: those with a home first, so that CPU-only
  * ones see what the accelerators already took. */
-static int place_replicas(struct ctx *x) {
-        struct plan *p = x->p;
+static int place_replicas(struct planning *pn) {
+        struct plan *p = pn->p;
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < p->n_replicas; i++) {
                         struct placement *pl = &p->replicas[i];
                         bool homed = !cpuset_is_empty(&pl->home);
                         if (homed != (pass == 0))
                                 continue;
-                        int r = homed ? 0 : home_cpu_only(x, pl);
+                        int r = homed ? 0 : home_cpu_only(pn, pl);
                         if (r >= 0)
-                                r = place_memory(x, pl);
+                                r = place_memory(pn, pl);
                         if (r >= 0)
-                                r = check_model(x, pl);
+                                r = check_model(pn, pl);
                         if (r >= 0)
-                                r = place_hugepages(x, pl);
+                                r = place_hugepages(pn, pl);
                         if (r < 0)
                                 return r;
                 }
-        if (x->c->builtin_default && p->n_replicas > 0)
-                warnings_add(x->w, WARNING_MEMORY_UNSET, NULL,
+        if (pn->c->builtin_default && p->n_replicas > 0)
+                warnings_add(pn->w, WARNING_MEMORY_UNSET, NULL,
                              "the built-in default sizes no replica's memory, so no node's fit is checked: set "
                              "memory = SIZE in a [replicas inference] section of the configuration (numaplan.conf(5))");
         return 0;
 }
 
 /* What each node with memory holds of the plan. */
-static void record_nodes(struct ctx *x) {
-        const struct topology *t = x->t;
-        struct plan *p = x->p;
+static void record_nodes(struct planning *pn) {
+        const struct topology *t = pn->t;
+        struct plan *p = pn->p;
         for (size_t i = 0; i < t->n_nodes; i++)
                 if (t->nodes[i].mem_total > 0) {
                         p->nodes = xrealloc(p->nodes, (p->n_nodes + 1) * sizeof(*p->nodes));
-                        p->nodes[p->n_nodes++] = (struct plan_node){t->nodes[i].id, x->usable[i], x->assigned[i]};
+                        p->nodes[p->n_nodes++] = (struct plan_node){t->nodes[i].id, pn->usable[i], pn->assigned[i]};
                 }
 }
 
 int plan_compute(const struct topology *t, const struct config *c, struct warnings *w, struct plan **ret,
                  struct error_at *err) {
         _cleanup_plan_ struct plan *p = xmalloc0(sizeof(*p));
-        _cleanup_(ctx_done) struct ctx x;
+        _cleanup_(planning_done) struct planning pn;
 
-        ctx_init(&x, t, c, p, w, err);
-        int r = expand(&x);
+        planning_init(&pn, t, c, p, w, err);
+        int r = expand(&pn);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < p->n_replicas; i++)
                 p->replicas[i].memory = p->replicas[i].conf->memory;
         for (size_t i = 0; i < p->n_replicas; i++)
                 if (p->replicas[i].n_accels > 0)
-                        find_home(&x, &p->replicas[i]);
-        r = place_replicas(&x);
+                        find_home(&pn, &p->replicas[i]);
+        r = place_replicas(&pn);
         if (r >= 0)
-                r = place_copies(&x);
+                r = place_copies(&pn);
         if (r < 0)
                 return r;
-        check_shared_models(&x);
-        r = place_cpus(&x);
+        check_shared_models(&pn);
+        r = place_cpus(&pn);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < p->n_replicas; i++) {
-                set_environment(&x, &p->replicas[i]);
+                set_environment(&pn, &p->replicas[i]);
                 count_cores(t, &p->replicas[i]);
         }
-        record_nodes(&x);
+        record_nodes(&pn);
         *ret = TAKE_PTR(p);
         return 0;
 }
