@@ -81,7 +81,10 @@ fi
 # Topology: node 0 = CPUs 0-1 + 1 GiB, node 1 = CPUs 2-3 + 1 GiB, distance 21. PCI: expander
 # pxb1 (numa_node=1, buses 0x40..) -> root port -> VGA (class 0x030000); expander pxb0
 # (numa_node=0, buses 0x20..) -> root port -> bochs-display (0x038000). Both vendor 0x1234. Every
-# other device sits on pcie.0 explicitly (QEMU would otherwise try the expanders).
+# other device sits on pcie.0 explicitly (QEMU would otherwise try the expanders). Beside each
+# display, on a root port of its own under the same expander, a virtio network adapter: one on
+# each node, as a host's NICs sit beside its accelerators. Their networks lead nowhere (QEMU's
+# user network, restricted): what the guest sees is the adapter, its interface and its interrupts.
 node_pxb0=0 node_pxb1=1
 [ -e "$share/swap-pci-nodes" ] && node_pxb0=1 node_pxb1=0
 # shellcheck disable=SC2054,SC2206 # commas inside QEMU arguments; VM_QEMU_ARGS split on purpose
@@ -97,12 +100,16 @@ args=(
 	-device pxb-pcie,id=pxb1,bus_nr=64,numa_node=$node_pxb1,bus=pcie.0
 	-device pcie-root-port,id=rp1,bus=pxb1,chassis=11,slot=0
 	-device VGA,bus=rp1
+	-netdev user,id=net0,restrict=on -device pcie-root-port,id=rp0n,bus=pxb0,chassis=12,slot=1
+	-device virtio-net-pci,netdev=net0,bus=rp0n,mac=52:54:00:00:00:10
+	-netdev user,id=net1,restrict=on -device pcie-root-port,id=rp1n,bus=pxb1,chassis=13,slot=1
+	-device virtio-net-pci,netdev=net1,bus=rp1n,mac=52:54:00:00:00:11
 	-drive "$drive" -device virtio-blk-pci,drive=root,bus=pcie.0
 	-fsdev "local,id=fs0,path=$share,security_model=none"
 	-device virtio-9p-pci,fsdev=fs0,mount_tag=host0,bus=pcie.0
 	-kernel "$img/vmlinux" -initrd "$img/initrd.img"
 	-append "$(cat "$img/cmdline") ${VM_APPEND:-}"
-	-nographic "${serial[@]}" -monitor none -no-reboot -nodefaults -nic none
+	-nographic "${serial[@]}" -monitor none -no-reboot -nodefaults
 	${VM_QEMU_ARGS:-}
 )
 

@@ -28,6 +28,9 @@ PACKAGES=(
 	libpci3 pci.ids libjson-c5 libinih1 libsystemd0 libnuma1 libcurl4 libarchive13
 	# replicas in containers (dockerd needs apparmor_parser while the kernel has AppArmor on):
 	docker.io podman apparmor
+	# the accelerator's data path: irqbalance, and soft-RoCE on a virtio adapter (the rdma tool of
+	# iproute2, the rxe provider of rdma-core's libibverbs):
+	irqbalance iproute2 rdma-core ibverbs-providers ibverbs-utils
 	# the Ansible collection's modules, run in the guest; the real engine's Node needs libstdc++:
 	ansible-core python3 libstdc++6
 	# what debootstrap does not resolve by itself: packages that provide a virtual dependency
