@@ -43,6 +43,10 @@ char *moved_summary(const struct migrate_stats *st, double seconds) {
         if (failed) {
                 strbuf_printf(&b, "; %" PRIu64 " pages did not move (", failed);
                 bool first = true;
+                if (st->pinned) {
+                        strbuf_printf(&b, "pinned: %" PRIu64, st->pinned);
+                        first = false;
+                }
                 for (size_t e = 0; e < MIGRATE_ERRNO_MAX; e++)
                         if (st->failed[e]) {
                                 strbuf_printf(&b, "%s%s: %" PRIu64, first ? "" : ", ", errno_name(e), st->failed[e]);
@@ -50,6 +54,11 @@ char *moved_summary(const struct migrate_stats *st, double seconds) {
                         }
                 strbuf_append(&b, ")");
         }
+        if (st->pinned)
+                strbuf_printf(&b, "; the %" PRIu64 " pinned pages are held for DMA or I/O (an RDMA memory region, an "
+                              "io_uring buffer, a device driver's): the kernel does not move a pinned page, only a "
+                              "restart of their process does, whose memory policy then places them",
+                              st->pinned);
         if (st->kept)
                 strbuf_printf(&b, "; %" PRIu64 " pages off the plan left where they are, for the other units that map "
                               "them (shared program code, or a file another replica reads)",
@@ -70,6 +79,7 @@ json_object *moved_json(const struct migrate_stats *st, double seconds) {
                 if (st->failed[e])
                         json_object_object_add(why, errno_name(e), json_uint64(st->failed[e]));
         json_object_object_add(failed, "pages", json_uint64(migrate_failed(st)));
+        json_object_object_add(failed, "pinned_pages", json_uint64(st->pinned));
         json_object_object_add(failed, "by_errno", why);
         json_object_object_add(o, "failed", failed);
         json_object_object_add(o, "kept_pages", json_uint64(st->kept));

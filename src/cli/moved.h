@@ -8,10 +8,11 @@
 
 #include "core/migrate.h"
 
-/* "moved 2048 pages (8.0 MiB) in 0.012 s: node 0 -> 1: 2048; 3 pages did not move (EBUSY: 3)" */
+/* "moved 2048 pages (8.0 MiB) in 0.012 s: node 0 -> 1: 2048; 3 pages did not move (pinned: 1,
+ * EBUSY: 2); ..." and why pinned pages stay. */
 char *moved_summary(const struct migrate_stats *st, double seconds);
-/* {"pages": N, "bytes": N, "from": {"0": N}, "to": {"1": N}, "failed": {"pages": N, "by_errno":
- * {"EBUSY": N}}, "seconds": S, "resident_pages": N, "on_plan_before_pages": N} */
+/* {"pages": N, "bytes": N, "from": {"0": N}, "to": {"1": N}, "failed": {"pages": N, "pinned_pages":
+ * N, "by_errno": {"EBUSY": N}}, "seconds": S, "resident_pages": N, "on_plan_before_pages": N} */
 json_object *moved_json(const struct migrate_stats *st, double seconds);
 /* Seconds of CLOCK_MONOTONIC. */
 double moved_now(void);

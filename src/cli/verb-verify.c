@@ -281,6 +281,26 @@ static json_object *own_pages_json(const struct page_tally *t, const struct cpus
         return o;
 }
 
+/* Its locked and pinned pages (core/held-pages.h says what each counts), into `pages`. */
+static void held_json(json_object *pages, const struct page_tally *t, const struct cpuset *planned) {
+        const struct held_totals *h = &t->held;
+        json_object *locked = json_object_new_object(), *pinned = json_object_new_object();
+        json_object_object_add(locked, "vm_locked", json_uint64(h->vm_locked));
+        json_object_object_add(locked, "by_node", json_by_node(t->locked, NUMA_NODES_MAX));
+        json_object_object_add(locked, "total", json_uint64(page_tally_sum(t->locked)));
+        json_object_object_add(locked, "planned", json_uint64(page_tally_on(t->locked, planned)));
+        json_object_object_add(locked, "mappings_size", json_uint64(h->locked_size));
+        json_object_object_add(locked, "beyond_mappings", json_uint64(h->locked_unmapped));
+        json_object_object_add(pages, "locked", locked);
+        uint64_t unlisted = h->vm_pinned > h->pinned_listed ? h->vm_pinned - h->pinned_listed : 0;
+        json_object_object_add(pinned, "vm_pinned", json_uint64(h->vm_pinned));
+        json_object_object_add(pinned, "listed", json_uint64(h->pinned_listed));
+        json_object_object_add(pinned, "by_node", json_by_node(t->pin_mapped, NUMA_NODES_MAX));
+        json_object_object_add(pinned, "off_plan", json_uint64(h->pinned_off_plan));
+        json_object_object_add(pinned, "unlisted", json_uint64(unlisted));
+        json_object_object_add(pages, "pinned", pinned);
+}
+
 /* A file of the replica's: its pages, where they are, who else maps it. */
 static json_object *file_json(const struct file_pages *f) {
         json_object *o = json_object_new_object(), *by = json_object_new_object(), *units = json_object_new_array();
@@ -332,6 +352,7 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 json_object_object_add(sh, "by_node", json_by_node(u->pages.shared, NUMA_NODES_MAX));
                 json_object_object_add(sh, "total", json_uint64(page_tally_sum(u->pages.shared)));
                 json_object_object_add(pages, "shared", sh);
+                held_json(pages, &u->pages, &u->pl->nodes);
                 for (size_t f = 0; f < u->pages.n_files; f++) {
                         const struct file_pages *fp = &u->pages.files[f];
                         if (fp->shared)
@@ -435,6 +456,9 @@ static void print_table(const struct unit_report *reports, size_t n) {
                         if (u->checks[c].detail && (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY))
                                 printf("  %s: %s\n", check_name(c), u->checks[c].detail);
                 print_shared(&u->pages);
+                _cleanup_free_ char *held = held_report(&u->pages);
+                if (held)
+                        fputs(held, stdout);
                 struct strbuf ns = {0};
                 for (size_t k = 0; k < u->n_numastat; k++)
                         strbuf_printf(&ns, "%snode %d +%" PRIu64 "/+%" PRIu64 "/+%" PRIu64, ns.len ? ", " : "",

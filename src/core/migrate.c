@@ -1,5 +1,23 @@
 /* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "basic/util.h"
 #include "core/migrate.h"
+
+/* The picks grouped by target, the planned nodes in order, each group in the batch's order. */
+static void group_by_target(const struct cpuset *planned, size_t *pick, int *to, size_t k) {
+        _cleanup_free_ size_t *p = xmalloc0((k + 1) * sizeof(*p));
+        _cleanup_free_ int *t = xmalloc0((k + 1) * sizeof(*t));
+        size_t j = 0;
+        CPUSET_FOREACH(c, planned)
+                for (size_t i = 0; i < k; i++)
+                        if (to[i] == (int) c) {
+                                p[j] = pick[i];
+                                t[j++] = to[i];
+                        }
+        memcpy(pick, p, j * sizeof(*p));
+        memcpy(to, t, j * sizeof(*t));
+}
 
 size_t migrate_select(const int *status, size_t n, const struct cpuset *planned, unsigned *next_target,
                       uint64_t weight, struct migrate_stats *st, size_t *pick, int *to) {
@@ -31,6 +49,8 @@ size_t migrate_select(const int *status, size_t n, const struct cpuset *planned,
                 to[k] = target;
                 k++;
         }
+        if (targets > 1 && k > 1)
+                group_by_target(planned, pick, to, k);
         return k;
 }
 
@@ -43,9 +63,28 @@ void migrate_account(const int *from, const int *to, const int *status_after, si
                         st->moved_to[s] += weight;
                 } else if (s >= 0)
                         st->failed[0] += weight; /* it stayed, or went elsewhere: errno 0 */
+                else if (s == MIGRATE_STATUS_PINNED)
+                        st->pinned += weight;
+                else if (s == MIGRATE_STATUS_UNSET)
+                        st->failed[0] += weight; /* no word from the kernel */
                 else
                         st->failed[-s < MIGRATE_ERRNO_MAX ? -s : 0] += weight;
         }
+}
+
+size_t migrate_stopped_run(const int *status, const int *to, size_t n, size_t *ret_start) {
+        size_t start = 0, end;
+        while (start < n && status[start] != MIGRATE_STATUS_UNSET)
+                start++;
+        for (end = start; end < n && status[end] == MIGRATE_STATUS_UNSET && to[end] == to[start]; end++)
+                ;
+        *ret_start = start;
+        return start == n ? n : end;
+}
+
+void migrate_settle(int *status, const int *to, const int *now, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                status[i] = now[i] == to[i] || now[i] < 0 ? now[i] : MIGRATE_STATUS_PINNED;
 }
 
 uint64_t migrate_moved(const struct migrate_stats *st) {
@@ -59,5 +98,5 @@ uint64_t migrate_failed(const struct migrate_stats *st) {
         uint64_t n = 0;
         for (size_t i = 0; i < MIGRATE_ERRNO_MAX; i++)
                 n += st->failed[i];
-        return n;
+        return n + st->pinned;
 }

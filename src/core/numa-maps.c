@@ -227,6 +227,7 @@ struct tally_ctx {
         const struct cpuset *planned;
         const struct maps_entry *maps;
         size_t n_maps, cursor;
+        const struct process_held *held;
 };
 
 /* maps and numa_maps list the same mappings in the same order: look ahead first. A mapping made
@@ -241,6 +242,39 @@ static const struct maps_entry *maps_lookup(struct tally_ctx *x, uint64_t start)
                 if (x->maps[i].start == start)
                         return &x->maps[i];
         return NULL;
+}
+
+static int mapping_start_compare(const void *key, const void *elem) {
+        uint64_t start = *(const uint64_t *) key;
+        const struct smaps_mapping *e = elem;
+        return start < e->start ? -1 : start > e->start;
+}
+
+/* A mapping's pages that are locked, or may hold listed pinned buffers; `scale` base pages a
+ * page of it. */
+static void tally_held(struct tally_ctx *x, const struct mapping *m, uint64_t scale) {
+        const struct process_held *h = x->held;
+        struct page_tally *t = x->t;
+        const struct smaps_mapping *e = h->n_mappings ? bsearch(&m->start, h->mappings, h->n_mappings,
+                                                                sizeof(*e), mapping_start_compare)
+                                                      : NULL;
+        if (!e)
+                return; /* made between the reads */
+        uint64_t pinned = pinned_bytes_within(h->pinned, h->n_pinned, e->start, e->end) / (t->base_kb * 1024);
+        uint64_t resident = 0, on_plan = 0;
+        for (int n = 0; n <= m->max_node; n++) {
+                unsigned __int128 base = (unsigned __int128) m->count[n] * scale;
+                uint64_t c = base > UINT64_MAX ? UINT64_MAX : (uint64_t) base;
+                if (e->locked)
+                        add(&t->locked[n], c);
+                if (pinned)
+                        add(&t->pin_mapped[n], c);
+                add(&resident, c);
+                if (cpuset_isset(x->planned, (unsigned) n))
+                        add(&on_plan, c);
+        }
+        if (pinned > on_plan)
+                add(&t->held.pinned_off_plan, (pinned < resident ? pinned : resident) - on_plan);
 }
 
 static void tally_mapping(const struct mapping *m, void *userdata) {
@@ -283,17 +317,42 @@ static void tally_mapping(const struct mapping *m, void *userdata) {
                                 add(&f->off_plan, c - anon);
                 }
         }
+        if (x->held)
+                tally_held(x, m, scale);
 }
 
-int page_tally_add(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned) {
-        struct tally_ctx x = {.t = t, .planned = planned};
+/* The process's VmLck and VmPin, its locked mappings' size, and its listed pinned buffers. */
+static void held_totals_add(struct held_totals *ht, const struct process_held *h, uint64_t base_kb) {
+        uint64_t size = 0, listed = 0, vm_locked = h->locked_kb / base_kb;
+        for (size_t i = 0; i < h->n_mappings; i++)
+                if (h->mappings[i].locked)
+                        size += (h->mappings[i].end - h->mappings[i].start) / (base_kb * 1024);
+        for (size_t i = 0; i < h->n_pinned; i++)
+                listed += (h->pinned[i].end - h->pinned[i].start + base_kb * 1024 - 1) / (base_kb * 1024);
+        add(&ht->vm_locked, vm_locked);
+        add(&ht->locked_size, size);
+        if (h->n_mappings) /* smaps read: what VmLck has beyond the locked mappings is a driver's */
+                add(&ht->locked_unmapped, vm_locked > size ? vm_locked - size : 0);
+        add(&ht->vm_pinned, h->pinned_kb / base_kb);
+        add(&ht->pinned_listed, listed);
+}
+
+int page_tally_add_held(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned,
+                        const struct process_held *held) {
+        struct tally_ctx x = {.t = t, .planned = planned, .held = held};
         _cleanup_free_ struct maps_entry *entries = NULL;
 
         /* A maps text that does not parse only loses the files' identities. */
         if (maps && maps_files(maps, &entries, &x.n_maps) == 0)
                 x.maps = entries;
         t->processes++;
+        if (held)
+                held_totals_add(&t->held, held, t->base_kb);
         return each_mapping(numa_maps, tally_mapping, &x);
+}
+
+int page_tally_add(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned) {
+        return page_tally_add_held(t, numa_maps, maps, planned, NULL);
 }
 
 static bool under(const char *path, const char *dir) {

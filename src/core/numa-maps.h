@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "basic/cpuset.h"
+#include "core/held-pages.h"
 #include "core/proc-maps.h"
 
 #define NUMA_NODES_MAX 1024
@@ -33,10 +34,23 @@ struct file_pages {
         bool shared;      /* program code that others map too: not the replica's own pages */
 };
 
+/* Locked and pinned memory of the processes (core/held-pages.h), in base pages. */
+struct held_totals {
+        uint64_t vm_locked;       /* VmLck */
+        uint64_t locked_size;     /* the size of the locked mappings, resident or not */
+        uint64_t locked_unmapped; /* VmLck beyond a process's locked mappings: a driver's (vfio's) pins */
+        uint64_t vm_pinned;       /* VmPin */
+        uint64_t pinned_listed;   /* the pinned buffers the kernel lists (io_uring's registered ones) */
+        uint64_t pinned_off_plan; /* of those, the pages certainly off the planned nodes */
+};
+
 struct page_tally {
         uint64_t base_kb;
         uint64_t total[NUMA_NODES_MAX], anon[NUMA_NODES_MAX], file[NUMA_NODES_MAX], huge[NUMA_NODES_MAX];
         uint64_t shared[NUMA_NODES_MAX]; /* the file pages of shared files (page_tally_split()) */
+        uint64_t locked[NUMA_NODES_MAX];     /* the resident pages of locked mappings */
+        uint64_t pin_mapped[NUMA_NODES_MAX]; /* the resident pages of the mappings that hold listed pinned buffers */
+        struct held_totals held;
         struct file_pages *files; /* file-backed pages by file, across processes */
         size_t n_files;
         unsigned processes;
@@ -51,6 +65,13 @@ void page_tally_done(struct page_tally *t);
  * NULL) says which file each mapping is and whether it is program code; without it files are
  * told apart by path. -EINVAL on a line numa_maps would not print. */
 int page_tally_add(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned);
+/* The same, with what the process holds (NULL: nothing known): its VmLck and VmPin, the pages of
+ * its locked mappings by node, and those of the mappings that hold its listed pinned buffers. A
+ * buffer's pages are resident, so of a mapping that holds B pinned pages and P resident pages on
+ * the plan, at least B - P pinned pages are off it (all of them off it when the buffer is the
+ * whole mapping, as a buffer allocated for the purpose is): pinned_off_plan. */
+int page_tally_add_held(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned,
+                        const struct process_held *held);
 
 /* The file that holds most of f's pages; -1 when none is resident. */
 int file_pages_node(const struct file_pages *f);

@@ -383,18 +383,72 @@ static const struct file_pages *not_its_copy(const struct page_tally *pages, con
         return NULL;
 }
 
+/* The advice for each of its own files whose page cache sits mostly off the plan; true when any
+ * was given. With pinned pages off the plan only a restart helps, and migrate is not named. */
+static bool files_advice(struct strbuf *d, const struct page_tally *pages, const struct placement *pl,
+                         const struct plan *plan, bool restart) {
+        bool advised = false;
+        for (size_t i = 0; i < pages->n_files; i++) {
+                const struct file_pages *f = &pages->files[i];
+                if (f->shared || !file_pages_off_plan(f))
+                        continue;
+                const struct placement *other = other_replica(plan, pl, f->mapped_by);
+                int where = file_pages_node(f);
+                if (other) {
+                        _cleanup_free_ char *on = cpuset_format(&other->nodes);
+                        strbuf_printf(d, "; %s has %" PRIu64 " of its %" PRIu64 " pages on node %d, and replica %s (%s, "
+                                      "node%s %s) maps it too: one page cache serves both, so only one node can hold "
+                                      "it; model-copies = per-node gives each node its own copy",
+                                      f->path, f->off_plan, f->total, where, other->name, other->unit,
+                                      cpuset_count(&other->nodes) > 1 ? "s" : "", on);
+                } else if (restart)
+                        strbuf_printf(d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
+                                      "filled before the pinning; naming it in model = has every start move it",
+                                      f->path, f->off_plan, f->total);
+                else
+                        strbuf_printf(d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
+                                      "filled before the pinning; numaplan migrate %s moves it now, and naming it in "
+                                      "model = has every start move it",
+                                      f->path, f->off_plan, f->total, pl->unit);
+                advised = true;
+        }
+        return advised;
+}
+
+/* What its locked and pinned memory changes in the advice. Pinned pages known off the plan: only
+ * a restart moves them (true). Pinned pages no file places, when the check fails: migrate moves
+ * the rest and counts those it cannot. */
+static bool held_advice(struct strbuf *d, const struct page_tally *pages, const struct placement *pl, bool failing) {
+        const struct held_totals *h = &pages->held;
+        char sz[FORMAT_BYTES_MAX];
+        if (h->pinned_off_plan) {
+                format_bytes(sz, sizeof(sz), h->pinned_off_plan * pages->base_kb * 1024);
+                strbuf_printf(d, "; %" PRIu64 " pinned pages (%s, buffers registered with io_uring) sit off the plan: the "
+                              "kernel does not move a pinned page, so only a restart of %s moves them, pinned anew "
+                              "where its memory policy places them",
+                              h->pinned_off_plan, sz, pl->unit);
+                return true;
+        }
+        uint64_t unlisted = h->vm_pinned > h->pinned_listed ? h->vm_pinned - h->pinned_listed : 0;
+        if (unlisted && failing) {
+                format_bytes(sz, sizeof(sz), unlisted * pages->base_kb * 1024);
+                strbuf_printf(d, "; %" PRIu64 " of its pages (%s) are pinned for DMA (VmPin) and no file says on which "
+                              "node: numaplan migrate moves the others and counts those it cannot, pinned, which only "
+                              "a restart moves",
+                              unlisted, sz);
+        }
+        return false;
+}
+
 void check_memory_locality(const struct verify_facts *facts, struct check *c) {
         const struct page_tally *pages = facts->pages;
         const struct placement *pl = facts->pl;
-        const struct plan *plan = facts->plan;
-        const char *models_dir = facts->models_dir;
         const struct task_facts *tf = facts->tasks;
-        unsigned min_local_bp = pl->min_local_bp;
         char want_buf[16];
         uint64_t total = page_tally_own_sum(pages), planned = page_tally_own_on(pages, &pl->nodes),
                  shared = page_tally_sum(pages->shared);
 
-        format_percent(want_buf, sizeof(want_buf), min_local_bp);
+        format_percent(want_buf, sizeof(want_buf), pl->min_local_bp);
         char *want = xasprintf(">= %s", want_buf);
         if (total == 0) {
                 set(c, false, want, xstrdup("no pages"),
@@ -404,7 +458,7 @@ void check_memory_locality(const struct verify_facts *facts, struct check *c) {
                                              : "numa_maps shows no resident page"));
                 return;
         }
-        bool ok = locality_reaches(planned, total, min_local_bp);
+        bool ok = locality_reaches(planned, total, pl->min_local_bp);
         _cleanup_free_ char *nodes = cpuset_format(&pl->nodes);
         struct strbuf d = {0};
         char sz[FORMAT_BYTES_MAX];
@@ -421,29 +475,11 @@ void check_memory_locality(const struct verify_facts *facts, struct check *c) {
                 strbuf_printf(&d, "; not judged: %" PRIu64 " pages (%s) of program code that other units map too", shared,
                               sz);
         }
-        bool advised = false;
-        for (size_t i = 0; i < pages->n_files; i++) {
-                const struct file_pages *f = &pages->files[i];
-                if (f->shared || !file_pages_off_plan(f))
-                        continue;
-                const struct placement *other = other_replica(plan, pl, f->mapped_by);
-                int where = file_pages_node(f);
-                if (other) {
-                        _cleanup_free_ char *on = cpuset_format(&other->nodes);
-                        strbuf_printf(&d, "; %s has %" PRIu64 " of its %" PRIu64 " pages on node %d, and replica %s (%s, "
-                                      "node%s %s) maps it too: one page cache serves both, so only one node can hold "
-                                      "it; model-copies = per-node gives each node its own copy",
-                                      f->path, f->off_plan, f->total, where, other->name, other->unit,
-                                      cpuset_count(&other->nodes) > 1 ? "s" : "", on);
-                } else
-                        strbuf_printf(&d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
-                                      "filled before the pinning; numaplan migrate %s moves it now, and naming it in "
-                                      "model = has every start move it",
-                                      f->path, f->off_plan, f->total, pl->unit);
-                advised = true;
-        }
+        bool restart = held_advice(&d, pages, pl, !ok);
+        bool advised = files_advice(&d, pages, pl, facts->plan, restart) || restart;
         _cleanup_free_ char *copy = NULL;
-        const struct file_pages *wrong = pl->copies && models_dir ? not_its_copy(pages, pl, models_dir, &copy) : NULL;
+        const struct file_pages *wrong =
+                pl->copies && facts->models_dir ? not_its_copy(pages, pl, facts->models_dir, &copy) : NULL;
         if (wrong) {
                 strbuf_printf(&d, "; it maps %s, not its %s copy in %s: start its server with the model at "
                               "${NUMAPLAN_MODEL} (model-copies = per-node)",
@@ -522,5 +558,64 @@ char *dropin_settings(const char *text) {
                         }
                         p = *eol ? eol + 1 : eol;
                 }
+        return b.len ? strbuf_steal(&b) : NULL;
+}
+
+/* "node 1: 16384, node 0: 12" */
+static void by_node_text(struct strbuf *b, const uint64_t *v) {
+        bool first = true;
+        for (int n = 0; n < NUMA_NODES_MAX; n++)
+                if (v[n]) {
+                        strbuf_printf(b, "%snode %d: %" PRIu64, first ? "" : ", ", n, v[n]);
+                        first = false;
+                }
+        if (first)
+                strbuf_append(b, "none resident");
+}
+
+static void locked_text(struct strbuf *b, const struct page_tally *t) {
+        const struct held_totals *h = &t->held;
+        char sz[FORMAT_BYTES_MAX];
+        format_bytes(sz, sizeof(sz), h->vm_locked * t->base_kb * 1024);
+        strbuf_printf(b, "  locked: %" PRIu64 " pages (%s, VmLck); its locked mappings' resident pages: ", h->vm_locked, sz);
+        by_node_text(b, t->locked);
+        if (h->locked_unmapped)
+                strbuf_printf(b, "; %" PRIu64 " beyond its locked mappings, pinned by a driver that counts them as "
+                              "locked (vfio does)",
+                              h->locked_unmapped);
+        strbuf_append(b, "\n");
+}
+
+static void pinned_text(struct strbuf *b, const struct page_tally *t) {
+        const struct held_totals *h = &t->held;
+        uint64_t unlisted = h->vm_pinned > h->pinned_listed ? h->vm_pinned - h->pinned_listed : 0;
+        char sz[FORMAT_BYTES_MAX];
+        format_bytes(sz, sizeof(sz), h->vm_pinned * t->base_kb * 1024);
+        strbuf_printf(b, "  pinned: %" PRIu64 " pages (%s, VmPin)", h->vm_pinned, sz);
+        if (h->pinned_listed) {
+                strbuf_printf(b, "; %" PRIu64 " in buffers registered with io_uring, whose mappings hold ", h->pinned_listed);
+                by_node_text(b, t->pin_mapped);
+                if (h->pinned_off_plan)
+                        strbuf_printf(b, "; %" PRIu64 " off the plan: only a restart moves a pinned page", h->pinned_off_plan);
+        }
+        if (unlisted) {
+                struct cpuset where = {0};
+                for (int n = 0; n < NUMA_NODES_MAX; n++)
+                        if (page_tally_own(t, n))
+                                cpuset_set(&where, (unsigned) n);
+                _cleanup_free_ char *list = cpuset_format(&where);
+                strbuf_printf(b, "; %" PRIu64 " that no file places: among its resident pages, on node%s %s", unlisted,
+                              cpuset_count(&where) == 1 ? "" : "s", *list ? list : "none");
+        }
+        strbuf_append(b, "\n");
+}
+
+char *held_report(const struct page_tally *t) {
+        const struct held_totals *h = &t->held;
+        struct strbuf b = {0};
+        if (h->vm_locked)
+                locked_text(&b, t);
+        if (h->vm_pinned || h->pinned_listed)
+                pinned_text(&b, t);
         return b.len ? strbuf_steal(&b) : NULL;
 }

@@ -113,8 +113,15 @@ bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp);
  *   `plan` names the other replicas that map the same data files. With model-copies,
  *   `models_dir` tells its nodes' copy from the original and other nodes' copies, which it must
  *   not map.
+ *   Pinned pages known off the plan (core/held-pages.h: those of buffers io_uring lists) are named
+ *   with a restart as the remedy, and migrate is not advised: the kernel does not move a pinned
+ *   page.
  * - hugepages: the pools the plan reserves for the replica are there, and its huge pages sit on
  *   its nodes; passes for a replica without hugepages =. */
+
+/* Its locked and pinned memory in words, a line each ("  locked: ...\n", "  pinned: ...\n"), for
+ * verify's text; NULL when it holds none. What each counts: core/held-pages.h. */
+char *held_report(const struct page_tally *t);
 
 /* Which of numaplan's settings a drop-in's text sets: "NUMAPolicy=, CPUAffinity=", or NULL. */
 char *dropin_settings(const char *text);

@@ -20,6 +20,8 @@ const char *const metrics_names[] = {
         "numaplan_build_info", P "success",       P "last_run_timestamp_seconds", P "duration_seconds", P "ok",
         P "unit_ok",       P "unit_info",                  P "check_ok",         P "resident_pages",
         P "page_size_bytes", P "local_ratio",              P "min_local_ratio",
+        P "locked_pages",  P "locked_resident_pages",      P "pinned_pages",     P "pinned_mapped_pages",
+        P "pinned_off_plan_pages",
         H "pcie_link_speed_gts", H "pcie_link_max_speed_gts", H "pcie_link_width", H "pcie_link_max_width",
         H "cpufreq_governor_info", "numaplan_warnings", NULL,
 };
@@ -214,6 +216,57 @@ static void page_metrics(struct strbuf *b, const struct metrics_unit *units, siz
         }
 }
 
+/* Per unit and node: `by_node`'s pages where there are any, and 0 on the planned nodes too when
+ * `planned_too`. */
+static void node_samples(struct strbuf *b, const char *name, const struct metrics_unit *u, const uint64_t *by_node,
+                         bool planned_too) {
+        for (int node = 0; node < NUMA_NODES_MAX; node++) {
+                if (!by_node[node] && !(planned_too && cpuset_isset(u->nodes, node)))
+                        continue;
+                char id[16];
+                snprintf(id, sizeof(id), "%d", node);
+                strbuf_printf(b, "%s{", name);
+                label(b, "unit", u->unit, true);
+                label(b, "node", id, false);
+                strbuf_printf(b, "} %" PRIu64 "\n", by_node[node]);
+        }
+}
+
+/* Each unit's locked and pinned memory (core/held-pages.h says what each counts), in base pages. */
+static void held_metrics(struct strbuf *b, const struct metrics_unit *units, size_t n) {
+        family(b, P "locked_pages",
+               "The replica unit's locked memory (mlock): its processes' VmLck, the size of their locked mappings and "
+               "what a driver such as vfio counts there, in base pages.");
+        for (size_t i = 0; i < n; i++) {
+                unit_sample(b, P "locked_pages", &units[i]);
+                strbuf_printf(b, "%" PRIu64 "\n", units[i].pages->held.vm_locked);
+        }
+        family(b, P "locked_resident_pages",
+               "The resident pages of the replica unit's locked mappings by NUMA node, on every node that holds any and "
+               "every planned node; the kernel may still move them.");
+        for (size_t i = 0; i < n; i++)
+                node_samples(b, P "locked_resident_pages", &units[i], units[i].pages->locked, true);
+        family(b, P "pinned_pages",
+               "The replica unit's pinned memory (held for DMA): its processes' VmPin (RDMA memory regions, io_uring "
+               "buffers), in base pages; no file says on which node, save io_uring's buffers.");
+        for (size_t i = 0; i < n; i++) {
+                unit_sample(b, P "pinned_pages", &units[i]);
+                strbuf_printf(b, "%" PRIu64 "\n", units[i].pages->held.vm_pinned);
+        }
+        family(b, P "pinned_mapped_pages",
+               "The resident pages of the mappings that hold the replica unit's io_uring buffers (pinned), by NUMA "
+               "node; only where there are any.");
+        for (size_t i = 0; i < n; i++)
+                node_samples(b, P "pinned_mapped_pages", &units[i], units[i].pages->pin_mapped, false);
+        family(b, P "pinned_off_plan_pages",
+               "The replica unit's pinned pages known to sit off its planned nodes: the kernel does not move them, only a "
+               "restart does.");
+        for (size_t i = 0; i < n; i++) {
+                unit_sample(b, P "pinned_off_plan_pages", &units[i]);
+                strbuf_printf(b, "%" PRIu64 "\n", units[i].pages->held.pinned_off_plan);
+        }
+}
+
 char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n) {
         struct strbuf b = {0};
 
@@ -223,6 +276,7 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
         if (run->success) {
                 verdict_metrics(&b, units, n);
                 page_metrics(&b, units, n);
+                held_metrics(&b, units, n);
         }
         return strbuf_steal(&b);
 }

@@ -167,6 +167,7 @@ int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_i
         }
         for (size_t i = 0; i < MIGRATE_ERRNO_MAX; i++)
                 st->failed[i] += pass->failed[i];
+        st->pinned += pass->pinned;
         free(pass);
         return r;
 }

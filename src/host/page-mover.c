@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <linux/kernel-page-flags.h>
 #include <numaif.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -53,20 +55,135 @@ struct mover {
         unsigned next_target;
         struct migrate_stats *st;
         struct shared *sh;
-        void *addrs[BATCH], *picked[BATCH];
-        int status[BATCH], from[BATCH], to[BATCH], after[BATCH], targets[BATCH];
-        size_t pick[BATCH];
+        void *addrs[BATCH], *picked[BATCH], *busy[BATCH];
+        int status[BATCH], from[BATCH], to[BATCH], after[BATCH], targets[BATCH], now[BATCH];
+        size_t pick[BATCH], busy_at[BATCH];
         unsigned char mask[BATCH];
 };
+
+/* Runs of pages a move leaves in doubt are settled one per round; past this many, what is left is
+ * only asked where it is. */
+#define SETTLE_ROUNDS_MAX 16
+/* The most pages a large folio holds (a 2 MiB transparent huge page of 4 KiB pages). */
+#define FOLIO_PAGES_MAX 512
+
+static bool fatal(int e) {
+        return e == ESRCH || e == EPERM || e == EINVAL || e == EFAULT;
+}
+
+/* What is left in doubt after the last round: where it is now, moved or not moved. */
+static int ask_rest(struct mover *m, size_t n, void **addrs, int *status) {
+        if (n && sym_numa_move_pages(m->pid, n, addrs, NULL, status, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+/* A large folio (a transparent huge page) moves as one: move_pages(2) takes it at the first of its
+ * pages asked about and says EBUSY of the next (it cannot take what it already took). How many
+ * of addrs[g, n) are that folio's tail pages from addrs[g] on, as pagemap's frame numbers and
+ * kpageflags' compound bits say (root only); 0 when addrs[g] is not known to be one. */
+static size_t folio_tail(pid_t pid, void *const *addrs, size_t g, size_t n) {
+        uint64_t page = live_page_size(), start = (uint64_t) (uintptr_t) addrs[g], map[FOLIO_PAGES_MAX],
+                 flags[FOLIO_PAGES_MAX];
+        _cleanup_free_ char *path = pid ? xasprintf("/proc/%d/pagemap", (int) pid) : xstrdup("/proc/self/pagemap");
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC), kf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+        size_t max = n - g < FOLIO_PAGES_MAX ? n - g : FOLIO_PAGES_MAX;
+        const uint64_t present = UINT64_C(1) << 63, pfn_mask = (UINT64_C(1) << 55) - 1,
+                       tail = UINT64_C(1) << KPF_COMPOUND_TAIL;
+
+        ssize_t got = fd >= 0 && kf >= 0 ? pread(fd, map, max * 8, (off_t) (start / page * 8)) : -1;
+        if (got < 8 || !(map[0] & present) || !(map[0] & pfn_mask))
+                return 0; /* no frame numbers: not root */
+        size_t have = (size_t) got / 8;
+        got = pread(kf, flags, have * 8, (off_t) ((map[0] & pfn_mask) * 8));
+        if (got < 8 || !(flags[0] & tail))
+                return 0;
+        have = (size_t) got / 8 < have ? (size_t) got / 8 : have;
+        size_t k = 1;
+        while (k < have && (uint64_t) (uintptr_t) addrs[g + k] == start + k * page && (map[k] & present) &&
+               (map[k] & pfn_mask) == (map[0] & pfn_mask) + k && (flags[k] & tail))
+                k++;
+        return k;
+}
+
+/* The pages said EBUSY that are on their target now: a large folio's tail pages, moved with it. */
+static int settle_busy(struct mover *m, void **addrs, const int *to, int *status, size_t lo, size_t n) {
+        size_t k = 0;
+        for (size_t i = lo; i < n; i++)
+                if (status[i] == -EBUSY) {
+                        m->busy[k] = addrs[i];
+                        m->busy_at[k++] = i;
+                }
+        if (k && sym_numa_move_pages(m->pid, k, m->busy, NULL, m->now, 0) < 0)
+                return fatal(errno) ? -errno : 0;
+        for (size_t j = 0; j < k; j++)
+                if (m->now[j] == to[m->busy_at[j]])
+                        status[m->busy_at[j]] = m->now[j];
+        return 0;
+}
+
+/* After a call that stopped (it returned how many pages it did not move): the run it stopped at,
+ * asked where its pages are now (migrate_settle()); and when the page that ended the run was
+ * said EBUSY and has not moved, the rest of its large folio, which failed with its head in the
+ * run. Returns where the next round starts, n when nothing is left in doubt. */
+static ssize_t settle_stopped(struct mover *m, void **addrs, int *to, int *status, size_t lo, size_t n) {
+        size_t start, end = migrate_stopped_run(status + lo, to + lo, n - lo, &start);
+        if (start == n - lo)
+                return (ssize_t) n;
+        start += lo, end += lo;
+        if (sym_numa_move_pages(m->pid, end - start, addrs + start, NULL, m->now, 0) < 0)
+                return fatal(errno) ? -errno : (ssize_t) n;
+        migrate_settle(status + start, to + start, m->now, end - start);
+        if (end == n || status[end] == MIGRATE_STATUS_UNSET)
+                return (ssize_t) end; /* another target's run, never tried */
+        size_t k = status[end] == -EBUSY ? folio_tail(m->pid, addrs, end, n) : 0;
+        for (size_t i = end; i < end + k; i++)
+                status[i] = MIGRATE_STATUS_PINNED;
+        return (ssize_t) (end + (k ? k : 1)); /* the page that ended the run keeps what the kernel said */
+}
+
+/* move_pages(2) of addrs[0, n) to to[], each page's outcome in status[]: its node now, -errno, or
+ * MIGRATE_STATUS_PINNED. A page the kernel cannot migrate (pinned) makes it return a positive
+ * count and write no status from the run of pages it was moving on (migrate_stopped_run()):
+ * that run's pages are asked where they are now, and what it never tried is moved again. */
+static int move_settled(struct mover *m, size_t n, void **addrs, int *to, int *status) {
+        size_t lo = 0;
+        for (unsigned round = 0; lo < n; round++) {
+                for (size_t i = lo; i < n; i++)
+                        status[i] = MIGRATE_STATUS_UNSET;
+                if (round == SETTLE_ROUNDS_MAX)
+                        return ask_rest(m, n - lo, addrs + lo, status + lo);
+                long r = sym_numa_move_pages(m->pid, n - lo, addrs + lo, to + lo, status + lo, m->move_flag);
+                int e = errno;
+                if (r < 0 && fatal(e))
+                        return -e;
+                int k = settle_busy(m, addrs, to, status, lo, n);
+                if (k < 0)
+                        return k;
+                if (r < 0) { /* it stopped there: the rest did not move, for that reason */
+                        for (size_t i = lo; i < n; i++)
+                                if (status[i] == MIGRATE_STATUS_UNSET)
+                                        status[i] = e < MIGRATE_ERRNO_MAX ? -e : MIGRATE_STATUS_UNSET;
+                        return 0;
+                }
+                if (r == 0)
+                        return 0;
+                ssize_t next = settle_stopped(m, addrs, to, status, lo, n);
+                if (next < 0)
+                        return (int) next;
+                lo = (size_t) next;
+        }
+        return 0;
+}
 
 /* A mapping whose resident pages all sit on one node off the plan, moving to one planned node:
  * every page is asked to move at once, without asking first where it is, since where each is
  * and where it goes are known. One walk of the page tables instead of two. */
 static int move_known(struct mover *m, size_t n, uint64_t weight, int from) {
         struct migrate_stats *st = m->st;
-        if (sym_numa_move_pages(m->pid, n, m->addrs, m->targets, m->after, m->move_flag) < 0 &&
-            (errno == ESRCH || errno == EPERM || errno == EINVAL))
-                return -errno;
+        int r = move_settled(m, n, m->addrs, m->targets, m->after);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n; i++) {
                 int s = m->after[i];
                 if (s == -ENOENT || s == -EFAULT)
@@ -75,8 +192,10 @@ static int move_known(struct mover *m, size_t n, uint64_t weight, int from) {
                 if (s == m->target) {
                         st->moved_from[from] += weight;
                         st->moved_to[s] += weight;
-                } else
-                        st->failed[s >= 0 ? 0 : -s < MIGRATE_ERRNO_MAX ? -s : 0] += weight;
+                } else if (s == MIGRATE_STATUS_PINNED)
+                        st->pinned += weight;
+                else
+                        st->failed[s >= 0 || s == MIGRATE_STATUS_UNSET ? 0 : -s < MIGRATE_ERRNO_MAX ? -s : 0] += weight;
         }
         return 0;
 }
@@ -103,11 +222,9 @@ static int move_batch(struct mover *m, size_t n, uint64_t weight, const struct m
                 migrate_account(m->from, m->to, m->to, k, weight, m->st);
                 return 0;
         }
-        /* With some pages unmovable the call fails as a whole, yet the status array still says
-         * page by page what happened: only a failure of the call itself stops. */
-        if (sym_numa_move_pages(m->pid, k, m->picked, m->to, m->after, m->move_flag) < 0 &&
-            (errno == ESRCH || errno == EPERM || errno == EINVAL || errno == EFAULT))
-                return -errno;
+        int r = move_settled(m, k, m->picked, m->to, m->after);
+        if (r < 0)
+                return r;
         migrate_account(m->from, m->to, m->after, k, weight, m->st);
         return 0;
 }
@@ -307,6 +424,7 @@ int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planne
                 }
                 for (size_t i = 0; i < MIGRATE_ERRNO_MAX; i++)
                         st->failed[i] += x->failed[i];
+                st->pinned += x->pinned;
                 if (sh->error[w] && !r)
                         r = sh->error[w];
         }

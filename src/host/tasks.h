@@ -14,6 +14,8 @@ struct root;
 /* Every thread of `pid` with its allowed CPUs and nodes. A process that exits meanwhile gives
  * no tasks, not an error. */
 int process_tasks(struct root *root, pid_t pid, struct task **ret, size_t *ret_n);
-/* Adds the pages of `pid` (its numa_maps, its maps for the files' identities) to `t`. -ENOENT when it has exited; -EINVAL (counted
- * up to the line) for a line numaplan cannot read. */
+/* Adds the pages of `pid` (its numa_maps, its maps for the files' identities) to `t`, and what it
+ * holds: its status's VmLck and VmPin and, when either is not 0, its locked mappings (smaps) and
+ * the buffers its io_urings pinned (fdinfo of each io_uring it holds open). -ENOENT when it has
+ * exited; -EINVAL (counted up to the line) for a line numaplan cannot read. */
 int process_pages(struct root *root, pid_t pid, const struct cpuset *planned, struct page_tally *t);

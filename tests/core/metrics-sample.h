@@ -2,9 +2,10 @@
 #pragma once
 
 /* A verify verdict to format: "inference@0.service" pinned on node 1 (anon, file and huge pages;
- * program code it shares with other units on node 0);
+ * program code it shares with other units on node 0; its model locked);
  * "llama\x2dserver@1.service" (a backslash in its name, as systemd escapes '-') on node 0 with a
- * failing memory-locality and most of its pages on node 1; "idle.service" not running, no pages.
+ * failing memory-locality, most of its pages on node 1 and pinned pages on node 1 too;
+ * "idle.service" not running, no pages.
  * The host: two accelerators, 0000:18:00.0 at x8 of x16 and 16 of 32 GT/s, 0000:2a:00.0 with
  * its link unknown; CPUs 0-7 on performance, 8-15 on powersave (acpi-cpufreq); warnings
  * pcie-link-narrow and pcie-link-slow once, cpu-governor once. */
@@ -68,9 +69,14 @@ static inline void metrics_sample_init(struct metrics_sample *s) {
         s->pages[0].anon[1] = 1000, s->pages[0].file[1] = 500, s->pages[0].huge[1] = 512;
         s->pages[0].anon[0] = 10, s->pages[0].file[0] = 200, s->pages[0].shared[0] = 200;
         s->pages[0].total[1] = 2012, s->pages[0].total[0] = 210;
-        /* llama: 100 anon on node 0, 300 file on node 1. */
+        /* Its model locked (mlock): VmLck 600 pages, 500 of them resident in its locked mapping. */
+        s->pages[0].held.vm_locked = 600, s->pages[0].held.locked_size = 600, s->pages[0].locked[1] = 500;
+        /* llama: 100 anon on node 0, 300 file on node 1; VmPin 64 pages, an io_uring buffer of 64 on
+         * node 1, off the plan, whose mapping holds 80 there. */
         s->pages[1].anon[0] = 100, s->pages[1].file[1] = 300;
         s->pages[1].total[0] = 100, s->pages[1].total[1] = 300;
+        s->pages[1].held.vm_pinned = 64, s->pages[1].held.pinned_listed = 64, s->pages[1].held.pinned_off_plan = 64;
+        s->pages[1].pin_mapped[1] = 80;
         metrics_sample_host(s);
 }
 

@@ -116,6 +116,20 @@ static void sample_verdict(void) {
                    has_line(text, "numaplan_verify_min_local_ratio{unit=\"idle.service\"} 0.9500"),
            "min-local as a ratio");
         ok(!strstr(text, "numaplan_host_"), "without the host read, no host metric");
+        ok(has_line(text, "numaplan_verify_locked_pages{unit=\"inference@0.service\"} 600") &&
+                   has_line(text, "numaplan_verify_locked_pages{unit=\"idle.service\"} 0"),
+           "locked pages (VmLck) per unit, 0 for one without");
+        ok(has_line(text, "numaplan_verify_locked_resident_pages{unit=\"inference@0.service\",node=\"1\"} 500") &&
+                   has_line(text, "numaplan_verify_locked_resident_pages{unit=\"llama\\\\x2dserver@1.service\",node=\"0\"} 0"),
+           "the locked mappings' resident pages by node, 0 on a planned node without any");
+        is_int(count_prefix(text, "numaplan_verify_locked_resident_pages{"), 3, "one sample a planned node, none elsewhere");
+        ok(has_line(text, "numaplan_verify_pinned_pages{unit=\"llama\\\\x2dserver@1.service\"} 64") &&
+                   has_line(text, "numaplan_verify_pinned_off_plan_pages{unit=\"llama\\\\x2dserver@1.service\"} 64") &&
+                   has_line(text, "numaplan_verify_pinned_off_plan_pages{unit=\"inference@0.service\"} 0"),
+           "pinned pages (VmPin) and those known off the plan, per unit");
+        ok(has_line(text, "numaplan_verify_pinned_mapped_pages{unit=\"llama\\\\x2dserver@1.service\",node=\"1\"} 80"),
+           "the resident pages of the mappings holding pinned buffers, by node");
+        is_int(count_prefix(text, "numaplan_verify_pinned_mapped_pages{"), 1, "only where there are any");
         metrics_sample_done(&s);
 }
 

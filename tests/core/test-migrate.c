@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* What migrate and prepare move, without a kernel: which mappings of a captured numa_maps are
  * scanned, which pages of a captured move_pages(2) answer are picked and where they go, how the
- * kernel's answer after the move is counted; and the huge page pools' record and arithmetic. */
+ * kernel's answer after the move is counted, pinned pages included, which move_pages(2) answers
+ * with no status; and the huge page pools' record and arithmetic. */
 
 #include <errno.h>
 
@@ -70,8 +71,11 @@ static void selection(void) {
         memset(st, 0, sizeof(*st));
         next = 0;
         k = migrate_select(status, 8, &both, &next, 512, st, pick, to);
-        ok(k == 4 && to[0] == 1 && to[1] == 2 && to[2] == 1 && to[3] == 2,
-           "over two planned nodes the targets take turns, as interleave would");
+        ok(k == 4 && pick[0] == 0 && pick[1] == 6 && pick[2] == 3 && pick[3] == 7,
+           "over two planned nodes the targets take turns, as interleave would (pages 0 and 6 to node 1, 3 and 7 "
+           "to node 2)");
+        ok(to[0] == 1 && to[1] == 1 && to[2] == 2 && to[3] == 2,
+           "and the picks come grouped by target: move_pages(2) moves each node's run in one pass");
         is_int(st->resident, 6 * 512, "a huge page weighs its base pages");
 
         memset(st, 0, sizeof(*st));
@@ -89,6 +93,44 @@ static void selection(void) {
         is_int(st->failed[0], 1, "one stayed without a reason");
         is_int(migrate_moved(st), 1, "moved in all");
         is_int(migrate_failed(st), 3, "not moved in all");
+        free(st);
+}
+
+/* move_pages(2) of pages one of which is pinned: the kernel returns a positive count and leaves the
+ * statuses of the run it stopped at, and of every page after it, as they were. */
+static void pinned(void) {
+        const int U = MIGRATE_STATUS_UNSET;
+        int to[] = {1, 1, 1, 1, 2, 2};
+        int status[] = {1, 1, U, U, U, U};
+        size_t start, end = migrate_stopped_run(status, to, 6, &start);
+        ok(start == 2 && end == 4, "the run it stopped at: the first page left unset and those after it bound for the same "
+                                  "node (got %zu to %zu)", start, end);
+
+        int now[] = {1, 0};
+        migrate_settle(status + start, to + start, now, end - start);
+        ok(status[2] == 1, "asked afterwards, a page of that run on its target moved");
+        ok(status[3] == MIGRATE_STATUS_PINNED, "one still off the plan is held: pinned");
+        end = migrate_stopped_run(status, to, 6, &start);
+        ok(start == 4 && end == 6, "the pages it never tried are the next run, for the next call");
+
+        int written[] = {1, U, -EFAULT, U}, one[] = {1, 1, 1, 1};
+        end = migrate_stopped_run(written, one, 4, &start);
+        ok(start == 1 && end == 2, "a page whose status it wrote (not queued) ends the run");
+        int all[] = {1, -ENOENT, 1};
+        end = migrate_stopped_run(all, one, 3, &start);
+        ok(start == 3 && end == 3, "every status written: no run in doubt");
+        int gone[] = {-ENOENT}, pinned_status[1];
+        migrate_settle(pinned_status, one, gone, 1);
+        is_int(pinned_status[0], -ENOENT, "a page gone meanwhile is said as the kernel says it");
+
+        struct migrate_stats *st = xmalloc0(sizeof(*st));
+        int from[] = {0, 0, 0, 0, 0, 0}, after[] = {1, 1, 1, MIGRATE_STATUS_PINNED, -EBUSY, U};
+        migrate_account(from, to, after, 6, 1, st);
+        is_int(st->pinned, 1, "a pinned page is counted as pinned");
+        is_int(st->failed[EBUSY], 1, "not as EBUSY, which is another reason");
+        is_int(st->failed[0], 1, "a status never written is a page not moved, reason unknown");
+        is_int(migrate_failed(st), 3, "and all three did not move");
+        is_int(migrate_moved(st), 3, "three moved");
         free(st);
 }
 
@@ -169,6 +211,7 @@ static void maps_ranges(void) {
 int main(void) {
         mappings();
         selection();
+        pinned();
         pools();
         maps_ranges();
         return done_testing();

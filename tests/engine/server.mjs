@@ -1,6 +1,8 @@
 // A small llama.cpp-style HTTP server around node-llama-cpp, for numaplan's tests.
 //
-//   node server.mjs --model FILE --listen HOST:PORT [--threads N] [--ctx N]
+//   node server.mjs --model FILE --listen HOST:PORT [--threads N] [--ctx N] [--mlock]
+//
+// --mlock locks the model's mapping in memory (node-llama-cpp's useMlock, llama.cpp's --mlock).
 //
 // GET /health      200 {"status":"ok"} once the model is loaded, 503 before
 // POST /completion {"prompt": "...", "n_predict": N} -> {"content": "...", "tokens_predicted": N}
@@ -18,7 +20,7 @@ import { parseArgs } from "node:util";
 import { getLlama, LlamaCompletion } from "node-llama-cpp";
 
 const MAX_BODY = 1 << 20;
-const USAGE = "usage: node server.mjs --model FILE [--listen HOST:PORT] [--threads N] [--ctx N] | --check";
+const USAGE = "usage: node server.mjs --model FILE [--listen HOST:PORT] [--threads N] [--ctx N] [--mlock] | --check";
 
 function log(msg) {
     process.stderr.write(`engine: ${msg}\n`);
@@ -38,6 +40,7 @@ function options() {
                 listen: { type: "string", default: "127.0.0.1:8080" },
                 threads: { type: "string" },
                 ctx: { type: "string", default: "256" },
+                mlock: { type: "boolean", default: false },
                 check: { type: "boolean", default: false },
                 help: { type: "boolean", default: false },
             },
@@ -65,6 +68,7 @@ function options() {
         // availableParallelism honours the CPU affinity mask, i.e. the cores numaplan granted.
         threads: values.threads === undefined ? os.availableParallelism() : int("threads", values.threads, 1),
         ctx: int("ctx", values.ctx, 16),
+        mlock: values.mlock,
     };
 }
 
@@ -245,12 +249,12 @@ try {
     const t0 = performance.now();
     engine.llama = await loadLlama();
     // mmap maps the file's page cache into the process, which numaplan verifies.
-    engine.model = await engine.llama.loadModel({ modelPath: opt.model, gpuLayers: 0, useMmap: true });
+    engine.model = await engine.llama.loadModel({ modelPath: opt.model, gpuLayers: 0, useMmap: true, useMlock: opt.mlock });
     const context = await engine.model.createContext({ contextSize: opt.ctx, threads: opt.threads, sequences: 1 });
     engine.sequence = context.getSequence();
     engine.ready = true;
     log(`ready listen=${listen} pid=${process.pid} threads=${opt.threads} ctx=${opt.ctx} ` +
-        `mmap=${engine.model.useMmap} cpu=${cpuVariant()} load_ms=${Math.round(performance.now() - t0)}`);
+        `mmap=${engine.model.useMmap} cpu=${cpuVariant()} load_ms=${Math.round(performance.now() - t0)} mlock=${opt.mlock}`);
 } catch (e) {
     log(`error: loading ${opt.model} failed: ${e.message}`);
     process.exit(1);

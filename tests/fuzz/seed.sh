@@ -6,7 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/../..
 c=$here/corpus
-mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages,inspect,generator,numastat-maps,tuning,utf8}
+mkdir -p "$c"/{config,cpulist,meminfo,distance,numa-maps,dbus-bytes,unit-name,pci-address,values,dropin,hugepages,inspect,generator,numastat-maps,tuning,utf8,held-pages}
 
 for p in "$top"/profiles/*.conf; do cp "$p" "$c/config/profile-$(basename "$p")"; done
 printf '[numaplan]\nheadroom = 10%%\naccelerator-nodes = 3b:00.0=1\n[replica a]\nunit = a.service\naccelerators = count:2\nmemory = 48G\npolicy = preferred\ncpus = cores:4\nmemory-nodes = 2-3\nwarmup-url = http://127.0.0.1:8080/x\n' >"$c/config/all-keys"
@@ -111,6 +111,13 @@ printf '8 GT/s' >"$c/tuning/speed-old-kernel"
 printf 'ro iommu=force,pt intel_iommu=on,sm_on iommu.passthrough=0 -- iommu=pt' >"$c/tuning/cmdline-mixed"
 printf '\x20\x58' >"$c/tuning/devctl-4096-256"
 printf '\xff\xff' >"$c/tuning/devctl-all-ones"
+# numaplan-pinner's /proc files (tests/fixtures/proc/pinner/), and the shapes other kernels write.
+# Its input: numa_maps, smaps, status and fdinfo, NUL between them.
+pinner=$(ls -d "$top"/tests/fixtures/proc/pinner/proc/*)
+{ cat "$pinner/numa_maps"; printf '\0'; cat "$pinner/smaps"; printf '\0'; cat "$pinner/status"; printf '\0'; cat "$pinner/fdinfo/3"; } >"$c/held-pages/pinner"
+printf '\0\0VmLck:\t 18446744073709551615 kB\nVmPin:\t1 kB\n' >"$c/held-pages/status-huge"
+printf '\0\0\0UserBufs:\t3\n    0: 0x7f0000000000/4096\n    1: <none>\n    2: 0xffffffffffffffff/1\nPersonalities:\n' >"$c/held-pages/uring-sparse"
+printf '7f0000000000 bind:1 anon=1 N0=1 kernelpagesize_kB=4\n\0007f0000000000-7f0000001000 rw-p 0 0:0 0\nVmFlags: lo\n\0VmLck:\t4 kB\nVmPin:\t4 kB\n\0UserBufs:\t1\n 0: 0x7f0000000000/4096\n' >"$c/held-pages/one-page"
 # Names as a host's files and an admin's configuration hold them, for the sanitizer of --json and
 # the escapes of the text output.
 printf 'ens2f0np0' >"$c/utf8/ascii"

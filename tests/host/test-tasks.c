@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The /proc and cgroupfs readers of verify, replayed through a root: a unit's processes and their
- * start times, every thread's allowed CPUs and nodes, numastat, and numa_maps pages. */
+ * start times, every thread's allowed CPUs and nodes, numastat, numa_maps pages, and locked and
+ * pinned pages (status, smaps, an io_uring's fdinfo). Usage: test-tasks FIXTURES_DIR */
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "basic/log.h"
 #include "basic/util.h"
@@ -166,11 +170,66 @@ static void inspect(void) {
         container_facts_done(&cf);
 }
 
-int main(void) {
+/* Locked and pinned pages read through a root: the capture of numaplan-pinner (1 MiB locked, 1 MiB
+ * pinned by an io_uring, on node 0; tests/fixtures/proc/pinner/), and hand-made processes. */
+static void held(const char *fixtures) {
+        _cleanup_free_ char *captured = xasprintf("%s/proc/pinner", fixtures);
+        _cleanup_root_ struct root *root = NULL;
+        struct cpuset node1 = {0};
+        struct page_tally t;
+
+        cpuset_set(&node1, 1);
+        if (!ok(root_open(captured, 0, &root) == 0, "the capture as a root"))
+                return;
+        page_tally_init(&t, 4);
+        is_int(process_pages(root, 27830, &node1, &t), 0, "its pages read");
+        ok(t.held.vm_locked == 256 && t.held.vm_pinned == 256, "status: VmLck and VmPin, 256 pages each");
+        is_int(t.locked[0], 256, "smaps: its locked mapping's 256 pages, on node 0");
+        ok(t.held.pinned_listed == 256 && t.pin_mapped[0] == 256,
+           "fd/3 is an io_uring: its fdinfo lists the 256 pinned pages, their mapping on node 0");
+        is_int(t.held.pinned_off_plan, 256, "all off node 1");
+        page_tally_done(&t);
+        root = root_free(root);
+
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        write_file(d, "proc/10/numa_maps", "7f00000000 bind:1 anon=256 N0=256 kernelpagesize_kB=4\n");
+        write_file(d, "proc/10/status", "Name:\tx\nVmLck:\t       0 kB\nVmPin:\t    1024 kB\n");
+        write_file(d, "proc/10/smaps", "7f00000000-7f00100000 rw-p 00000000 00:00 0 \nVmFlags: rd wr \n");
+        write_file(d, "proc/10/fdinfo/3", "UserBufs:\t1\n    0: 0x7f00000000/1048576\n");
+        write_file(d, "proc/10/fdinfo/4", "UserBufs:\t1\n    0: 0x7f00000000/1048576\n");
+        write_file(d, "proc/20/numa_maps", "7f00000000 bind:1 anon=256 N1=256 kernelpagesize_kB=4\n");
+        write_file(d, "proc/20/status", "Name:\tx\nVmLck:\t    2048 kB\nVmPin:\t       0 kB\n");
+        write_file(d, "proc/30/numa_maps", "7f00000000 bind:1 anon=256 N1=256 kernelpagesize_kB=4\n");
+        write_file(d, "proc/30/status", "Name:\tx\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n");
+        write_file(d, "proc/30/smaps", "7f00000000-7f00100000 rw-p 00000000 00:00 0 \nVmFlags: rd wr lo \n");
+        _cleanup_free_ char *fd = xasprintf("%s/proc/10/fd", d), *l3 = xasprintf("%s/3", fd), *l4 = xasprintf("%s/4", fd);
+        if (mkdir(fd, 0755) < 0 || symlink("anon_inode:[io_uring]", l3) < 0 || symlink("anon_inode:[io_uring]", l4) < 0)
+                return (void) ok(false, "links made");
+        if (!ok(root_open(d, 0, &root) == 0, "a hand-made root"))
+                return;
+        page_tally_init(&t, 4);
+        process_pages(root, 10, &node1, &t);
+        ok(t.held.vm_pinned == 256 && t.held.pinned_listed == 256,
+           "a ring open twice (fd 3 and 4) lists its buffer twice: counted once");
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        process_pages(root, 20, &node1, &t);
+        ok(t.held.vm_locked == 512 && page_tally_sum(t.locked) == 0 && t.held.locked_unmapped == 0,
+           "VmLck with no smaps to say which mappings: counted, with no node, and not taken for a driver's");
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        process_pages(root, 30, &node1, &t);
+        ok(page_tally_sum(t.locked) == 0, "VmLck and VmPin 0: smaps is not read (its lo is not believed)");
+        page_tally_done(&t);
+}
+
+int main(int argc, char **argv) {
         log_set_max_level(LOG_ERR - 1);
         readers();
         subtree();
         inspect();
+        if (argc > 1)
+                held(argv[1]);
         return done_testing();
 }
 

@@ -2,7 +2,8 @@
 # The real engine with its model's page cache filled on node 0 before it starts. Without model =,
 # the cache stays there: verify fails memory-locality and names the model file. With model =, the
 # drop-in's ExecStartPre= (numaplan prepare) moves the cache onto node 1 at the next start and
-# verify passes with min-local 99%.
+# verify passes with min-local 99%. Then with --mlock (llama.cpp's): verify reports the model's
+# mapping locked, its pages on node 1.
 . "$VM_LIB"
 . "$SCENARIO_DIR/numaplan.lib"
 . "$SCENARIO_DIR/engine.lib"
@@ -71,6 +72,30 @@ vm_diag "the engine's pages off node 1: $(off_node 1 $(unit_pids $ENGINE))"
 vm_diag "engine (llama.cpp), model cached on node 0 first: pages on node 1: $before% without model = (start to ready $ready_wrong s), $after% of $total pages with model = (start to ready $READY_S s; prepare: ${said#*; })"
 
 lap checks
+
+# With --mlock: llama.cpp locks the model's mapping; its locked pages are where the model is.
+systemctl stop $ENGINE
+make_engine_unit --mlock
+engine_start || { engine_cleanup; vm_done; }
+lap "start with --mlock"
+verify_json $ENGINE
+flat=$FLAT
+lap verify
+vm_check_eq "with --mlock, verify exits 0" "$VERIFY_RC" 0 || show_failures "$flat"
+vmlck=$(json_get units.0.pages.locked.vm_locked <<<"$flat")
+locked0=$(json_get units.0.pages.locked.by_node.0 <<<"$flat") || locked0=0
+locked1=$(json_get units.0.pages.locked.by_node.1 <<<"$flat") || locked1=0
+# llama.cpp locks the model's mapping from its first tensor: all but its header's pages.
+if [ "${vmlck:-0}" -ge $((pages * 99 / 100)) ]; then vm_ok "VmLck covers the model ($vmlck pages locked, the model $pages)"; else
+	vm_not_ok "VmLck covers the model" "VmLck $vmlck pages, the model $pages"; fi
+if [ "$locked1" -eq "$vmlck" ]; then vm_ok "its locked mapping's pages are all resident, on node 1 ($locked1)"; else
+	vm_not_ok "its locked mapping's pages are all resident, on node 1" "VmLck $vmlck, node 1: $locked1, node 0: $locked0"; fi
+vm_check_eq "none on node 0" "$locked0" 0
+vm_check_eq "no pinned page" "$(json_get units.0.pages.pinned.vm_pinned <<<"$flat")" 0
+line=$("$NUMAPLAN" verify --no-warmup $ENGINE 2>/dev/null | grep '^  locked: ')
+vm_check_match "the text says so" "$line" "^  locked: $vmlck pages \([0-9.]+ MiB, VmLck\); its locked mappings' resident pages: node 1: $locked1$"
+vm_diag "engine with --mlock (start to ready $READY_S s): VmLck $vmlck pages; locked pages by node: node 0 $locked0, node 1 $locked1; $(locality "$flat" 0)% of its pages on node 1"
+lap "mlock checks"
 engine_cleanup
 lap cleanup
 vm_diag "steps: $LAPS"
