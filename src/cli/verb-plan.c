@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* numaplan plan: what apply would write, and why. Changes nothing. */
 
+#include "basic/escape.h"
 #include "basic/json-util.h"
 #include "basic/table.h"
 #include "basic/util.h"
@@ -33,6 +34,40 @@ static json_object *hugepages_json(const struct placement *pl) {
         return o;
 }
 
+/* The interface a replica's adapter is named by: the one its list names, else its first. */
+static const char *nic_iface(const struct topology *t, const struct placement_nic *pn) {
+        return pn->named ? pn->named : t->nics[pn->nic].iface;
+}
+
+/* {"mode": "auto", "adapters": [{"pci", "interface", "rdma_devices", "node", "link"}], "unresolved": []} */
+static json_object *nics_json(const struct topology *t, const struct placement *pl) {
+        json_object *o = json_object_new_object(), *a = json_object_new_array(), *u = json_object_new_array();
+
+        for (size_t i = 0; i < pl->n_nics; i++) {
+                const struct accelerator *n = &t->nics[pl->nics[i].nic];
+                json_object *j = json_object_new_object(), *rdma = json_object_new_array();
+                for (size_t r = 0; r < n->n_rdma; r++)
+                        json_object_array_add(rdma, json_object_new_string(n->rdma[r].name));
+                json_object_object_add(j, "pci", json_object_new_string(n->pci));
+                json_object_object_add(j, "interface", json_string_or_null(nic_iface(t, &pl->nics[i])));
+                json_object_object_add(j, "rdma_devices", rdma);
+                json_object_object_add(j, "node", n->numa_node >= 0 ? json_object_new_int(n->numa_node) : NULL);
+                json_object_object_add(j, "link", json_string_or_null(pl->nics[i].link));
+                json_object_array_add(a, j);
+        }
+        for (size_t k = 0; pl->nic_names && pl->nic_names[k]; k++) {
+                bool found = false;
+                for (size_t i = 0; i < pl->n_nics && !found; i++)
+                        found = pl->nics[i].named && streq(pl->nics[i].named, pl->nic_names[k]);
+                if (!found)
+                        json_object_array_add(u, json_object_new_string(pl->nic_names[k]));
+        }
+        json_object_object_add(o, "mode", json_object_new_string(nics_mode_to_string(pl->nics_mode)));
+        json_object_object_add(o, "adapters", a);
+        json_object_object_add(o, "unresolved", u);
+        return o;
+}
+
 static json_object *plan_to_json(const struct inputs *in) {
         const struct plan *p = in->plan;
         json_object *o = json_object_new_object(), *replicas = json_object_new_array(),
@@ -58,6 +93,7 @@ static json_object *plan_to_json(const struct inputs *in) {
                 json_object_object_add(r, "model_bytes", json_uint64(pl->conf->model_bytes));
                 json_object_object_add(r, "hugepages", hugepages_json(pl));
                 json_object_object_add(r, "container", pl->container ? json_object_new_string(pl->container) : NULL);
+                json_object_object_add(r, "nics", nics_json(in->topology, pl));
                 json_object *why = json_object_new_array();
                 for (size_t j = 0; j < pl->n_why; j++)
                         json_object_array_add(why, json_object_new_string(pl->why[j]));
@@ -77,6 +113,41 @@ static json_object *plan_to_json(const struct inputs *in) {
         json_object_object_add(o, "nodes", nodes);
         json_object_object_add(o, "warnings", json_warnings(&in->warnings));
         return o;
+}
+
+/* Each replica's network adapters, when any has one. */
+static void print_nics(const struct inputs *in) {
+        static const char *const headers[] = {"replica", "nics", "adapters"};
+        const struct plan *p = in->plan;
+        const struct topology *t = in->topology;
+        _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
+        size_t rows = 0;
+
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                const struct placement *pl = &p->replicas[i];
+                struct strbuf b = {0};
+                for (size_t j = 0; j < pl->n_nics; j++) {
+                        const char *iface = nic_iface(t, &pl->nics[j]);
+                        _cleanup_free_ char *shown = iface ? name_escape(iface) : NULL;
+                        strbuf_printf(&b, "%s%s %s", j ? ", " : "", t->nics[pl->nics[j].nic].pci, shown ? shown : "-");
+                        for (size_t r = 0; r < t->nics[pl->nics[j].nic].n_rdma; r++) {
+                                _cleanup_free_ char *rd = name_escape(t->nics[pl->nics[j].nic].rdma[r].name);
+                                strbuf_printf(&b, " %s", rd);
+                        }
+                        strbuf_printf(&b, " (%s)", pl->nics[j].link ? pl->nics[j].link : "named");
+                }
+                if (pl->n_nics == 0 && !pl->nic_names)
+                        continue;
+                rows++;
+                table_add(tab, pl->name);
+                table_add(tab, nics_mode_to_string(pl->nics_mode));
+                table_add(tab, b.len ? b.s : "none found now: resolved at the start");
+                strbuf_done(&b);
+        }
+        if (!rows)
+                return;
+        printf("\nnetwork adapters (nics =; their names are written for the servers at each start):\n");
+        table_print(tab, stdout, "  ");
 }
 
 static void print_table(const struct inputs *in) {
@@ -146,6 +217,7 @@ static void print_table(const struct inputs *in) {
         snprintf(hr, sizeof(hr), "%u%%", in->config->headroom_bp / 100);
         printf("\nmemory per node (usable = MemTotal less %s headroom):\n", hr);
         table_print(nodes, stdout, "  ");
+        print_nics(in);
 
         print_warnings(&in->warnings, "\n", "warning: ");
 

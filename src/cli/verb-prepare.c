@@ -15,6 +15,7 @@
 #include "basic/util.h"
 #include "cli/moved.h"
 #include "cli/prepare-checks.h"
+#include "cli/prepare-nics.h"
 #include "cli/verbs.h"
 #include "host/migrate.h"
 #include "host/copy-place.h"
@@ -23,7 +24,7 @@
 #include "systemd/journal.h"
 
 struct prepare_args {
-        const char *nodes, *copy_to, *copy_size, *env_file;
+        const char *nodes, *copy_to, *copy_size, *env_file, *nics, *nics_env;
         bool dry_run;
 };
 
@@ -37,6 +38,11 @@ static const struct verb_option options[] = {
                    "what that tmpfs must hold (every model copied there)"),
         VERB_VALUE("env-file", 0, struct prepare_args, env_file, "FILE",
                    "with --copy-to: write NUMAPLAN_MODEL=, the copy or the original, into FILE"),
+        VERB_VALUE("nics", 0, struct prepare_args, nics, "LIST",
+                   "the replica's network adapters, PCI addresses or interface names\n"
+                           "(nics =): write the variables naming them to its servers"),
+        VERB_VALUE("nics-env", 0, struct prepare_args, nics_env, "FILE",
+                   "with --nics: the environment file to write them into"),
         VERB_FLAG("dry-run", 0, struct prepare_args, dry_run,
                   "only say where the cached pages are, or what would be copied"),
         {},
@@ -127,9 +133,19 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 free(st);
                 return q;
         }
+        if (a->nics) {
+                q = prepare_nics(g, a->nics, a->nics_env, a->dry_run);
+                if (q != EXIT_OK || argc == 0) {
+                        free(st);
+                        return q;
+                }
+        } else if (a->nics_env) {
+                free(st);
+                return verb_usage_error("prepare", "--nics-env FILE goes with --nics LIST");
+        }
         if (argc == 0) {
                 free(st);
-                return verb_usage_error("prepare", "name the model's files or directories");
+                return verb_usage_error("prepare", "name the model's files or directories, or --nics");
         }
         /* Run by systemd before a replica starts, its report is that unit's journal entry. */
         _cleanup_free_ char *unit = a->dry_run ? NULL : journal_stream_unit();
@@ -192,7 +208,7 @@ const struct verb verb_prepare = {
         .args_size = sizeof(struct prepare_args),
         .max_args = -1,
         .run = run,
-        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE [--env-file FILE]] [--dry-run] [--] PATH...",
+        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE [--env-file FILE]] [--nics LIST --nics-env FILE] [--dry-run] [--] PATH...",
         .description = "Move the page cache of the files (and of every file under the directories) that sits\n"
                        "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
                        "server's own reads. The drop-in of a replica with model = runs this as root before the\n"
@@ -200,5 +216,9 @@ const struct verb verb_prepare = {
                        "user. Below a directory it follows only links that stay inside the model's tree. Says\n"
                        "what moved; exits 0 even when pages could not move, 2 for bad usage.\n"
                        "With --copy-to, the server gets the whole copy or the original, never part of one;\n"
-                       "a copy directory that is a link, another mount or another user's tmpfs is refused.",
+                       "a copy directory that is a link, another mount or another user's tmpfs is refused.\n"
+                       "With --nics (the drop-in of a replica given network adapters by nics =), first, as\n"
+                       "root: the adapters' interfaces and RDMA devices as they are named at the start, into\n"
+                       "FILE as NUMAPLAN_NICS, NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME, NCCL_IB_HCA and\n"
+                       "UCX_NET_DEVICES, waiting up to 30 s while udev is still naming devices.",
 };

@@ -43,7 +43,33 @@ static json_object *node_json(const struct topology *t, const struct node *n, co
         return o;
 }
 
-static json_object *accel_json(const struct accelerator *a) {
+/* A network adapter's interfaces, RDMA devices, and path to each compute accelerator. */
+static void nic_json(const struct topology *t, const struct accelerator *a, json_object *o) {
+        json_object *ifaces = json_object_new_array(), *rdma = json_object_new_array(), *dist = json_object_new_object();
+
+        for (size_t i = 0; i < a->n_ifaces; i++)
+                json_object_array_add(ifaces, json_object_new_string(a->ifaces[i].name));
+        for (size_t i = 0; i < a->n_rdma; i++) {
+                json_object *r = json_object_new_object(), *ports = json_object_new_array();
+                for (size_t p = 0; p < a->rdma[i].n_ports; p++)
+                        json_object_array_add(ports, json_object_new_int((int) a->rdma[i].ports[p]));
+                json_object_object_add(r, "name", json_object_new_string(a->rdma[i].name));
+                json_object_object_add(r, "ports", ports);
+                json_object_object_add(r, "via", json_object_new_string(a->rdma[i].via_netdev ? "netdev" : "device"));
+                json_object_array_add(rdma, r);
+        }
+        for (size_t i = 0; i < t->n_accels; i++)
+                if (t->accels[i].compute) {
+                        const char *l = pci_link(&t->accels[i], a);
+                        json_object_object_add(dist, t->accels[i].pci, l ? json_object_new_string(l) : NULL);
+                }
+        json_object_object_add(o, "interfaces", ifaces);
+        json_object_object_add(o, "rdma_devices", rdma);
+        json_object_object_add(o, "virtual_function", json_object_new_boolean(a->virtual_function));
+        json_object_object_add(o, "pcie_distance", dist);
+}
+
+static json_object *accel_json(const struct topology *t, const struct accelerator *a) {
         json_object *o = json_object_new_object();
         char buf[16];
 
@@ -65,6 +91,8 @@ static json_object *accel_json(const struct accelerator *a) {
                 json_object_object_add(o, "interface", json_string_or_null(a->iface));
         if (a->kind != PCI_STORAGE)
                 json_object_object_add(o, "pcie", pcie_json(&a->pcie));
+        if (a->kind == PCI_NIC)
+                nic_json(t, a, o);
         return o;
 }
 
@@ -83,11 +111,12 @@ static bool shown(const struct filter *f, const struct accelerator *a) {
         return false;
 }
 
-static json_object *devices_json(const struct accelerator *v, size_t n, const struct filter *f) {
+static json_object *devices_json(const struct topology *t, const struct accelerator *v, size_t n,
+                                 const struct filter *f) {
         json_object *a = json_object_new_array();
         for (size_t i = 0; i < n; i++)
                 if (shown(f, &v[i]))
-                        json_object_array_add(a, accel_json(&v[i]));
+                        json_object_array_add(a, accel_json(t, &v[i]));
         return a;
 }
 
@@ -102,9 +131,9 @@ static void print_json(const struct topology *t, const struct warnings *w, const
         for (size_t i = 0; i < t->n_nodes; i++)
                 json_object_array_add(nodes, node_json(t, &t->nodes[i], ids));
         json_object_object_add(o, "nodes", nodes);
-        json_object_object_add(o, "accelerators", devices_json(t->accels, t->n_accels, f));
-        json_object_object_add(o, "nics", devices_json(t->nics, t->n_nics, f));
-        json_object_object_add(o, "storage", devices_json(t->storage, t->n_storage, f));
+        json_object_object_add(o, "accelerators", devices_json(t, t->accels, t->n_accels, f));
+        json_object_object_add(o, "nics", devices_json(t, t->nics, t->n_nics, f));
+        json_object_object_add(o, "storage", devices_json(t, t->storage, t->n_storage, f));
         json_object_object_add(o, "numa_balancing", t->numa_balancing >= 0 ? json_object_new_int(t->numa_balancing) : NULL);
         json_object_object_add(o, "transparent_hugepages", json_string_or_null(t->thp));
         json_object_object_add(o, "host", host_tuning_json(t->tuning));
@@ -186,12 +215,60 @@ static const char *name_of(const struct accelerator *a, char *buf, size_t n) {
         return buf;
 }
 
+/* A network adapter's RDMA devices, "mlx5_0", "rxe0", or "-". */
+static void rdma_cell(struct table *tab, const struct accelerator *a) {
+        struct strbuf b = {0};
+        for (size_t i = 0; i < a->n_rdma; i++) {
+                _cleanup_free_ char *s = name_escape(a->rdma[i].name);
+                strbuf_printf(&b, "%s%s", i ? "," : "", s);
+        }
+        table_add(tab, b.len ? b.s : "-");
+        strbuf_done(&b);
+}
+
+/* The PCIe path from each network adapter shown to each compute accelerator, as --matrix says it:
+ * what nics = auto chooses by. */
+static void print_nic_paths(const struct topology *t, const struct filter *f) {
+        size_t n = 0, rows = 0;
+        for (size_t i = 0; i < t->n_accels; i++)
+                n += t->accels[i].compute;
+        const char **headers = xmalloc0((n + 2) * sizeof(char *));
+        char **labels = xmalloc0((n + 1) * sizeof(char *));
+        headers[0] = "adapter";
+        for (size_t i = 0, k = 0; i < t->n_accels; i++)
+                if (t->accels[i].compute) {
+                        labels[k] = xasprintf("GPU%d", t->accels[i].index >= 0 ? t->accels[i].index : (int) k);
+                        headers[k + 1] = labels[k];
+                        k++;
+                }
+        _cleanup_table_ struct table *tab = table_new(headers, n + 1);
+        for (size_t j = 0; n > 0 && j < t->n_nics; j++) {
+                if (!shown(f, &t->nics[j]))
+                        continue;
+                rows++;
+                table_add(tab, t->nics[j].pci);
+                for (size_t i = 0; i < t->n_accels; i++)
+                        if (t->accels[i].compute) {
+                                const char *l = pci_link(&t->accels[i], &t->nics[j]);
+                                table_add(tab, l ? l : "?");
+                        }
+        }
+        if (rows) {
+                printf("\n  PCIe path from each adapter to each compute accelerator (as show --matrix says it):\n");
+                table_print(tab, stdout, "  ");
+        }
+        for (size_t k = 0; k < n; k++)
+                free(labels[k]);
+        free(labels);
+        free(headers);
+}
+
 static void print_devices(const char *title, const char *none, const struct accelerator *v, size_t n,
                           const struct filter *f) {
         static const char *const accel_headers[] = {"pci",     ">node",  "from", "local cpus", "class",
                                                     "compute", ">index", "link", "mrrs/mps",   "name"};
-        static const char *const nic_headers[] = {"pci",       ">node", "from",     "local cpus", "class",
-                                                  "interface", "link",  "mrrs/mps", "name"};
+        static const char *const nic_headers[] = {"pci",  ">node", "from",     "local cpus", "class", "interface",
+                                                  "rdma", "link", "mrrs/mps", "name"};
         static const char *const other_headers[] = {"pci", ">node", "from", "local cpus", "class", "interface", "name"};
         bool accels = n > 0 && v[0].kind == PCI_ACCELERATOR, links = n > 0 && v[0].kind != PCI_STORAGE;
         _cleanup_table_ struct table *tab = accels  ? table_new(accel_headers, ELEMENTSOF(accel_headers))
@@ -227,6 +304,8 @@ static void print_devices(const char *title, const char *none, const struct acce
                         _cleanup_free_ char *iface = a->iface ? name_escape(a->iface) : NULL;
                         table_add(tab, iface ? iface : "-");
                 }
+                if (a->kind == PCI_NIC)
+                        rdma_cell(tab, a);
                 if (links) {
                         pcie_cells(tab, &a->pcie);
                         pcie_note(&reasons, &a->pcie);
@@ -369,6 +448,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                               t->accels, t->n_accels, &f);
                 if (t->n_nics || f.n == 0)
                         print_devices("network adapters", "none", t->nics, t->n_nics, &f);
+                print_nic_paths(t, &f);
                 if (t->n_storage || f.n == 0)
                         print_devices("NVMe drives", "none", t->storage, t->n_storage, &f);
                 print_warnings(&in.warnings, "\nwarnings:\n", "  ");

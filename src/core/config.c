@@ -354,6 +354,57 @@ static int value_overrides(struct parse_ctx *ctx, const char *key, const char *v
         return 1;
 }
 
+const char *nics_mode_to_string(enum nics_mode m) {
+        static const char *const names[] = {"auto", "none", "list"};
+        return names[m];
+}
+
+static void free_nics(void *p) {
+        struct nics_choice *n = p;
+        strv_free(n->names);
+        *n = (struct nics_choice){0};
+}
+
+/* A network interface's name as the kernel accepts one (dev_valid_name()): 1 to 15 bytes, not
+ * "." or "..", no '/', ':' or blank; and no ',', which would split the lists the servers read. */
+static const char *iface_name_problem(const char *s) {
+        size_t n = strlen(s);
+        if (n > 15)
+                return "is longer than an interface name can be (15 bytes)";
+        if (streq(s, ".") || streq(s, ".."))
+                return "is no interface name";
+        if (s[strcspn(s, "/:,= \t")])
+                return "holds a character no interface name may ('/', ':', '=', ',' or a blank)";
+        return NULL;
+}
+
+/* auto, none, or the interfaces of the network adapters to use: "ens1f0np0, ens2f0np0". */
+static int value_nics(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        struct nics_choice *n = dst;
+        _cleanup_strv_free_ char **items = split_list(value);
+
+        free_nics(n);
+        if (strv_length(items) == 1 && (streq(items[0], "auto") || streq(items[0], "none"))) {
+                n->mode = streq(items[0], "auto") ? NICS_AUTO : NICS_NONE;
+                return 1;
+        }
+        if (!items[0])
+                return fail(ctx, "%s is empty: write auto, none, or the adapters' interface names", key);
+        for (size_t i = 0; items[i]; i++) {
+                const char *why = iface_name_problem(items[i]);
+                if (streq(items[i], "auto") || streq(items[i], "none"))
+                        return fail(ctx, "%s '%s': %s stands alone, not in a list of interfaces", key, value, items[i]);
+                if (why)
+                        return fail(ctx, "bad %s entry '%s': it %s", key, items[i], why);
+                for (size_t j = 0; j < i; j++)
+                        if (streq(items[j], items[i]))
+                                return fail(ctx, "%s names interface %s twice", key, items[i]);
+        }
+        *n = (struct nics_choice){.mode = NICS_LIST, .names = TAKE_PTR(items)};
+        n->n = strv_length(n->names);
+        return 1;
+}
+
 /* What each parser's field owns, freed by config_free(): NULL for a field that owns nothing. */
 static void free_string(void *p) {
         free(*(char **) p);
@@ -715,6 +766,13 @@ int config_finish(struct config *c, struct error_at *err) {
         if (c->n_replicas == 0)
                 add_default(c);
         return 0;
+}
+
+bool config_wants_nics(const struct config *c) {
+        for (size_t i = 0; i < c->n_replicas; i++)
+                if (replica_nics(c, &c->replicas[i])->mode != NICS_NONE)
+                        return true;
+        return false;
 }
 
 int config_parse_string(const char *text, const char *name, struct config **ret, struct error_at *err) {

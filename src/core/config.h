@@ -20,6 +20,14 @@ enum policy { POLICY_AUTO, POLICY_BIND, POLICY_PREFERRED, POLICY_INTERLEAVE };
 enum per { PER_ACCELERATOR, PER_NODE };
 enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
 enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
+enum nics_mode { NICS_AUTO, NICS_NONE, NICS_LIST };
+
+/* nics = auto | none | LIST: which network adapters a replica's servers are told to use. */
+struct nics_choice {
+        enum nics_mode mode;
+        char **names; /* NICS_LIST: interface names, as written; NULL-terminated */
+        size_t n;
+};
 
 /* The keys of [numaplan]: X(ID, name, parser, field of struct config, default). */
 #define NUMAPLAN_KEYS(X)                                                                       \
@@ -29,11 +37,12 @@ enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
         X(VISIBLE_DEVICES, "visible-devices", boolean, visible_devices, "yes")                 \
         X(MIN_LOCAL, "min-local", percent, min_local_bp, "95%")                                \
         X(WARMUP_TIMEOUT, "warmup-timeout", duration, warmup_timeout_ms, "120s")               \
-        X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")
+        X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")                  \
+        X(NICS, "nics", nics, nics, "auto")
 
 /* The keys of [replica NAME] and [replicas NAME]: X(ID, name, sections, parser, field of struct
  * replica_conf, default). A NULL default leaves the key unset: required (unit), taken from
- * [numaplan] (policy, visible-devices, min-local, warmup-timeout), or derived (memory). */
+ * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics), or derived (memory). */
 #define REPLICA_KEYS(X)                                                                        \
         X(UNIT, "unit", IN_BOTH, unit, unit, NULL)                                             \
         X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accelerators, "none")        \
@@ -51,7 +60,8 @@ enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
         X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)                        \
         X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages, NULL)                         \
         X(CONTAINER, "container", IN_BOTH, container, container, NULL)                         \
-        X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")
+        X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")                                    \
+        X(NICS, "nics", IN_BOTH, nics, nics, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -94,6 +104,7 @@ struct replica_conf {
         unsigned min_local_bp;
         char *container; /* the container the unit's client starts (docker run --name); may hold %i */
         bool openmp;     /* set OMP_NUM_THREADS, OMP_PROC_BIND and OMP_PLACES for its CPUs */
+        struct nics_choice nics;
 };
 
 struct accel_override {
@@ -117,6 +128,7 @@ struct config {
                 struct accel_override *v; /* accelerator-nodes */
                 size_t n;
         } overrides;
+        struct nics_choice nics; /* every replica's, unless its section says otherwise */
 
         struct replica_conf *replicas; /* in file order */
         size_t n_replicas;
@@ -175,6 +187,16 @@ static inline bool replica_visible_devices(const struct config *c, const struct 
 static inline unsigned replica_min_local(const struct config *c, const struct replica_conf *r) {
         return replica_has(r, REPLICA_MIN_LOCAL) ? r->min_local_bp : c->min_local_bp;
 }
+static inline const struct nics_choice *replica_nics(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_NICS) ? &r->nics : &c->nics;
+}
+/* The line that set a replica's nics: its own, else [numaplan]'s (NULL file: the default). */
+static inline struct where replica_nics_where(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_NICS) ? r->key_at[REPLICA_NICS] : c->key_at[NUMAPLAN_NICS];
+}
+/* Whether any replica's adapters are chosen (nics = auto or a list): the host's are read then. */
+bool config_wants_nics(const struct config *c);
+const char *nics_mode_to_string(enum nics_mode m);
 static inline uint64_t replica_warmup_timeout(const struct config *c, const struct replica_conf *r) {
         return replica_has(r, REPLICA_WARMUP_TIMEOUT) ? r->warmup_timeout_ms : c->warmup_timeout_ms;
 }

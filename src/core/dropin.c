@@ -118,7 +118,7 @@ static void path_value(struct strbuf *b, const char *path) {
 }
 
 static void prepare_command(struct strbuf *b, const struct placement *pl, const struct dropin_env *env,
-                            const char *nodes) {
+                            const char *nodes, const char *nics) {
         /* '+': as root, even for a unit with User=; '-': a page that will not move is a line in the
          * journal, never a failed start. */
         strbuf_append(b, "ExecStartPre=-+");
@@ -132,8 +132,16 @@ static void prepare_command(struct strbuf *b, const struct placement *pl, const 
                 strbuf_printf(b, " --copy-size %" PRIu64 " --env-file ", pl->copies_bytes);
                 quoted(b, envdir, "%$", "%n");
         }
-        strbuf_append(b, " --");
-        for (char **m = pl->conf->models; *m; m++)
+        if (nics) {
+                _cleanup_free_ char *dir = xasprintf("%s/", env->nics);
+                strbuf_append(b, " --nics ");
+                quoted(b, nics, "%$", NULL);
+                strbuf_append(b, " --nics-env ");
+                quoted(b, dir, "%$", "%n");
+        }
+        if (pl->conf->models)
+                strbuf_append(b, " --");
+        for (char **m = pl->conf->models; m && *m; m++)
                 command_word(b, *m, false);
         strbuf_append(b, "\n");
 }
@@ -175,8 +183,15 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
                 path_value(&b, env->models);
                 strbuf_append(&b, MODEL_ENV_DIR "%n\n");
         }
-        if (pl->conf->models && env->exe)
-                prepare_command(&b, pl, env, nodes);
+        _cleanup_free_ char *nics = env->exe && env->nics ? dropin_nic_items(t, pl) : NULL;
+        if (nics) {
+                /* Written by prepare at each start, once drivers and udev have named the adapters. */
+                strbuf_append(&b, "EnvironmentFile=-");
+                path_value(&b, env->nics);
+                strbuf_append(&b, "/%n\n");
+        }
+        if ((pl->conf->models || nics) && env->exe)
+                prepare_command(&b, pl, env, nodes, nics);
         return strbuf_steal(&b);
 }
 
@@ -186,6 +201,18 @@ char *dropin_model_path(const struct placement *pl, const struct dropin_env *env
         if (!pl->copies)
                 return xstrdup(pl->conf->models[0]);
         return xasprintf("%s/%s%s", env->models, pl->copies, pl->conf->models[0]);
+}
+
+char *dropin_nic_items(const struct topology *t, const struct placement *pl) {
+        struct strbuf b = {0};
+
+        if (pl->nics_mode == NICS_LIST)
+                for (size_t i = 0; pl->nic_names && pl->nic_names[i]; i++)
+                        strbuf_printf(&b, "%s%s", i ? "," : "", pl->nic_names[i]);
+        else
+                for (size_t i = 0; i < pl->n_nics; i++)
+                        strbuf_printf(&b, "%s%s", i ? "," : "", t->nics[pl->nics[i].nic].pci);
+        return b.len ? strbuf_steal(&b) : NULL;
 }
 
 char *dropin_path(const char *unit_dir, const char *unit) {

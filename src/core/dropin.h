@@ -20,6 +20,9 @@ struct dropin_env {
         const char *exe;
         /* Where model-copies = per-node keeps the copies: <models>/node1/<the model's own path>. */
         const char *models;
+        /* Where prepare writes, at each start, the variables naming a replica's network adapters
+         * (<nics>/<unit>), which the drop-in reads for the server (nics =). */
+        const char *nics;
 };
 
 /* Where a replica reads the first path of model = from: its nodes' copy, or the path itself.
@@ -28,5 +31,8 @@ char *dropin_model_path(const struct placement *pl, const struct dropin_env *env
 
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
                     const struct placement *pl, const struct dropin_env *env);
+/* What the drop-in hands prepare --nics for the replica's adapters: their PCI addresses (nics =
+ * auto) or the interfaces a list names, comma-separated; NULL for none. */
+char *dropin_nic_items(const struct topology *t, const struct placement *pl);
 /* "<unit-dir>/<unit>.d/50-numaplan.conf" */
 char *dropin_path(const char *unit_dir, const char *unit);

@@ -38,7 +38,8 @@ _printf_(3, 4) static int fail(struct planning *pn, struct where at, const char 
 }
 
 /* A decision and its reasons, in words, for `numaplan plan -v` and plan --json's "why". */
-_printf_(2, 3) static void explain(struct placement *pl, const char *fmt, ...) {
+#define explain placement_explain
+void placement_explain(struct placement *pl, const char *fmt, ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -1044,6 +1045,9 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
                 set_environment(&pn, &p->replicas[i]);
                 count_cores(t, &p->replicas[i]);
         }
+        r = plan_nics(t, c, p, w, err);
+        if (r < 0)
+                return r;
         record_nodes(&pn);
         *ret = TAKE_PTR(p);
         return 0;
@@ -1061,6 +1065,7 @@ struct plan *plan_free(struct plan *p) {
                 free(p->replicas[i].hugepages);
                 free(p->replicas[i].warmup_url);
                 free(p->replicas[i].copies);
+                free(p->replicas[i].nics);
                 strv_free_n(p->replicas[i].why, p->replicas[i].n_why);
         }
         free(p->replicas);

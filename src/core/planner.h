@@ -50,6 +50,22 @@ struct placement {
          * there; NULL without. */
         char *copies;
         uint64_t copies_bytes;
+        /* Its network adapters (nics =), in PCI-address order; a list's names that no adapter
+         * has yet (the interfaces are not all named: at boot, before udev) are kept as names, in
+         * `nic_names`, which the drop-in hands to prepare for the start to resolve. */
+        enum nics_mode nics_mode;
+        struct placement_nic *nics;
+        size_t n_nics;
+        char *const *nic_names; /* nics = LIST: the configuration's names, all of them */
+};
+
+/* A network adapter given to a replica (nics =), and why. */
+struct placement_nic {
+        size_t nic;       /* index into topology.nics */
+        const char *link; /* nics = auto: how it reaches the nearest of the replica's accelerators
+                           * (pci_link(): "PIX", "PXB", "PHB", "NODE"), or "NODE" for a CPU-only
+                           * replica's node; NULL when named in a list */
+        const char *named; /* nics = LIST: the interface named (the configuration's string) */
 };
 
 struct plan_node {
@@ -75,3 +91,13 @@ static inline void plan_freep(struct plan **p) {
 #define _cleanup_plan_ __attribute__((cleanup(plan_freep)))
 
 const struct plan_node *plan_node(const struct plan *p, int id);
+/* The step of plan_compute() that gives every replica its network adapters (nics =,
+ * core/planner-nics.c): nics = auto, the nearest to its accelerators in the PCIe tree (the same
+ * switch, then the same root port, the same host bridge, the same node), none from another node;
+ * a CPU-only replica, those of its node; a list, the adapters whose interfaces it names. A name no
+ * adapter has is an error at its line (-EINVAL, *err) once every adapter's interfaces are named;
+ * before that (at boot) the start resolves it. nic-remote when none sits on a replica's node. */
+int plan_nics(const struct topology *t, const struct config *c, struct plan *p, struct warnings *w,
+              struct error_at *err);
+/* Adds a decision and its reasons, in words, to the replica's `why`. */
+void placement_explain(struct placement *pl, const char *fmt, ...) _printf_(2, 3);

@@ -19,6 +19,14 @@ struct topology *topology_free(struct topology *t) {
                         free(lists[l][i].name);
                         free(lists[l][i].path);
                         free(lists[l][i].iface);
+                        for (size_t k = 0; k < lists[l][i].n_ifaces; k++)
+                                free(lists[l][i].ifaces[k].name);
+                        free(lists[l][i].ifaces);
+                        for (size_t k = 0; k < lists[l][i].n_rdma; k++) {
+                                free(lists[l][i].rdma[k].name);
+                                free(lists[l][i].rdma[k].ports);
+                        }
+                        free(lists[l][i].rdma);
                         pcie_link_done(&lists[l][i].pcie);
                 }
                 free(lists[l]);
@@ -210,4 +218,12 @@ const char *pci_link(const struct accelerator *a, const struct accelerator *b) {
         if (a->numa_node < 0 || b->numa_node < 0)
                 return NULL;
         return a->numa_node == b->numa_node ? "NODE" : "SYS";
+}
+
+int pci_link_rank(const char *link) {
+        static const char *const ranks[] = {"PIX", "PXB", "PHB", "NODE", "SYS"};
+        for (size_t i = 0; link && i < ELEMENTSOF(ranks); i++)
+                if (streq(link, ranks[i]))
+                        return (int) i;
+        return -1;
 }

@@ -40,6 +40,23 @@ enum numa_source { NUMA_SOURCE_NONE, NUMA_SOURCE_NUMA_NODE, NUMA_SOURCE_LOCAL_CP
  * network adapters and NVMe drives an admin places beside them (GPUDirect RDMA, storage). */
 enum pci_kind { PCI_ACCELERATOR, PCI_NIC, PCI_STORAGE };
 
+/* A network adapter's interface. `named`: udev has given it its name (its record is there), or
+ * the root is a capture, whose names are final; an interface the kernel named moments ago
+ * (eth0 before udev renames it, at boot) is not. */
+struct net_iface {
+        char *name;
+        bool named;
+};
+
+/* An RDMA device (/sys/class/infiniband) and how it was tied to its adapter: its `device` link
+ * (mlx5_0), or the network interface it sits on (soft-RoCE's rxe0, which has no PCI device). */
+struct rdma_dev {
+        char *name;
+        unsigned *ports; /* its port numbers, ascending */
+        size_t n_ports;
+        bool via_netdev;
+};
+
 struct accelerator {
         enum pci_kind kind;
         struct pci_address address;
@@ -58,7 +75,12 @@ struct accelerator {
                     * ROCm count them with PCI bus order; -1 for the rest */
         char *path; /* its sysfs directory under the root, "sys/devices/pci0000:17/.../0000:18:00.0"
                      * when the bus entry is a link, else "sys/bus/pci/devices/0000:18:00.0" */
-        char *iface; /* a NIC's network interface, a drive's NVMe controller; NULL */
+        char *iface; /* a NIC's network interface (the first of ifaces), a drive's NVMe controller; NULL */
+        struct net_iface *ifaces; /* a NIC's interfaces, by name (below net/, or virtioN/net/) */
+        size_t n_ifaces;
+        struct rdma_dev *rdma; /* a NIC's RDMA devices, by name */
+        size_t n_rdma;
+        bool virtual_function; /* an SR-IOV virtual function (its physfn link): a VM's, not the host's */
         struct pcie_link pcie; /* accelerators and NICs, when read (show) */
 };
 
@@ -119,6 +141,9 @@ void accelerator_resolve_node(struct accelerator *a, int sysfs_numa_node, const 
  * NUMA node), "SYS" (across NUMA nodes); from their sysfs paths, so for every vendor and with no
  * driver loaded. NULL when neither their paths nor their nodes say. */
 const char *pci_link(const struct accelerator *a, const struct accelerator *b);
+/* How near pci_link() says two functions are: PIX 0, PXB 1, PHB 2, NODE 3, SYS 4; -1 for "X" or
+ * an unknown path. */
+int pci_link_rank(const char *link);
 
 /* Applies [numaplan] accelerator-nodes: the named accelerators' numa_source becomes "override".
  * An unknown accelerator or node is an error at the key's line. */

@@ -48,6 +48,7 @@ enum warning_subject { SUBJECT_HOST, SUBJECT_NODE, SUBJECT_PCI, SUBJECT_REPLICA 
         X(ACCELERATOR_NOT_COMPUTE, "accelerator-not-compute", WARNING, PCI, "a replica names a display controller, not a compute accelerator") \
         X(MEMORY_UNSET, "memory-unset", NOTICE, HOST, "the built-in default sizes no replica's memory") \
         X(MODEL_SHARED, "model-shared", WARNING, HOST, "replicas on different nodes name the same model file") \
+        X(NIC_REMOTE, "nic-remote", WARNING, REPLICA, "a replica has no network adapter on its node") \
         /* The host's tuning (core/tuning.h) */ \
         X(PCIE_LINK_NARROW, "pcie-link-narrow", WARNING, PCI, "a PCIe link is narrower than the device's maximum") \
         X(PCIE_LINK_SLOW, "pcie-link-slow", NOTICE, PCI, "a PCIe link runs below the device's maximum speed (idle GPUs do)") \

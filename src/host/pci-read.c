@@ -24,6 +24,7 @@
 #include "core/topology.h"
 #include "host/pci-dl.h"
 #include "host/pci-ids.h"
+#include "host/nic-read.h"
 #include "host/pci-read.h"
 #include "host/root.h"
 #include "host/tuning-parse.h"
@@ -100,10 +101,11 @@ static bool read_hex(struct root *root, const struct accelerator *a, const char 
         return root_read_string(root, p, &s) >= 0 && parse_uint64(s, 16, ret) >= 0;
 }
 
-static bool wanted(uint32_t class, bool devices, enum pci_kind *ret) {
+static bool wanted(uint32_t class, unsigned flags, enum pci_kind *ret) {
+        bool devices = flags & PCI_DEVICES_TOO;
         if (pci_class_is_accelerator(class))
                 *ret = PCI_ACCELERATOR;
-        else if (devices && pci_class_is_nic(class))
+        else if ((devices || flags & PCI_NICS) && pci_class_is_nic(class))
                 *ret = PCI_NIC;
         else if (devices && pci_class_is_nvme(class))
                 *ret = PCI_STORAGE;
@@ -112,9 +114,9 @@ static bool wanted(uint32_t class, bool devices, enum pci_kind *ret) {
         return true;
 }
 
-/* The devices whose class says accelerator (and, with `devices`, network adapter or NVMe drive),
+/* The devices whose class says accelerator (and, as `flags` ask, network adapter or NVMe drive),
  * with address, class and directory filled in. */
-static void find_candidates(struct root *root, bool devices, struct warnings *w, struct accelerator **ret,
+static void find_candidates(struct root *root, unsigned flags, struct warnings *w, struct accelerator **ret,
                             size_t *ret_n) {
         _cleanup_free_ struct accelerator *list = NULL;
         size_t n = 0;
@@ -154,7 +156,7 @@ static void find_candidates(struct root *root, bool devices, struct warnings *w,
                         continue;
                 }
                 a.class = (uint32_t) class;
-                if (!wanted(a.class, devices, &a.kind)) {
+                if (!wanted(a.class, flags, &a.kind)) {
                         free(a.path);
                         continue;
                 }
@@ -478,13 +480,13 @@ static int compare_accel(const void *x, const void *y) {
         return pci_address_compare(&a->address, &b->address);
 }
 
-/* A NIC's interface (net/<ifname>), a drive's controller (nvme/<nvmeN>). */
+/* A drive's controller (nvme/<nvmeN>); a NIC's interfaces are nic_read_details()'s. */
 static void read_iface(struct root *root, struct accelerator *a) {
-        _cleanup_free_ char *dir = device_path(a, a->kind == PCI_NIC ? "net" : "nvme");
+        _cleanup_free_ char *dir = device_path(a, "nvme");
         struct dirent *de;
         _cleanup_closedir_ DIR *d = NULL;
 
-        if (a->kind == PCI_ACCELERATOR || root_opendir(root, dir, &d) < 0)
+        if (a->kind != PCI_STORAGE || root_opendir(root, dir, &d) < 0)
                 return;
         while (!a->iface && (de = readdir(d)))
                 if (de->d_name[0] != '.')
@@ -526,7 +528,7 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
         size_t n;
         struct names names = {0};
 
-        find_candidates(root, flags & PCI_DEVICES_TOO, w, &list, &n);
+        find_candidates(root, flags, w, &list, &n);
         if (n == 0)
                 return 0;
 
@@ -556,6 +558,7 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
         take_kind(list, n, PCI_NIC, &t->nics, &t->n_nics);
         take_kind(list, n, PCI_STORAGE, &t->storage, &t->n_storage);
         free(list);
+        nic_read_details(root, t->nics, t->n_nics);
         number_accelerators(t);
         return 0;
 }

@@ -13,6 +13,7 @@ enum {
         PCI_NAMES = 1 << 0,       /* names from the PCI ID database */
         PCI_DEVICES_TOO = 1 << 1, /* network adapters and NVMe drives as well */
         PCI_CONFIG = 1 << 2,      /* accelerators' and NICs' Device Control from config space (show) */
+        PCI_NICS = 1 << 3,        /* network adapters, without NVMe drives (the plan's adapters) */
 };
 int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w, struct topology *t);
 /* The Device Control sizes of accelerators and NICs already read without PCI_CONFIG (verify

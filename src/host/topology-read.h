@@ -14,6 +14,7 @@ enum {
         TOPOLOGY_DEVICES = 1 << 1, /* network adapters and NVMe drives too (`show`) */
         TOPOLOGY_TUNING = 1 << 2,  /* PCIe links and config space, the host's tuning (core/tuning.h):
                                     * `show`, `snapshot`; plan and apply do without */
+        TOPOLOGY_NICS = 1 << 3,    /* network adapters, their interfaces and RDMA devices (plan, prepare) */
 };
 
 /* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the

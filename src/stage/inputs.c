@@ -64,7 +64,9 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
                 in->exe = self_exe();
         free(in->models);
         in->models = xasprintf("%s/models", in->runtime_dir);
-        in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe, .models = in->models};
+        free(in->nics);
+        in->nics = xasprintf("%s/nics", in->runtime_dir);
+        in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe, .models = in->models, .nics = in->nics};
 }
 
 void inputs_journal(const struct inputs *in, bool live) {
@@ -82,7 +84,7 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
         }
         r = topology_read(in->root,
                           (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
-                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0),
+                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) | (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0),
                           &in->warnings, &in->topology);
         if (r < 0)
                 return EXIT_ENV;
@@ -128,7 +130,7 @@ int inputs_load(const struct globals *g, const char *config_path, bool runtime, 
                 inputs_done(&in);
                 return r == -ENOENT || r == -EINVAL || r == -EPERM ? EXIT_USAGE : EXIT_ENV;
         }
-        r = inputs_host(g, 0, in.config, &in);
+        r = inputs_host(g, config_wants_nics(in.config) ? INPUTS_NICS : 0, in.config, &in);
         /* What the host does not let numaplan read right makes any plan wrong: say each, plan
          * nothing. `show` still shows the rest. */
         if (r == EXIT_OK && warnings_count(&in.warnings, SEVERITY_ERROR) > 0) {
@@ -164,6 +166,7 @@ void inputs_done(struct inputs *in) {
         free(in->marker);
         free(in->exe);
         free(in->models);
+        free(in->nics);
         *in = (struct inputs){0};
 }
 

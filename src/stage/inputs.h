@@ -37,6 +37,7 @@ struct inputs {
         char *marker;
         char *exe; /* this binary, which the drop-ins run before a replica starts */
         char *models; /* <runtime_dir>/models: model-copies = per-node keeps its copies there */
+        char *nics;   /* <runtime_dir>/nics: prepare writes each replica's adapters there */
         struct dropin_env env; /* the two above, for dropin_render() */
 };
 
@@ -49,6 +50,7 @@ enum {
         INPUTS_NAMES = 1 << 1,  /* name accelerators from the PCI ID database */
         INPUTS_DEVICES = 1 << 2, /* network adapters and NVMe drives too */
         INPUTS_TUNING = 1 << 3,  /* the host's tuning, PCIe links and config space (core/tuning.h) */
+        INPUTS_NICS = 1 << 4,    /* network adapters, for the plan's nics = */
 };
 
 /* Where drop-ins go and where apply keeps its state. The state follows the unit directory: for

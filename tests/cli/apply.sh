@@ -49,6 +49,12 @@ captured-firecracker-vm per-accelerator planned 0
 captured-firecracker-vm podman-split planned 0
 captured-firecracker-vm per-node-cpu-only refused replica llama-0 needs 48.0 GiB and no set of nodes holds it
 captured-firecracker-vm tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 0 are left
+cloud-vm-2n-2gpu null planned 2
+cloud-vm-2n-2gpu docker-per-accelerator planned 2
+cloud-vm-2n-2gpu per-accelerator planned 2
+cloud-vm-2n-2gpu podman-split planned 2
+cloud-vm-2n-2gpu per-node-cpu-only planned 2
+cloud-vm-2n-2gpu tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 2 are left
 dgx-2s-8gpu null planned 8
 dgx-2s-8gpu docker-per-accelerator planned 8
 dgx-2s-8gpu per-accelerator planned 8
@@ -67,6 +73,12 @@ gpus-numa-minus1 per-accelerator planned 4
 gpus-numa-minus1 podman-split planned 4
 gpus-numa-minus1 per-node-cpu-only planned 2
 gpus-numa-minus1 tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 2 are left
+nics-4n-8gpu null planned 8
+nics-4n-8gpu docker-per-accelerator planned 8
+nics-4n-8gpu per-accelerator planned 8
+nics-4n-8gpu podman-split planned 8
+nics-4n-8gpu per-node-cpu-only planned 4
+nics-4n-8gpu tensor-parallel-per-socket planned 2
 no-numa-kernel null planned 1
 no-numa-kernel docker-per-accelerator planned 0
 no-numa-kernel per-accelerator planned 0

@@ -183,7 +183,7 @@ rm -r "$long/sys/kernel/iommu_groups/"*
 mkdir -p "$long/sys/class/iommu/$(head -c 255 /dev/zero | tr '\0' '\033')"
 run long-show show -c /dev/null --sysfs-root "$long"
 text_ok "names of 255 bytes 0xff and 255 ESCs: show's text clean (exit $rc)" long-show
-has "the longest escaped whole (1020 characters)" long-show "$(printf '\\xff%.0s' {1..255})  x8"
+has "the longest escaped whole (1020 characters)" long-show "$(printf '\\xff%.0s' {1..255})  -     x8"
 run long-json show --json -c /dev/null --sysfs-root "$long"
 json_ok "and show --json parses (exit $rc)" long-json
 

@@ -10,13 +10,16 @@
 #include "basic/util.h"
 #include "core/config.h"
 #include "core/dropin.h"
+#include "core/nic-choice.h"
 #include "core/planner.h"
 #include "core/topology.h"
 #include "host/root.h"
 #include "host/topology-read.h"
 #include "tap.h"
 
-#define MARKER (&(struct dropin_env){.marker = "/run/numaplan/applied", .exe = "/usr/sbin/numaplan", .models = "/run/numaplan/models"})
+#define MARKER                                                                                              \
+        (&(struct dropin_env){.marker = "/run/numaplan/applied", .exe = "/usr/sbin/numaplan", .models = "/run/numaplan/models", \
+                              .nics = "/run/numaplan/nics"})
 
 static const char *fixtures;
 /* The size plan_text() gives every replica's model = files. */
@@ -29,7 +32,7 @@ static struct topology *host(const char *name) {
         struct warnings w = {0};
         int r = root_open(path, 0, &root);
         if (r >= 0)
-                r = topology_read(root, 0, &w, &t);
+                r = topology_read(root, TOPOLOGY_NICS, &w, &t); /* as plan reads it: nics = auto */
         warnings_done(&w);
         if (r < 0) {
                 printf("Bail out! cannot read fixture host %s\n", path);
@@ -322,6 +325,45 @@ static uint64_t rnd(void) {
 }
 
 /* Checks the placement rules (numaplan.conf(5), PLACEMENT) on a plan; returns the first violation, or NULL. */
+/* nics = auto (numaplan.conf(5), NETWORK ADAPTERS): no virtual function, none of another node,
+ * and for each accelerator the nearest adapters it has, by pci_link(). */
+static char *nic_violation(const struct topology *t, const struct config *c, const struct placement *r) {
+        if (replica_nics(c, r->conf)->mode != NICS_AUTO)
+                return NULL;
+        bool with_node = false;
+        for (size_t j = 0; j < r->n_accels; j++)
+                with_node = with_node || t->accels[r->accels[j]].numa_node >= 0;
+        for (size_t k = 0; k < r->n_nics; k++) {
+                const struct accelerator *n = &t->nics[r->nics[k].nic];
+                int best = -1;
+                for (size_t j = 0; j < r->n_accels; j++) {
+                        int rank = pci_link_rank(pci_link(&t->accels[r->accels[j]], n));
+                        best = rank >= 0 && (best < 0 || rank < best) ? rank : best;
+                }
+                if (n->virtual_function)
+                        return xasprintf("nics: %s got virtual function %s", r->name, n->pci);
+                if (with_node ? best < 0 || best > 3 : n->numa_node < 0 || !cpuset_isset(&r->home, (unsigned) n->numa_node))
+                        return xasprintf("nics: %s got %s, another node's", r->name, n->pci);
+        }
+        for (size_t j = 0; with_node && j < r->n_accels; j++) {
+                const struct accelerator *a = &t->accels[r->accels[j]];
+                int best = -1, got = -1;
+                for (size_t i = 0; i < t->n_nics; i++) {
+                        int rank = t->nics[i].virtual_function ? -1 : pci_link_rank(pci_link(a, &t->nics[i]));
+                        if (rank < 0 || rank > 3)
+                                continue;
+                        best = best < 0 || rank < best ? rank : best;
+                        for (size_t k = 0; k < r->n_nics; k++)
+                                if (r->nics[k].nic == i)
+                                        got = got < 0 || rank < got ? rank : got;
+                }
+                if (best != got)
+                        return xasprintf("nics: %s's accelerator %s has an adapter at rank %d, and got %d", r->name, a->pci,
+                                         best, got);
+        }
+        return NULL;
+}
+
 static char *violation(const struct topology *t, const struct config *c, const struct plan *p) {
         size_t nn = t->n_nodes;
         uint64_t *share = xmalloc0((nn + 1) * sizeof(uint64_t));
@@ -399,6 +441,10 @@ static char *violation(const struct topology *t, const struct config *c, const s
                                         FAIL("rule 5: %s has CPU %d but not its sibling %d", r->name, cpu, s);
                 if (r->conf->cores && cpuset_count(&r->cpus) < r->conf->cores)
                         FAIL("rule 5: %s asked %u cores", r->name, r->conf->cores);
+
+                _cleanup_free_ char *nv = nic_violation(t, c, r);
+                if (nv)
+                        FAIL("%s", nv);
 
                 /* Rule 9. */
                 bool nvidia = false;
@@ -636,12 +682,13 @@ static void examples_memory(void) {
         p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmodel = /srv/100%, /srv/$HOME\n", &err);
         if (ok(p != NULL, "a model that fits")) {
                 _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "m"), MARKER);
-                ok(d && strstr(d, "ExecStartPre=-+\"/usr/sbin/numaplan\" prepare --nodes 0 -- \"/srv/100%%\" \"/srv/$$HOME\"\n"),
+                ok(d && strstr(d, "ExecStartPre=-+\"/usr/sbin/numaplan\" prepare --nodes 0 --nics \"0000:17:00.0\" --nics-env "
+                                  "\"/run/numaplan/nics/%n\" -- \"/srv/100%%\" \"/srv/$$HOME\"\n"),
                    "its drop-in prepares the page cache before the start, specifiers and variables escaped");
                 is_int(replica(p, "m")->memory, UINT64_C(40) << 30, "memory: the model's size");
         }
         plan_free(p);
-        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmodel = /srv/m\n"
+        p = plan_text(t, "[numaplan]\nnics = none\n[replica a]\nunit = a.service\naccelerators = 18:00.0\nmodel = /srv/m\n"
                          "[replica b]\nunit = b.service\naccelerators = 9a:00.0\nmodel = /srv/m\n"
                          "[replica c]\nunit = c.service\naccelerators = 2a:00.0\nmodel = /srv/m\n", &err);
         ok(p && has(WARNING_MODEL_SHARED, "replicas a (node 0) and b (node 1) name the same model /srv/m") &&
@@ -730,6 +777,134 @@ static void examples_side_by_side(void) {
         topology_free(t);
 }
 
+/* The adapter given to `name` in the last plan, as "PCI LINK" (LINK "named" for a list's), the
+ * adapters separated by blanks; "" for none. */
+static char *nics_of(const struct topology *t, const struct plan *p, const char *name) {
+        const struct placement *r = replica(p, name);
+        struct strbuf b = {0};
+        for (size_t i = 0; r && i < r->n_nics; i++)
+                strbuf_printf(&b, "%s%s %s", i ? " " : "", t->nics[r->nics[i].nic].pci,
+                              r->nics[i].link ? r->nics[i].link : "named");
+        return b.len ? strbuf_steal(&b) : xstrdup("");
+}
+
+#define is_nics(t, p, name, want, ...)                          \
+        do {                                                    \
+                _cleanup_free_ char *n_ = nics_of(t, p, name); \
+                is_str(n_, want, __VA_ARGS__);                  \
+        } while (0)
+
+static bool said_why(const struct plan *p, const char *name, const char *text) {
+        const struct placement *r = replica(p, name);
+        for (size_t i = 0; r && i < r->n_why; i++)
+                if (strstr(r->why[i], text))
+                        return true;
+        return false;
+}
+
+/* nics = on the 8-GPU host that has every place an adapter can sit relative to a GPU. */
+static void examples_nics(void) {
+        struct topology *t = host("nics-4n-8gpu");
+        char *err;
+
+        struct plan *p = plan_text(t, "", &err);
+        if (ok(p && p->n_replicas == 8, "nics-4n-8gpu default: one replica per GPU, nics = auto")) {
+                is_nics(t, p, "inference-0", "0000:14:00.0 PIX", "GPU0: the ConnectX under its own switch, not its VF");
+                is_nics(t, p, "inference-1", "0000:18:00.0 PIX", "GPU1: the other switch's, not GPU0's (PHB)");
+                is_nics(t, p, "inference-2", "0000:46:00.0 PXB", "GPU2: the E810 behind its root port, before the PHB one");
+                is_nics(t, p, "inference-3", "0000:56:00.0 PHB", "GPU3: the one on its host bridge, before the PXB one of GPU2");
+                is_nics(t, p, "inference-4", "0000:a2:00.0 NODE", "GPU4: its node's, through another host bridge");
+                is_nics(t, p, "inference-6", "", "GPU6: none from another node");
+                ok(said_why(p, "inference-0", "0000:14:00.0 (ens1f0np0; RDMA mlx5_0): PIX to accelerator 0000:13:00.0, the same PCIe switch"),
+                   "the why names the adapter, its interface and RDMA device, and the path");
+                ok(has(WARNING_NIC_REMOTE, "replica inference-6 has no network adapter on node 3: the nearest is "
+                                           "0000:a2:00.0 (ens7f0np0; RDMA mlx5_3) on node 2 (distance 12)"),
+                   "nic-remote names the replica and the nearest adapter, by node distance");
+                ok(!has(WARNING_NIC_REMOTE, "inference-5 "), "no nic-remote for a replica with an adapter on its node");
+                _cleanup_free_ char *d0 = dropin_render(t, cur, p, replica(p, "inference-0"), MARKER),
+                                    *d6 = dropin_render(t, cur, p, replica(p, "inference-6"), MARKER);
+                ok(strstr(d0, "EnvironmentFile=-/run/numaplan/nics/%n\n") &&
+                           strstr(d0, " prepare --nodes 0 --nics \"0000:14:00.0\" --nics-env \"/run/numaplan/nics/%n\"\n"),
+                   "the drop-in hands prepare the adapter by PCI address and reads what it writes");
+                ok(!strstr(d6, "nics"), "a replica without adapters has neither");
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = 13:00.0 17:00.0 43:00.0 52:00.0\n", &err);
+        is_nics(t, p, "tp", "0000:14:00.0 PIX 0000:18:00.0 PIX 0000:46:00.0 PXB 0000:56:00.0 PHB",
+                "four GPUs on two nodes: each one's nearest, in PCI order");
+        plan_free(p);
+        p = plan_text(t, "[replicas n]\nunit = n@%i.service\nper = node\n", &err);
+        is_nics(t, p, "n-1", "0000:46:00.0 PXB 0000:56:00.0 PHB", "per = node: the nearest of each of the node's GPUs");
+        is_nics(t, p, "n-3", "", "per = node on the node without an adapter: none");
+        plan_free(p);
+        p = plan_text(t, "[replica cpu]\nunit = cpu.service\n", &err);
+        if (ok(p != NULL, "a CPU-only replica")) {
+                const struct placement *r = replica(p, "cpu");
+                _cleanup_free_ char *home = set_str(&r->home), *want = NULL;
+                int h = cpuset_next(&r->home, 0);
+                want = h == 0 ? xstrdup("0000:14:00.0 NODE 0000:18:00.0 NODE")
+                       : h == 1 ? xstrdup("0000:46:00.0 NODE 0000:56:00.0 NODE")
+                       : h == 2 ? xstrdup("0000:a2:00.0 NODE")
+                                : xstrdup("");
+                is_nics(t, p, "cpu", want, "CPU-only, on node %s: every adapter of its node but the VF", home);
+        }
+        plan_free(p);
+
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 13:00.0\nnics = ib0.8001\n", &err);
+        if (ok(p != NULL, "nics = LIST naming another node's adapter by its second interface")) {
+                is_nics(t, p, "a", "0000:56:00.0 named", "the adapter of that interface, though on node 1");
+                ok(said_why(p, "a", "(ib0.8001; RDMA mlx5_2): named in nics =, on node 1, not the replica's"),
+                   "the why says it is another node's, as named");
+                _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "a"), MARKER);
+                ok(strstr(d, "--nics \"ib0.8001\" ") != NULL, "the drop-in hands prepare the name, for the start to resolve");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 13:00.0\nnics = ens1f0np0, ens9\n", &err);
+        ok(!p && err && strstr(err, "test.conf:4: replica a: nics names ens9, which no network adapter of this host has") &&
+                   strstr(err, "ens1f0np0, ens1f0v0, ens2f0np0, ens5f0, ib0, ib0.8001, ens7f0np0"),
+           "an unknown name is an error at its line, listing the host's interfaces");
+        if (err)
+                printf("#   %s\n", err);
+        free(err);
+        p = plan_text(t, "[numaplan]\nnics = ens9\n[replica a]\nunit = a.service\naccelerators = 13:00.0\n", &err);
+        ok(!p && err && strstr(err, "test.conf:2:"), "[numaplan]'s list: an unknown name is an error at its line");
+        free(err);
+        p = plan_text(t, "[numaplan]\nnics = none\n[replicas g]\nunit = g@%i.service\n[replica b]\nunit = b.service\n"
+                         "nics = auto\n", &err);
+        if (ok(p != NULL, "[numaplan] nics = none, a replica's auto")) {
+                is_nics(t, p, "g-0", "", "none for the template's replicas");
+                ok(!has(WARNING_NIC_REMOTE, "g-6"), "and no nic-remote for a replica that asked none");
+                ok(said_why(p, "g-0", "nics = none"), "the why says so");
+                is_nics(t, p, "b", "0000:14:00.0 NODE 0000:18:00.0 NODE",
+                        "the replica's own nics = auto replaces [numaplan]'s: CPU-only b, its node's adapters");
+        }
+        plan_free(p);
+        topology_free(t);
+
+        /* dgx-2s-8gpu: a ConnectX on node 0 without interface (no driver bound), no PCI paths. */
+        t = host("dgx-2s-8gpu");
+        p = plan_text(t, "", &err);
+        is_nics(t, p, "inference-0", "0000:17:00.0 NODE", "no paths: its node's adapter, driver or not");
+        is_nics(t, p, "inference-4", "", "node 1: none");
+        plan_free(p);
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nnics = ens9f0\n", &err);
+        if (ok(p != NULL, "a name no adapter has, while one has no interface yet: not an error")) {
+                is_nics(t, p, "a", "", "nothing chosen now");
+                ok(said_why(p, "a", "interface ens9f0: no network adapter has it now"), "the start resolves it, said");
+        }
+        plan_free(p);
+        topology_free(t);
+
+        /* A cloud VM: virtio adapters, their interfaces below virtioN/net/, soft-RoCE on one. */
+        t = host("cloud-vm-2n-2gpu");
+        p = plan_text(t, "", &err);
+        is_nics(t, p, "inference-1", "0000:42:00.0 PHB", "the virtio adapter on the GPU's expander");
+        ok(said_why(p, "inference-1", "0000:42:00.0 (ens1; RDMA rxe0)"), "named by its virtio interface, with its rxe");
+        plan_free(p);
+        topology_free(t);
+}
+
 int main(int argc, char **argv) {
         if (argc < 2) {
                 printf("Bail out! usage: test-planner FIXTURES_DIR\n");
@@ -741,6 +916,7 @@ int main(int argc, char **argv) {
         examples_others();
         examples_memory();
         examples_side_by_side();
+        examples_nics();
 
         _cleanup_free_ char *hosts = xasprintf("%s/hosts", fixtures);
         DIR *d = opendir(hosts);
