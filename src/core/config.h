@@ -29,11 +29,12 @@ enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
         X(VISIBLE_DEVICES, "visible-devices", boolean, visible_devices, "yes")                 \
         X(MIN_LOCAL, "min-local", percent, min_local_bp, "95%")                                \
         X(WARMUP_TIMEOUT, "warmup-timeout", duration, warmup_timeout_ms, "120s")               \
-        X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")
+        X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")                \
+        X(IRQ_AFFINITY, "irq-affinity", boolean, irq_affinity, "no")
 
 /* The keys of [replica NAME] and [replicas NAME]: X(ID, name, sections, parser, field of struct
  * replica_conf, default). A NULL default leaves the key unset: required (unit), taken from
- * [numaplan] (policy, visible-devices, min-local, warmup-timeout), or derived (memory). */
+ * [numaplan] (policy, visible-devices, min-local, warmup-timeout, irq-affinity), or derived (memory). */
 #define REPLICA_KEYS(X)                                                                        \
         X(UNIT, "unit", IN_BOTH, unit, unit, NULL)                                             \
         X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accelerators, "none")        \
@@ -51,7 +52,8 @@ enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
         X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)                        \
         X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages, NULL)                         \
         X(CONTAINER, "container", IN_BOTH, container, container, NULL)                         \
-        X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")
+        X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")                                    \
+        X(IRQ_AFFINITY, "irq-affinity", IN_BOTH, boolean, irq_affinity, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -94,6 +96,7 @@ struct replica_conf {
         unsigned min_local_bp;
         char *container; /* the container the unit's client starts (docker run --name); may hold %i */
         bool openmp;     /* set OMP_NUM_THREADS, OMP_PROC_BIND and OMP_PLACES for its CPUs */
+        bool irq_affinity; /* apply steers its devices' interrupts to its CPUs */
 };
 
 struct accel_override {
@@ -117,6 +120,7 @@ struct config {
                 struct accel_override *v; /* accelerator-nodes */
                 size_t n;
         } overrides;
+        bool irq_affinity;
 
         struct replica_conf *replicas; /* in file order */
         size_t n_replicas;
@@ -175,6 +179,11 @@ static inline bool replica_visible_devices(const struct config *c, const struct 
 static inline unsigned replica_min_local(const struct config *c, const struct replica_conf *r) {
         return replica_has(r, REPLICA_MIN_LOCAL) ? r->min_local_bp : c->min_local_bp;
 }
+static inline bool replica_irq_affinity(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_IRQ_AFFINITY) ? r->irq_affinity : c->irq_affinity;
+}
+/* Whether any replica, or [numaplan], asks for irq-affinity = yes. */
+bool config_irq_affinity_any(const struct config *c);
 static inline uint64_t replica_warmup_timeout(const struct config *c, const struct replica_conf *r) {
         return replica_has(r, REPLICA_WARMUP_TIMEOUT) ? r->warmup_timeout_ms : c->warmup_timeout_ms;
 }

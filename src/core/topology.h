@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "basic/cpuset.h"
+#include "core/irq-list.h"
 #include "core/pci.h"
 #include "core/tuning.h"
 
@@ -60,6 +61,7 @@ struct accelerator {
                      * when the bus entry is a link, else "sys/bus/pci/devices/0000:18:00.0" */
         char *iface; /* a NIC's network interface, a drive's NVMe controller; NULL */
         struct pcie_link pcie; /* accelerators and NICs, when read (show) */
+        struct device_irqs irqs; /* accelerators and NICs, when read (show, apply, verify) */
 };
 
 struct topology {
@@ -87,6 +89,8 @@ struct topology {
         uint64_t *hugepage_sizes_kb;  /* the sizes the kernel offers, smallest first */
         size_t n_hugepage_sizes;
         struct host_tuning *tuning; /* NULL: not read (only show and verify --metrics read it) */
+        int irqbalance; /* the pid of a running irqbalance; -1: none runs; 0: unknown (not read, or a
+                         * capture without processes) */
 };
 
 struct topology *topology_free(struct topology *t);

@@ -14,6 +14,8 @@ enum {
         TOPOLOGY_DEVICES = 1 << 1, /* network adapters and NVMe drives too (`show`) */
         TOPOLOGY_TUNING = 1 << 2,  /* PCIe links and config space, the host's tuning (core/tuning.h):
                                     * `show`, `snapshot`; plan and apply do without */
+        TOPOLOGY_IRQS = 1 << 3,    /* the accelerators' and network adapters' interrupts (core/irqs.h),
+                                    * and with TOPOLOGY_TUNING whether irqbalance runs */
 };
 
 /* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the
