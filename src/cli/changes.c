@@ -7,9 +7,11 @@
 #include "basic/util.h"
 #include "cli/changes.h"
 #include "cli/verbs.h"
+#include "core/irqs.h"
 #include "core/planner.h"
 #include "host/copy-place.h"
 #include "host/hugepages.h"
+#include "host/irq-steer.h"
 #include "host/root.h"
 #include "stage/inputs.h"
 #include "systemd/changeset.h"
@@ -73,8 +75,35 @@ void changes_print_pools(const struct pool_changes *pools, bool check) {
         }
 }
 
-void changes_report(const struct change_line *v, size_t n, const struct pool_changes *pools, bool check, bool changed,
-                    const char *generator_dir, bool removal, const char *nothing, bool json) {
+json_object *changes_irqs_json(const struct irq_changes *irqs) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; irqs && i < irqs->n; i++) {
+                const struct irq_change *q = &irqs->v[i];
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "irq", json_object_new_int64(q->irq));
+                json_object_object_add(o, "pci", json_object_new_string(q->pci));
+                json_object_object_add(o, "action", json_object_new_string(irq_action_to_string(q->action)));
+                json_object_object_add(o, "before", q->has_before ? json_cpuset(&q->before) : NULL);
+                json_object_object_add(o, "after", q->has_before ? json_cpuset(&q->after) : NULL);
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+void changes_print_irqs(const struct irq_changes *irqs, bool check) {
+        for (size_t i = 0; irqs && i < irqs->n; i++) {
+                const struct irq_change *q = &irqs->v[i];
+                if ((q->action != IRQ_STEERED && q->action != IRQ_RESTORED) || cpuset_equal(&q->before, &q->after))
+                        continue;
+                _cleanup_free_ char *before = cpuset_format(&q->before), *after = cpuset_format(&q->after);
+                printf("IRQ %u of %s: %s%s CPUs %s (%s %s)\n", q->irq, q->pci, check ? "would be " : "",
+                       q->action == IRQ_STEERED ? "steered to" : "given back", after, check ? "now" : "was", before);
+        }
+}
+
+void changes_report(const struct change_line *v, size_t n, const struct pool_changes *pools,
+                    const struct irq_changes *irqs, bool check, bool changed, const char *generator_dir, bool removal,
+                    const char *nothing, bool json) {
         if (json) {
                 _cleanup_json_ json_object *obj = json_object_new_object();
                 json_object *units = json_object_new_array();
@@ -91,6 +120,7 @@ void changes_report(const struct change_line *v, size_t n, const struct pool_cha
                         json_object_object_add(obj, "generator_dir", json_object_new_string(generator_dir));
                 json_object_object_add(obj, "units", units);
                 json_object_object_add(obj, "hugepages", changes_pools_json(pools));
+                json_object_object_add(obj, "interrupts", changes_irqs_json(irqs));
                 json_print(obj);
                 return;
         }
@@ -103,6 +133,7 @@ void changes_report(const struct change_line *v, size_t n, const struct pool_cha
                 else if (removal)
                         printf("%s: no drop-in of numaplan's to remove\n", v[i].unit);
         changes_print_pools(pools, check);
+        changes_print_irqs(irqs, check);
         if (!changed)
                 printf("%s\n", nothing);
 }
@@ -110,12 +141,19 @@ void changes_report(const struct change_line *v, size_t n, const struct pool_cha
 void changes_lines(struct change_line **v, size_t *n, const struct changeset *cs, const char *note) {
         for (size_t i = 0; i < cs->n; i++) {
                 *v = xrealloc(*v, (*n + 1) * sizeof(**v));
-                (*v)[(*n)++] = (struct change_line){cs->v[i].unit, action_to_string(cs->v[i].action), cs->v[i].path, note};
+                (*v)[(*n)++] = (struct change_line){cs->v[i].unit, action_to_string(cs->v[i].action), cs->v[i].path,
+                                                    cs->v[i].helper ? NULL : note};
         }
 }
 
-static void print_changes(const struct changeset *cs, const struct pool_changes *pools, bool check, bool json) {
-        bool changed = changeset_changed(cs) || (pools && pool_changes_any(pools));
+/* Whether the deployment changes, or would change, anything. */
+static bool any_change(const struct changeset *cs, const struct pool_changes *pools, const struct irq_changes *irqs) {
+        return changeset_changed(cs) || (pools && pool_changes_any(pools)) || (irqs && irq_changes_any(irqs));
+}
+
+static void print_changes(const struct changeset *cs, const struct pool_changes *pools, const struct irq_changes *irqs,
+                          bool check, bool json) {
+        bool changed = any_change(cs, pools, irqs);
         _cleanup_free_ struct change_line *lines = NULL;
         _cleanup_free_ char *nothing = cs->removal ? xstrdup("nothing removed")
                                                    : xasprintf("nothing to do: %zu drop-in%s up to date", cs->n,
@@ -123,11 +161,21 @@ static void print_changes(const struct changeset *cs, const struct pool_changes 
         size_t n = 0;
 
         changes_lines(&lines, &n, cs, NULL);
-        changes_report(lines, n, pools, check, changed, NULL, cs->removal, nothing, json);
+        changes_report(lines, n, pools, irqs, check, changed, NULL, cs->removal, nothing, json);
 }
 
-int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, const char *marker, bool check,
-                      bool diff, bool reload, bool restart, bool json) {
+/* Without the reload, this host's irqbalance runs on with its old bans until systemd reloads and
+ * restarts it. */
+static void say_irqbalance_waits(const struct changeset *cs, const struct irq_step *irqs, bool reload) {
+        for (size_t i = 0; !reload && irqs->live && irqs->in->system_dirs && i < cs->n; i++)
+                if (cs->v[i].helper && cs->v[i].action != ACTION_UNCHANGED)
+                        log_notice("%s: its drop-in takes effect when systemd reloads and it restarts (systemctl "
+                                   "daemon-reload; systemctl try-restart %s)",
+                                   cs->v[i].unit, cs->v[i].unit);
+}
+
+int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, struct irq_step *irqs,
+                      const char *marker, bool check, bool diff, bool reload, bool restart, bool json) {
         struct deploy_options o = {.reload = reload, .restart = restart, .marker = marker};
         struct deploy_result res = {.stage = DEPLOY_CONNECT};
         struct deployment d = {0};
@@ -140,8 +188,10 @@ int deploy_and_report(const struct changeset *cs, const struct pool_changes *poo
         if (diff)
                 changes_print_diff(cs, json ? stderr : stdout);
         if (check) {
-                print_changes(cs, pools, true, json);
-                return changeset_changed(cs) || (pools && pool_changes_any(pools)) ? EXIT_FAILED : EXIT_OK;
+                if (irqs)
+                        changes_irqs(irqs, true);
+                print_changes(cs, pools, irqs ? irqs->done : NULL, true, json);
+                return any_change(cs, pools, irqs ? irqs->done : NULL) ? EXIT_FAILED : EXIT_OK;
         }
         int r = deploy(&d, cs, &o, &res);
         deployment_done(&d);
@@ -160,8 +210,29 @@ int deploy_and_report(const struct changeset *cs, const struct pool_changes *poo
         case DEPLOY_DONE:
                 break;
         }
-        print_changes(cs, pools, false, json);
-        return r < 0 ? EXIT_ENV : EXIT_OK;
+        if (irqs) {
+                say_irqbalance_waits(cs, irqs, reload);
+                changes_irqs(irqs, false);
+        }
+        print_changes(cs, pools, irqs ? irqs->done : NULL, false, json);
+        return r < 0 ? EXIT_ENV : irqs ? irqs->exit : EXIT_OK;
+}
+
+void changes_irqs(struct irq_step *step, bool dry) {
+        const struct inputs *in = step->in;
+        step->exit = EXIT_OK;
+        if (!step->live || !in->system_dirs) {
+                /* A test's tree or a replayed host: this host's interrupts are not the plan's. */
+                if (step->want && irq_targets_any(step->want))
+                        log_notice("interrupts are steered only by an apply to systemd's unit directories of this "
+                                   "host: none steered");
+                return;
+        }
+        _cleanup_free_ char *record = xasprintf("%s/" IRQS_RECORD, in->runtime_dir);
+        if (irqs_steer(PROC_IRQ_DIR, record, step->want, dry, step->done) < 0)
+                step->exit = EXIT_ENV;
+        else if (!dry && irq_changes_failed(step->done))
+                step->exit = EXIT_ENV;
 }
 
 int changes_pools(const struct inputs *in, bool live, const struct plan *plan, bool dry, struct pool_changes *ret) {

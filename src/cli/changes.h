@@ -12,30 +12,46 @@
 struct changeset;
 struct globals;
 struct inputs;
+struct irq_changes;
+struct irq_targets;
 struct pool_changes;
+
+/* The interrupts of a deployment (irq-affinity = yes): steered once the drop-ins are committed and
+ * systemd restarted irqbalance with numaplan's (so that the irqbalance that runs from then on
+ * leaves them alone), and only when the drop-ins go to systemd's directories of this (`live`)
+ * host; reckoned for --check. `want` NULL: none, which gives numaplan's back (remove). */
+struct irq_step {
+        const struct inputs *in;
+        bool live;
+        const struct irq_targets *want;
+        struct irq_changes *done; /* filled by deploy_and_report() */
+        int exit;                 /* EXIT_OK, or EXIT_ENV: a record not kept, an interrupt not set */
+};
 
 /* --diff prints a unified diff; --check reports what would change (exit 1 when something
  * would); otherwise the changes are deployed (systemd/deploy.h) and reported, as JSON with
- * `json`: {"changed": ..., "units": [{"unit", "action"}], "hugepages": [...]}. The huge page pools
- * (reserved, or with `check` reckoned, by the caller; NULL for none) are reported beside the
+ * `json`: {"changed": ..., "units": [{"unit", "action"}], "hugepages": [...], "interrupts": [...]}.
+ * The huge page pools (reserved, or with `check` reckoned, by the caller; NULL for none) and the
+ * interrupts (`irqs`, steered here after the commit; NULL for none) are reported beside the
  * drop-ins. Returns the exit code. */
-int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, const char *marker, bool check,
-                      bool diff, bool reload, bool restart, bool json);
+int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, struct irq_step *irqs,
+                      const char *marker, bool check, bool diff, bool reload, bool restart, bool json);
 
 /* The huge page pools of a deployment: as JSON ([{"node", "page_kb", "wanted", ...}]), and as
  * report lines ("would be" with `check`). */
 struct json_object *changes_pools_json(const struct pool_changes *pools);
 void changes_print_pools(const struct pool_changes *pools, bool check);
 /* The report of a deployment, one line a unit: "UNIT: [would be ]ACTION PATH[NOTE]", then the
- * pools, then `nothing` when nothing changed; as JSON with `json` (and, in generator mode,
+ * pools and the interrupts, then `nothing` when nothing changed; as JSON with `json` (and, in generator mode,
  * `generator_dir` and each drop-in's path). With `removal`, an unchanged unit is one numaplan had
  * nothing of. */
 struct change_line {
         const char *unit, *action, *path, *note;
 };
 void changes_lines(struct change_line **v, size_t *n, const struct changeset *cs, const char *note);
-void changes_report(const struct change_line *v, size_t n, const struct pool_changes *pools, bool check, bool changed,
-                    const char *generator_dir, bool removal, const char *nothing, bool json);
+void changes_report(const struct change_line *v, size_t n, const struct pool_changes *pools,
+                    const struct irq_changes *irqs, bool check, bool changed, const char *generator_dir, bool removal,
+                    const char *nothing, bool json);
 /* The unified diff of each change, on `f`. */
 void changes_print_diff(const struct changeset *cs, FILE *f);
 /* Each change as a journal entry of `kind` (apply's or remove's), when the journal is enabled:
@@ -51,6 +67,16 @@ struct plan;
  * test's tree or a replayed host reserves nothing. Returns EXIT_OK, or EXIT_ENV for a record that
  * cannot be kept or a shortfall (said, pool by pool). */
 int changes_pools(const struct inputs *in, bool live, const struct plan *plan, bool dry, struct pool_changes *ret);
+
+/* Name of the record of numaplan's interrupts in the runtime directory. */
+#define IRQS_RECORD "irqs"
+/* The interrupts of `step` (host/irq-steer.h), into step->done: steered (or, `dry`, reckoned) for
+ * systemd's unit directories of this host; a test's tree or a replayed host steers nothing, and
+ * says so. Sets step->exit. */
+void changes_irqs(struct irq_step *step, bool dry);
+/* The interrupts of a deployment: as JSON, and as report lines ("would be" with `check`). */
+struct json_object *changes_irqs_json(const struct irq_changes *irqs);
+void changes_print_irqs(const struct irq_changes *irqs, bool check);
 
 /* The directories of model copies (model-copies = per-node) that `plan` (NULL: none) no longer
  * reads, taken away when the drop-ins are systemd's on this (`live`) host. */

@@ -10,6 +10,8 @@
 #include "basic/util.h"
 #include "cli/changes.h"
 #include "cli/generator-mode.h"
+#include "core/dropin.h"
+#include "host/irq-steer.h"
 #include "stage/inputs.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
@@ -99,8 +101,8 @@ static int reload_and_check(sd_bus *bus, const struct inputs *in, char *const *u
         return EXIT_OK;
 }
 
-int generator_apply(const struct inputs *in, const struct changeset *gen, const struct pool_changes *pools, bool check,
-                    bool diff, bool reload, bool restart, bool json) {
+int generator_apply(const struct inputs *in, const struct changeset *gen, const struct pool_changes *pools,
+                    char *irqbalance, struct irq_step *irqs, bool check, bool diff, bool reload, bool restart, bool json) {
         _cleanup_apply_sets_ struct apply_sets rm = {0};
         _cleanup_free_ char *record = NULL, *apply_marker = NULL;
         _cleanup_free_ struct change_line *lines = NULL;
@@ -109,8 +111,12 @@ int generator_apply(const struct inputs *in, const struct changeset *gen, const 
 
         for (; in->apply_dirs[rm.n]; rm.n++)
                 if ((!check && changeset_recover(in->apply_dirs[rm.n]) < 0) ||
-                    changeset_for_removal(in->apply_dirs[rm.n], NULL, &rm.v[rm.n]) < 0)
+                    changeset_for_removal(in->apply_dirs[rm.n], NULL, &rm.v[rm.n]) < 0) {
+                        free(irqbalance);
                         return EXIT_ENV;
+                }
+        if (changeset_put(&rm.v[0], IRQBALANCE_UNIT, irqbalance) < 0)
+                return EXIT_ENV;
         bool handover = handover_pending(in, &record, &apply_marker);
         for (size_t k = 0; k < rm.n; k++)
                 handover = handover || changeset_changed(&rm.v[k]);
@@ -127,7 +133,9 @@ int generator_apply(const struct inputs *in, const struct changeset *gen, const 
         }
         const char *nothing = "nothing to do: the generator's drop-ins are up to date";
         if (check) {
-                changes_report(lines, n_lines, pools, true, changed, in->unit_dir, false, nothing, json);
+                changes_irqs(irqs, true);
+                changed = changed || irq_changes_any(irqs->done);
+                changes_report(lines, n_lines, pools, irqs->done, true, changed, in->unit_dir, false, nothing, json);
                 return changed ? EXIT_FAILED : EXIT_OK;
         }
         if (connect_and_commit(&rm, changed && reload, &bus) != EXIT_OK)
@@ -135,19 +143,22 @@ int generator_apply(const struct inputs *in, const struct changeset *gen, const 
         if (unlink_if_there(record) < 0 || unlink_if_there(apply_marker) < 0)
                 return EXIT_ENV;
         if (changed && reload) {
-                if (reload_and_check(bus, in, NULL, false) != EXIT_OK || deploy_restart_or_tell(bus, gen, restart) != 0)
+                if (reload_and_check(bus, in, NULL, false) != EXIT_OK || deploy_restart_or_tell(bus, gen, restart) != 0 ||
+                    deploy_restart_helpers(bus, &rm.v[0]) != 0)
                         return EXIT_ENV;
         } else if (changed)
                 log_notice("the generator writes this plan into %s at the next daemon-reload or boot", in->unit_dir);
         if (generator_write_units_record(in->apply_dirs[0], in->plan) < 0)
                 return EXIT_ENV;
-        changes_report(lines, n_lines, pools, false, changed, in->unit_dir, false, nothing, json);
+        changes_irqs(irqs, false);
+        changes_report(lines, n_lines, pools, irqs->done, false, changed || irq_changes_any(irqs->done), in->unit_dir,
+                       false, nothing, json);
         /* The generator's drop-ins are this plan once systemd reloaded; apply's own are gone. */
         if (reload || !changed)
                 changes_journal(gen, JOURNAL_APPLY, false);
         for (size_t k = 0; k < rm.n; k++)
                 changes_journal(&rm.v[k], JOURNAL_APPLY, false);
-        return EXIT_OK;
+        return irqs->exit;
 }
 
 /* The record of what remove took out of the generator's output, with `units` added (all of them
@@ -183,8 +194,8 @@ static int write_record(const char *record, const char *text) {
         return 0;
 }
 
-int generator_remove(const struct inputs *in, char *const *units, const struct pool_changes *pools, bool reload,
-                     bool json) {
+int generator_remove(const struct inputs *in, char *const *units, const struct pool_changes *pools, struct irq_step *irqs,
+                     bool reload, bool json) {
         _cleanup_apply_sets_ struct apply_sets rm = {0};
         _cleanup_changeset_ struct changeset gen = {0};
         _cleanup_free_ struct change_line *lines = NULL;
@@ -216,12 +227,18 @@ int generator_remove(const struct inputs *in, char *const *units, const struct p
         if (changed && reload) {
                 if (reload_and_check(bus, in, units, true) != EXIT_OK || deploy_restart_or_tell(bus, &gen, false) != 0)
                         return EXIT_ENV;
+                for (size_t k = 0; k < rm.n; k++)
+                        if (deploy_restart_helpers(bus, &rm.v[k]) != 0)
+                                return EXIT_ENV;
         } else if (changed)
                 log_notice("the generator leaves them out from the next daemon-reload");
-        changes_report(lines, n_lines, pools, false, changed, in->unit_dir, false, "nothing removed", json);
+        if (irqs)
+                changes_irqs(irqs, false);
+        changes_report(lines, n_lines, pools, irqs ? irqs->done : NULL, false,
+                       changed || (irqs && irq_changes_any(irqs->done)), in->unit_dir, false, "nothing removed", json);
         if (reload)
                 changes_journal(&gen, JOURNAL_REMOVE, false);
         for (size_t k = 0; k < rm.n; k++)
                 changes_journal(&rm.v[k], JOURNAL_REMOVE, false);
-        return EXIT_OK;
+        return irqs ? irqs->exit : EXIT_OK;
 }

@@ -7,9 +7,12 @@
 #include "cli/generator-mode.h"
 #include "cli/verbs.h"
 #include "core/config.h"
+#include "core/dropin.h"
+#include "core/irqs.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
 #include "host/hugepages.h"
+#include "host/irq-steer.h"
 #include "host/root.h"
 #include "stage/inputs.h"
 #include "systemd/bus.h"
@@ -37,18 +40,33 @@ static const struct verb_option options[] = {
         {},
 };
 
+/* Names from templates are checked again as expanded, before any path is built. */
+static bool units_valid(const struct plan *plan) {
+        for (size_t i = 0; i < plan->n_replicas; i++) {
+                const char *why;
+                if (!unit_name_is_valid_service(plan->replicas[i].unit, &why)) {
+                        log_error_at(replica_where(plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
+                                     plan->replicas[i].unit, why);
+                        return false;
+                }
+        }
+        return true;
+}
+
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct apply_args *a = args;
         _cleanup_inputs_ struct inputs in = {0};
         _cleanup_changeset_ struct changeset cs = {0};
         _cleanup_pool_changes_ struct pool_changes pools = {0};
+        _cleanup_(irq_targets_done) struct irq_targets targets = {0};
+        _cleanup_irq_changes_ struct irq_changes irqs_done = {0};
         _cleanup_close_ int lock = -1;
 
         (void) argc;
         (void) argv;
         if (a->restart && a->no_reload)
                 return verb_usage_error("apply", "--restart needs the reload that --no-reload skips");
-        int r = inputs_load(g, a->config, a->runtime, &in);
+        int r = inputs_load(g, a->config, a->runtime, INPUTS_IRQS_ASKED, &in);
         if (r != EXIT_OK)
                 return r;
         r = inputs_check_replay(&in, g, !a->no_reload && !a->check, "apply");
@@ -57,15 +75,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (!a->check)
                 inputs_journal(&in, root_is_live(in.root));
 
-        /* Names from templates are checked again as expanded, before any path is built. */
-        for (size_t i = 0; i < in.plan->n_replicas; i++) {
-                const char *why;
-                if (!unit_name_is_valid_service(in.plan->replicas[i].unit, &why)) {
-                        log_error_at(replica_where(in.plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
-                                     in.plan->replicas[i].unit, why);
-                        return EXIT_USAGE;
-                }
-        }
+        if (!units_valid(in.plan))
+                return EXIT_USAGE;
 
         /* What hurts pinning on this host and what the planner decided: stderr, since stdout is
          * the report. */
@@ -90,6 +101,9 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return EXIT_ENV;
         if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0)
                 return EXIT_ENV;
+        /* irqbalance's drop-in, which bans the interrupts the plan steers, goes beside the replicas'. */
+        irq_targets_for_plan(in.topology, in.plan, &targets);
+        struct irq_step irqs = {.in = &in, .live = root_is_live(in.root), .want = &targets, .done = &irqs_done};
         /* An empty plan removes every drop-in: what a read that came back empty (no accelerators
          * seen, a trimmed sysfs) would do. Removing all is remove's job, asked for by name. */
         size_t removed = changeset_count(&cs, ACTION_REMOVED);
@@ -106,10 +120,15 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         int rp = changes_pools(&in, root_is_live(in.root), in.plan, a->check, &pools);
         if (rp == EXIT_ENV && pools.n == 0)
                 return rp;
+        char *irqbalance = dropin_render_irqbalance(&targets, in.config, irqbalance_exe());
         if (in.generator)
-                r = generator_apply(&in, &cs, &pools, a->check, a->diff, !a->no_reload, a->restart, a->json);
+                r = generator_apply(&in, &cs, &pools, irqbalance, &irqs, a->check, a->diff, !a->no_reload, a->restart,
+                                    a->json);
+        else if (changeset_put(&cs, IRQBALANCE_UNIT, irqbalance) < 0)
+                return EXIT_ENV;
         else
-                r = deploy_and_report(&cs, &pools, in.marker, a->check, a->diff, !a->no_reload, a->restart, a->json);
+                r = deploy_and_report(&cs, &pools, &irqs, in.marker, a->check, a->diff, !a->no_reload, a->restart,
+                                      a->json);
         if (r == EXIT_OK && !a->check)
                 changes_copies(&in, root_is_live(in.root), in.plan);
         return r == EXIT_OK ? rp : r;

@@ -231,7 +231,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         struct inputs in;
         size_t n = 0;
 
-        int r = inputs_load(g, a->config, false, &in);
+        int r = inputs_load(g, a->config, false, 0, &in);
         if (r != EXIT_OK)
                 return r;
         if (!root_is_live(in.root)) {

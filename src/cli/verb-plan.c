@@ -246,7 +246,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
         (void) argc;
         (void) argv;
-        int r = inputs_load(g, a->config, false, &in);
+        int r = inputs_load(g, a->config, false, 0, &in);
         if (r != EXIT_OK)
                 return r;
         if (a->json) {

@@ -10,6 +10,7 @@
 #include "core/unit-name.h"
 #include "host/config-files.h"
 #include "host/hugepages.h"
+#include "host/irq-steer.h"
 #include "stage/inputs.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
@@ -36,8 +37,11 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         _cleanup_inputs_ struct inputs in = {0};
         _cleanup_changeset_ struct changeset cs = {0};
         _cleanup_pool_changes_ struct pool_changes pools = {0};
+        _cleanup_irq_changes_ struct irq_changes irqs_done = {0};
         _cleanup_close_ int lock = -1;
         bool live = streq(g->sysfs_root, "/");
+        /* Like the pools: removing all gives back every interrupt numaplan steered. */
+        struct irq_step irqs = {.in = &in, .live = live, .done = &irqs_done}, *all = argc == 0 ? &irqs : NULL;
         int r;
 
         /* As systemctl takes them: no suffix means the service. */
@@ -75,9 +79,9 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * leaves the pools to the next apply, which sizes them for what stays. */
         int rp = argc == 0 ? changes_pools(&in, live, NULL, false, &pools) : EXIT_OK;
         if (in.generator)
-                r = generator_remove(&in, units, &pools, !a->no_reload, a->json);
+                r = generator_remove(&in, units, &pools, all, !a->no_reload, a->json);
         else
-                r = deploy_and_report(&cs, &pools, NULL, false, false, !a->no_reload, false, a->json);
+                r = deploy_and_report(&cs, &pools, all, NULL, false, false, !a->no_reload, false, a->json);
         /* Like the pools: removing all takes every copy away, removing some leaves them to the
          * next apply. */
         if (r == EXIT_OK && argc == 0)

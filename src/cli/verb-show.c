@@ -13,6 +13,7 @@
 #include "cli/tuning-output.h"
 #include "cli/verbs.h"
 #include "core/config.h"
+#include "core/irq-list.h"
 #include "core/pci.h"
 #include "core/topology.h"
 #include "host/config-files.h"
@@ -69,6 +70,33 @@ static void nic_json(const struct topology *t, const struct accelerator *a, json
         json_object_object_add(o, "pcie_distance", dist);
 }
 
+/* [{"irq", "kind", "affinity", "effective"}], or null when the device's files do not say. */
+static json_object *irqs_json(const struct device_irqs *d) {
+        if (!d->known)
+                return NULL;
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; i < d->n; i++) {
+                const struct device_irq *q = &d->v[i];
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "irq", json_object_new_int64(q->irq));
+                json_object_object_add(o, "kind", json_object_new_string(d->msi ? "msi" : "line"));
+                json_object_object_add(o, "affinity", q->has_affinity ? json_cpuset(&q->affinity) : NULL);
+                json_object_object_add(o, "effective", q->has_effective ? json_cpuset(&q->effective) : NULL);
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+/* {"running", "pid"}, or null when the root shows no process. */
+static json_object *irqbalance_json(int pid) {
+        if (pid == 0)
+                return NULL;
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "running", json_object_new_boolean(pid > 0));
+        json_object_object_add(o, "pid", pid > 0 ? json_object_new_int(pid) : NULL);
+        return o;
+}
+
 static json_object *accel_json(const struct topology *t, const struct accelerator *a) {
         json_object *o = json_object_new_object();
         char buf[16];
@@ -89,8 +117,10 @@ static json_object *accel_json(const struct topology *t, const struct accelerato
                 json_object_object_add(o, "index", a->index >= 0 ? json_object_new_int(a->index) : NULL);
         } else
                 json_object_object_add(o, "interface", json_string_or_null(a->iface));
-        if (a->kind != PCI_STORAGE)
+        if (a->kind != PCI_STORAGE) {
                 json_object_object_add(o, "pcie", pcie_json(&a->pcie));
+                json_object_object_add(o, "interrupts", irqs_json(&a->irqs));
+        }
         if (a->kind == PCI_NIC)
                 nic_json(t, a, o);
         return o;
@@ -136,7 +166,9 @@ static void print_json(const struct topology *t, const struct warnings *w, const
         json_object_object_add(o, "storage", devices_json(t, t->storage, t->n_storage, f));
         json_object_object_add(o, "numa_balancing", t->numa_balancing >= 0 ? json_object_new_int(t->numa_balancing) : NULL);
         json_object_object_add(o, "transparent_hugepages", json_string_or_null(t->thp));
-        json_object_object_add(o, "host", host_tuning_json(t->tuning));
+        json_object *host = host_tuning_json(t->tuning);
+        json_object_object_add(host, "irqbalance", irqbalance_json(t->irqbalance));
+        json_object_object_add(o, "host", host);
         json_object_object_add(o, "warnings", json_warnings(w));
         json_print(o);
 }
@@ -319,6 +351,60 @@ static void print_devices(const char *title, const char *none, const struct acce
         pcie_print_notes(reasons);
 }
 
+/* "0-7,16-23 (node 0)": a set of CPUs and the nodes they belong to. */
+static char *cpus_and_nodes(const struct topology *t, const struct cpuset *cpus) {
+        struct cpuset nodes = {0};
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (cpuset_intersects(&t->nodes[i].cpus, cpus))
+                        cpuset_set(&nodes, (unsigned) t->nodes[i].id);
+        _cleanup_free_ char *c = cpuset_format(cpus), *n = cpuset_format(&nodes);
+        if (!*c)
+                return xstrdup("-");
+        return xasprintf("%s (node%s %s)", c, cpuset_count(&nodes) > 1 ? "s" : "", *n ? n : "-");
+}
+
+static void irq_row(struct table *tab, const struct topology *t, const struct accelerator *a) {
+        struct cpuset set = {0}, served = {0};
+        for (size_t i = 0; i < a->irqs.n; i++) {
+                cpuset_or(&set, &a->irqs.v[i].affinity);
+                cpuset_or(&served, &a->irqs.v[i].effective);
+        }
+        _cleanup_free_ char *irqs = device_irqs_format(&a->irqs), *s = cpus_and_nodes(t, &set),
+                            *e = cpus_and_nodes(t, &served);
+        table_add(tab, a->pci);
+        if (a->numa_node >= 0)
+                table_addf(tab, "%d", a->numa_node);
+        else
+                table_add(tab, "-");
+        table_add(tab, irqs);
+        table_add(tab, a->irqs.msi ? "msi" : "line");
+        table_add(tab, s);
+        table_add(tab, e);
+}
+
+/* Each accelerator's and network adapter's interrupts: the CPUs they are set to, and those that
+ * served them last; only when one of the devices shown has any. */
+static void print_irqs(const struct topology *t, const struct filter *f) {
+        static const char *const headers[] = {"pci", ">node", "irqs", "kind", "set to", "served by"};
+        _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
+        const struct accelerator *lists[] = {t->accels, t->nics};
+        size_t ns[] = {t->n_accels, t->n_nics}, rows = 0;
+
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+                for (size_t i = 0; i < ns[l]; i++)
+                        if (lists[l][i].irqs.n && shown(f, &lists[l][i])) {
+                                irq_row(tab, t, &lists[l][i]);
+                                rows++;
+                        }
+        if (!rows)
+                return;
+        if (t->irqbalance > 0)
+                printf("\ninterrupts (irqbalance runs, pid %d):\n", t->irqbalance);
+        else
+                printf("\ninterrupts (%s):\n", t->irqbalance < 0 ? "irqbalance does not run" : "whether irqbalance runs is unknown");
+        table_print(tab, stdout, "  ");
+}
+
 static void print_settings(const struct topology *t) {
         _cleanup_free_ char *thp = t->thp ? name_escape(t->thp) : NULL; /* the capture's word */
         printf("\nNUMA balancing: %s; transparent huge pages: %s\n",
@@ -428,7 +514,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * that does not load costs the overrides, with a warning, not the command. */
         if (config_load(a->config, &c) < 0)
                 log_warning("configuration not used: accelerator-nodes left out");
-        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix ? 0 : INPUTS_TUNING), c, &in);
+        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix ? 0 : INPUTS_TUNING | INPUTS_IRQS), c, &in);
         if (r == EXIT_ENV) {
                 inputs_done(&in);
                 return r;
@@ -451,6 +537,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 print_nic_paths(t, &f);
                 if (t->n_storage || f.n == 0)
                         print_devices("NVMe drives", "none", t->storage, t->n_storage, &f);
+                print_irqs(t, &f);
                 print_warnings(&in.warnings, "\nwarnings:\n", "  ");
         }
         inputs_done(&in);
@@ -468,8 +555,9 @@ const struct verb verb_show = {
         .usage = "numaplan show [-c FILE] [--json] [--matrix] [PCI...]",
         .description = "Print the NUMA nodes (CPUs, physical cores, memory, distances), the PCI accelerators\n"
                        "with the node that owns each and where that answer came from, their PCIe links, the\n"
-                       "host's tuning (cpufreq, idle states, zone reclaim, swap, IOMMU), and warnings about\n"
-                       "what hurts pinning on this host. The configuration's accelerator-nodes apply.",
+                       "host's tuning (cpufreq, idle states, zone reclaim, swap, IOMMU), the accelerators' and\n"
+                       "network adapters' interrupts and whether irqbalance runs, and warnings about what\n"
+                       "hurts pinning on this host. The configuration's accelerator-nodes apply.",
         .epilogue = "PCI addresses limit the accelerators, adapters and drives shown to those.",
         .epilogue_tight = true,
 };

@@ -155,7 +155,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return EXIT_ENV;
 
         /* Everything show reads, warnings included, so that the replay shows the same. */
-        r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES | INPUTS_TUNING, NULL, &in);
+        r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES | INPUTS_TUNING | INPUTS_IRQS, NULL, &in);
         if (r != EXIT_OK) {
                 inputs_done(&in);
                 return r;

@@ -150,7 +150,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         _cleanup_inputs_ struct inputs in = {0};
         _cleanup_(rows_done) struct rows rows = {0};
 
-        int r = inputs_load(g, a->config, false, &in);
+        int r = inputs_load(g, a->config, false, 0, &in);
         if (r != EXIT_OK)
                 return r;
         _cleanup_free_ const struct placement **sel = NULL;

@@ -14,6 +14,7 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "core/dropin.h"
+#include "core/irqs.h"
 #include "core/planner.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
@@ -176,8 +177,9 @@ static void summarize(struct unit_report *u) {
 
 /* What the unit is and does, up to where its pages are; judged with the other units' pages in
  * judge_pages(). */
-static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, bool no_warmup,
-                       const struct cpuset *memory_nodes, const int *mem_ids, size_t n_mem, struct unit_report *u) {
+static int verify_unit(const struct inputs *in, const struct irq_targets *irqs, sd_bus *bus, const char *mount,
+                       bool no_warmup, const struct cpuset *memory_nodes, const int *mem_ids, size_t n_mem,
+                       struct unit_report *u) {
         const struct placement *pl = u->pl;
         struct unit_state s;
         struct dropin_facts d;
@@ -193,7 +195,8 @@ static int verify_unit(const struct inputs *in, sd_bus *bus, const char *mount, 
         gather_tasks(in->root, mount, &s, pl, tf, &u->container);
 
         struct verify_facts f = {.unit = pl->unit, .pl = pl, .state = &s, .memory_nodes = memory_nodes,
-                                 .dropin = &d, .container = &u->container, .tasks = tf};
+                                 .dropin = &d, .container = &u->container, .tasks = tf, .topology = in->topology,
+                                 .irqs = irqs};
         checks_run(CHECK_PHASE_UNIT, &f, u->checks);
 
         /* The warm-up makes the server touch its memory; the pages are counted after it. */
@@ -453,7 +456,7 @@ static void print_table(const struct unit_report *reports, size_t n) {
                 }
                 table_print(t, stdout, "  ");
                 for (unsigned c = 0; c < N_CHECKS; c++)
-                        if (u->checks[c].detail && (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY))
+                        if (u->checks[c].detail && (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY || c == CHECK_IRQ_LOCALITY))
                                 printf("  %s: %s\n", check_name(c), u->checks[c].detail);
                 print_shared(&u->pages);
                 _cleanup_free_ char *held = held_report(&u->pages);
@@ -561,7 +564,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
         if (json && tap)
                 return verb_usage_error("verify", "--json and --tap exclude each other");
-        r = inputs_load(g, a->config, false, &in);
+        /* The interrupts of every replica's devices: judged with irq-affinity, reported without. */
+        r = inputs_load(g, a->config, false, INPUTS_DEVICES | INPUTS_IRQS, &in);
         if (r != EXIT_OK)
                 return a->metrics ? write_metrics(a->metrics, NULL, NULL, 0, t0, m0, r) : r;
         inputs_journal(&in, root_is_live(in.root));
@@ -577,14 +581,16 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
         _cleanup_bus_ sd_bus *bus = NULL;
         _cleanup_free_ char *mount = NULL;
+        _cleanup_(irq_targets_done) struct irq_targets targets = {0};
         int *mem_ids = NULL;
         struct cpuset memory_nodes;
         size_t n_mem = (size_t) memory_node_ids(in.topology, &mem_ids, &memory_nodes);
+        irq_targets_for_plan(in.topology, in.plan, &targets);
 
         if (r == EXIT_OK && (bus_connect(&bus) < 0 || preflight(bus, in.root, &mount) < 0))
                 r = EXIT_ENV;
         for (size_t i = 0; r == EXIT_OK && i < n; i++)
-                if (verify_unit(&in, bus, mount, no_warmup, &memory_nodes, mem_ids, n_mem, &reports[i]) < 0)
+                if (verify_unit(&in, &targets, bus, mount, no_warmup, &memory_nodes, mem_ids, n_mem, &reports[i]) < 0)
                         r = EXIT_ENV;
         if (r == EXIT_OK)
                 judge_pages(&in, reports, n);

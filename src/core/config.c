@@ -461,6 +461,13 @@ static const struct replica_item replica_items[_REPLICA_KEY_MAX] = {
 #undef ROW
 };
 
+bool config_irq_affinity_any(const struct config *c) {
+        for (size_t i = 0; i < c->n_replicas; i++)
+                if (replica_irq_affinity(c, &c->replicas[i]))
+                        return true;
+        return false;
+}
+
 struct config_key_info *config_keys(size_t *ret_n) {
         struct config_key_info *keys = xmalloc0((_NUMAPLAN_KEY_MAX + 2 * _REPLICA_KEY_MAX) * sizeof(*keys));
         size_t n = 0;

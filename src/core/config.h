@@ -38,11 +38,13 @@ struct nics_choice {
         X(MIN_LOCAL, "min-local", percent, min_local_bp, "95%")                                \
         X(WARMUP_TIMEOUT, "warmup-timeout", duration, warmup_timeout_ms, "120s")               \
         X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")                  \
-        X(NICS, "nics", nics, nics, "auto")
+        X(NICS, "nics", nics, nics, "auto")                                                      \
+        X(IRQ_AFFINITY, "irq-affinity", boolean, irq_affinity, "no")
 
 /* The keys of [replica NAME] and [replicas NAME]: X(ID, name, sections, parser, field of struct
  * replica_conf, default). A NULL default leaves the key unset: required (unit), taken from
- * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics), or derived (memory). */
+ * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics, irq-affinity), or derived
+ * (memory). */
 #define REPLICA_KEYS(X)                                                                        \
         X(UNIT, "unit", IN_BOTH, unit, unit, NULL)                                             \
         X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accelerators, "none")        \
@@ -61,7 +63,8 @@ struct nics_choice {
         X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages, NULL)                         \
         X(CONTAINER, "container", IN_BOTH, container, container, NULL)                         \
         X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")                                    \
-        X(NICS, "nics", IN_BOTH, nics, nics, NULL)
+        X(NICS, "nics", IN_BOTH, nics, nics, NULL)                                             \
+        X(IRQ_AFFINITY, "irq-affinity", IN_BOTH, boolean, irq_affinity, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -105,6 +108,7 @@ struct replica_conf {
         char *container; /* the container the unit's client starts (docker run --name); may hold %i */
         bool openmp;     /* set OMP_NUM_THREADS, OMP_PROC_BIND and OMP_PLACES for its CPUs */
         struct nics_choice nics;
+        bool irq_affinity; /* apply steers its devices' interrupts to its CPUs */
 };
 
 struct accel_override {
@@ -129,6 +133,7 @@ struct config {
                 size_t n;
         } overrides;
         struct nics_choice nics; /* every replica's, unless its section says otherwise */
+        bool irq_affinity;
 
         struct replica_conf *replicas; /* in file order */
         size_t n_replicas;
@@ -197,6 +202,11 @@ static inline struct where replica_nics_where(const struct config *c, const stru
 /* Whether any replica's adapters are chosen (nics = auto or a list): the host's are read then. */
 bool config_wants_nics(const struct config *c);
 const char *nics_mode_to_string(enum nics_mode m);
+static inline bool replica_irq_affinity(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_IRQ_AFFINITY) ? r->irq_affinity : c->irq_affinity;
+}
+/* Whether any replica, or [numaplan], asks for irq-affinity = yes. */
+bool config_irq_affinity_any(const struct config *c);
 static inline uint64_t replica_warmup_timeout(const struct config *c, const struct replica_conf *r) {
         return replica_has(r, REPLICA_WARMUP_TIMEOUT) ? r->warmup_timeout_ms : c->warmup_timeout_ms;
 }

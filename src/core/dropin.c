@@ -218,3 +218,36 @@ char *dropin_nic_items(const struct topology *t, const struct placement *pl) {
 char *dropin_path(const char *unit_dir, const char *unit) {
         return xasprintf("%s/%s.d/" DROPIN_NAME, unit_dir, unit);
 }
+
+/* "# 0000:42:00.0 (replicas llama-0, llama-1): IRQs 45-47 on CPUs 2-3" */
+static void describe_target(struct strbuf *b, const struct irq_target *t) {
+        _cleanup_free_ char *irqs = device_irqs_format(&t->dev->irqs), *cpus = cpuset_format(&t->cpus);
+        strbuf_printf(b, "# %s (replica%s %s): IRQ%s %s on CPUs %s\n", t->dev->pci, strchr(t->replicas, ',') ? "s" : "",
+                      t->replicas, t->dev->irqs.n > 1 ? "s" : "", irqs, cpus);
+}
+
+char *dropin_render_irqbalance(const struct irq_targets *t, const struct config *c, const char *exe) {
+        struct device_irqs banned = {0};
+        struct strbuf b = {0};
+
+        for (size_t i = 0; i < t->n; i++)
+                for (size_t k = 0; k < t->v[i].dev->irqs.n; k++)
+                        device_irqs_add(&banned, t->v[i].dev->irqs.v[k].irq);
+        if (banned.n == 0)
+                return NULL;
+        _cleanup_free_ char *sources = config_sources(c);
+        strbuf_printf(&b, "%s from %s. Do not edit: run numaplan apply.\n", DROPIN_HEADER, sources);
+        strbuf_append(&b, "# irqbalance leaves alone the interrupts numaplan steers (irq-affinity = yes), by their "
+                          "numbers at this boot:\n");
+        for (size_t i = 0; i < t->n; i++)
+                if (t->v[i].dev->irqs.n)
+                        describe_target(&b, &t->v[i]);
+        strbuf_append(&b, "[Service]\nExecStart=\nExecStart=");
+        command_word(&b, exe, true);
+        strbuf_append(&b, " --foreground $IRQBALANCE_ARGS");
+        for (size_t k = 0; k < banned.n; k++)
+                strbuf_printf(&b, " --banirq=%u", banned.v[k].irq);
+        strbuf_append(&b, "\n");
+        device_irqs_done(&banned);
+        return strbuf_steal(&b);
+}

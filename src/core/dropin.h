@@ -3,6 +3,7 @@
 
 /* A replica's systemd drop-in, as text. Pure: the same placement gives the same bytes. */
 
+#include "core/irqs.h"
 #include "core/planner.h"
 
 #define DROPIN_NAME "50-numaplan.conf"
@@ -36,3 +37,11 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
 char *dropin_nic_items(const struct topology *t, const struct placement *pl);
 /* "<unit-dir>/<unit>.d/50-numaplan.conf" */
 char *dropin_path(const char *unit_dir, const char *unit);
+
+/* irqbalance's unit. With irq-affinity = yes, apply writes it a drop-in beside the replicas': it
+ * runs irqbalance as the unit does (`exe` --foreground $IRQBALANCE_ARGS, the admin's arguments
+ * kept) with --banirq=N for every interrupt numaplan steers, which irqbalance then leaves alone
+ * (without, it sets each interrupt's CPUs its own way when it starts and whenever it rebalances). */
+#define IRQBALANCE_UNIT "irqbalance.service"
+/* That drop-in's text; NULL when `t` has no interrupt to steer. */
+char *dropin_render_irqbalance(const struct irq_targets *t, const struct config *c, const char *exe);

@@ -88,6 +88,7 @@ static struct placement *add_placement(struct planning *pn, const struct replica
         pl->warmup_url = r->warmup_url ? unit_template_instance(r->warmup_url, n) : NULL;
         pl->warmup_body = r->warmup_body;
         pl->visible_devices = replica_visible_devices(pn->c, r);
+        pl->irq_affinity = replica_irq_affinity(pn->c, r);
         return pl;
 }
 

@@ -43,6 +43,7 @@ struct placement {
         char *warmup_url;        /* NULL: none configured */
         const char *warmup_body; /* the configuration's, or its default */
         bool visible_devices;
+        bool irq_affinity; /* apply steers its devices' interrupts to `cpus` (core/irqs.h) */
 
         unsigned n_cpus, n_cores; /* in `cpus`, SMT siblings one core */
         /* model-copies = per-node: the copies of its model it reads, in "node1" (or "nodes0-1") under

@@ -28,6 +28,7 @@ struct topology *topology_free(struct topology *t) {
                         }
                         free(lists[l][i].rdma);
                         pcie_link_done(&lists[l][i].pcie);
+                        device_irqs_done(&lists[l][i].irqs);
                 }
                 free(lists[l]);
         }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "basic/cpuset.h"
+#include "core/irq-list.h"
 #include "core/pci.h"
 #include "core/tuning.h"
 
@@ -82,6 +83,7 @@ struct accelerator {
         size_t n_rdma;
         bool virtual_function; /* an SR-IOV virtual function (its physfn link): a VM's, not the host's */
         struct pcie_link pcie; /* accelerators and NICs, when read (show) */
+        struct device_irqs irqs; /* accelerators and NICs, when read (show, apply, verify) */
 };
 
 struct topology {
@@ -109,6 +111,8 @@ struct topology {
         uint64_t *hugepage_sizes_kb;  /* the sizes the kernel offers, smallest first */
         size_t n_hugepage_sizes;
         struct host_tuning *tuning; /* NULL: not read (only show and verify --metrics read it) */
+        int irqbalance; /* the pid of a running irqbalance; -1: none runs; 0: unknown (not read, or a
+                         * capture without processes) */
 };
 
 struct topology *topology_free(struct topology *t);

@@ -3,6 +3,7 @@
 
 #include "basic/parse-util.h"
 #include "basic/util.h"
+#include "core/irqs.h"
 #include "core/planner.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
@@ -333,6 +334,95 @@ void check_task_affinity(const struct verify_facts *f, struct check *c) {
         set(c, n_bad == 0 && n_stale == 0, want, got, detail);
         strbuf_done(&bad);
         strbuf_done(&stale);
+}
+
+/* The devices whose interrupts concern a replica: its accelerators, then the adapters it uses. */
+static size_t irq_devices(const struct topology *t, const struct placement *pl, const struct accelerator **v) {
+        size_t n = 0;
+        for (size_t j = 0; j < pl->n_accels; j++)
+                v[n++] = &t->accels[pl->accels[j]];
+        for (size_t j = 0; j < t->n_nics; j++)
+                if (replica_uses_nic(pl, &t->nics[j]))
+                        v[n++] = &t->nics[j];
+        return n;
+}
+
+/* "0000:42:00.0: IRQs 45-47 set to CPUs 0-3, served by 1,3" */
+static void irq_facts(struct strbuf *b, const struct accelerator *a) {
+        struct cpuset set = {0}, served = {0};
+        const char *sep = b->len ? "; " : "";
+
+        if (!a->irqs.known || a->irqs.n == 0) {
+                strbuf_printf(b, "%s%s: %s", sep, a->pci, a->irqs.known ? "no interrupt" : "its interrupts unknown");
+                return;
+        }
+        for (size_t i = 0; i < a->irqs.n; i++) {
+                cpuset_or(&set, &a->irqs.v[i].affinity);
+                cpuset_or(&served, &a->irqs.v[i].effective);
+        }
+        _cleanup_free_ char *irqs = device_irqs_format(&a->irqs), *s = cpuset_format(&set), *e = cpuset_format(&served);
+        strbuf_printf(b, "%s%s: IRQ%s %s set to CPUs %s, served by %s", sep, a->pci, a->irqs.n > 1 ? "s" : "", irqs,
+                      *s ? s : "unknown", *e ? e : "unknown");
+}
+
+/* The interrupts of `a` set outside its target's CPUs (or unreadable), up to four said in `bad`. */
+static void irq_judge(const struct accelerator *a, const struct irq_target *tg, unsigned *outside, unsigned *unknown,
+                      struct strbuf *bad) {
+        for (size_t i = 0; tg && i < a->irqs.n; i++) {
+                const struct device_irq *q = &a->irqs.v[i];
+                if (!q->has_affinity)
+                        (*unknown)++;
+                else if (!cpuset_is_subset(&q->affinity, &tg->cpus) && (*outside)++ < 4) {
+                        _cleanup_free_ char *set = cpuset_format(&q->affinity), *eff = cpuset_format(&q->effective),
+                                            *want = cpuset_format(&tg->cpus);
+                        strbuf_printf(bad, "%sIRQ %u of %s is set to CPUs %s (served by %s), outside %s", bad->len ? "; " : "",
+                                      q->irq, a->pci, set, q->has_effective ? eff : "unknown CPUs", want);
+                }
+        }
+}
+
+void check_irq_locality(const struct verify_facts *f, struct check *c) {
+        const struct placement *pl = f->pl;
+        const struct topology *t = f->topology;
+        const struct accelerator **devs = xmalloc0((pl->n_accels + t->n_nics + 1) * sizeof(*devs));
+        size_t n = irq_devices(t, pl, devs);
+        struct strbuf facts = {0}, bad = {0};
+        struct cpuset cpus = {0};
+        unsigned total = 0, outside = 0, unknown = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct irq_target *tg = irq_target_of(f->irqs, devs[i]);
+                irq_facts(&facts, devs[i]);
+                irq_judge(devs[i], pl->irq_affinity ? tg : NULL, &outside, &unknown, &bad);
+                total += (unsigned) devs[i]->irqs.n;
+                if (tg)
+                        cpuset_or(&cpus, &tg->cpus);
+        }
+        free(devs);
+        char *detail = facts.len ? strbuf_steal(&facts) : xstrdup("no accelerator or network adapter");
+        if (!pl->irq_affinity) {
+                set(c, true, xstrdup("-"), xstrdup("not steered (irq-affinity = no)"), detail);
+                strbuf_done(&bad);
+                return;
+        }
+        _cleanup_free_ char *list = cpuset_format(&cpus);
+        char *want = xasprintf("interrupts on CPUs %s", *list ? list : "-");
+        char *got = outside ? xasprintf("%u of %u outside", outside, total)
+                    : unknown ? xasprintf("%u of %u unreadable", unknown, total)
+                              : xasprintf("%u of %u within", total, total);
+        if (outside) {
+                char *why = xasprintf("%s%s: moved since apply, by hand or by an irqbalance that runs without "
+                                      "numaplan's drop-in; numaplan apply steers them back (%s)",
+                                      bad.s, outside > 4 ? ", ..." : "", detail);
+                free(detail);
+                detail = why;
+        } else if (unknown) {
+                char *why = xasprintf("the CPUs of %u interrupts cannot be read from /proc/irq (%s)", unknown, detail);
+                free(detail);
+                detail = why;
+        }
+        set(c, outside == 0 && unknown == 0, want, got, detail);
+        strbuf_done(&bad);
 }
 
 void check_warmup(const struct verify_facts *f, struct check *c) {

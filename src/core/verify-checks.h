@@ -20,6 +20,7 @@
         X(DROPIN_IN_EFFECT, "dropin-in-effect", CHECK_PHASE_UNIT, check_dropin)                        \
         X(CONTAINER, "container", CHECK_PHASE_UNIT, check_container)                                   \
         X(TASK_AFFINITY, "task-affinity", CHECK_PHASE_UNIT, check_task_affinity)                       \
+        X(IRQ_LOCALITY, "irq-locality", CHECK_PHASE_UNIT, check_irq_locality)                          \
         X(WARMUP, "warmup", CHECK_PHASE_WARMUP, check_warmup)                                          \
         X(MEMORY_LOCALITY, "memory-locality", CHECK_PHASE_PAGES, check_memory_locality)                \
         X(HUGEPAGES, "hugepages", CHECK_PHASE_PAGES, check_hugepages)
@@ -30,6 +31,7 @@
 
 struct container_facts;
 struct cpuset;
+struct irq_targets;
 struct page_tally;
 struct placement;
 struct plan;
@@ -80,7 +82,8 @@ struct verify_facts {
         const char *unit;
         const struct placement *pl;
         const struct plan *plan;             /* the other replicas, which may map the same files */
-        const struct topology *topology;     /* read now: the huge page pools */
+        const struct topology *topology;     /* read now: the huge page pools, the devices' interrupts */
+        const struct irq_targets *irqs;      /* where apply steers the devices' interrupts (core/irqs.h) */
         const struct unit_state *state;      /* systemd's view */
         const struct cpuset *memory_nodes;   /* every node with memory (what a preferred replica may use) */
         const struct dropin_facts *dropin;
@@ -117,7 +120,10 @@ bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp);
  *   with a restart as the remedy, and migrate is not advised: the kernel does not move a pinned
  *   page.
  * - hugepages: the pools the plan reserves for the replica are there, and its huge pages sit on
- *   its nodes; passes for a replica without hugepages =. */
+ *   its nodes; passes for a replica without hugepages =.
+ * - irq-locality: with irq-affinity = yes, every interrupt of its accelerators and of the network
+ *   adapters it uses is set to CPUs within those apply steers it to; without, it passes, with the
+ *   interrupts, where they are set and where they were served, in its detail. */
 
 /* Its locked and pinned memory in words, a line each ("  locked: ...\n", "  pinned: ...\n"), for
  * verify's text; NULL when it holds none. What each counts: core/held-pages.h. */

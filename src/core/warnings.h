@@ -53,6 +53,7 @@ enum warning_subject { SUBJECT_HOST, SUBJECT_NODE, SUBJECT_PCI, SUBJECT_REPLICA 
         X(PCIE_LINK_NARROW, "pcie-link-narrow", WARNING, PCI, "a PCIe link is narrower than the device's maximum") \
         X(PCIE_LINK_SLOW, "pcie-link-slow", NOTICE, PCI, "a PCIe link runs below the device's maximum speed (idle GPUs do)") \
         X(PCIE_MRRS_SMALL, "pcie-mrrs-small", WARNING, PCI, "a compute accelerator's MaxReadReq is below 4096 bytes") \
+        X(IRQ_REMOTE, "irq-remote", WARNING, PCI, "a device's interrupts are set to other nodes' CPUs only") \
         X(CPU_GOVERNOR, "cpu-governor", WARNING, HOST, "replicas' CPUs run a frequency governor other than performance") \
         X(CSTATES_DEEP, "cstates-deep", WARNING, HOST, "CPU idle states with an exit latency above 100 us are enabled") \
         X(ZONE_RECLAIM, "zone-reclaim", WARNING, HOST, "vm.zone_reclaim_mode is not 0") \

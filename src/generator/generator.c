@@ -313,7 +313,7 @@ static void generate(const struct globals *g, const char *config_path) {
         _cleanup_changeset_ struct changeset cs = {0};
         _cleanup_strbuf_ struct strbuf names = {0};
 
-        if (inputs_load(g, config_path, false, &in) != EXIT_OK || !units_valid(in.plan)) {
+        if (inputs_load(g, config_path, false, 0, &in) != EXIT_OK || !units_valid(in.plan)) {
                 block_all(g, config_path);
                 return;
         }

@@ -256,6 +256,14 @@ int root_read_string(struct root *r, const char *path, char **ret) {
         return 0;
 }
 
+int root_read_unrecorded(struct root *r, const char *path, char **ret) {
+        bool recording = r->recording;
+        r->recording = false;
+        int e = root_read_string(r, path, ret);
+        r->recording = recording;
+        return e;
+}
+
 int root_opendir(struct root *r, const char *path, DIR **ret) {
         DIR *d = fd_opendir(open_file(r, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         if (!d)

@@ -46,6 +46,9 @@ char *root_join(const struct root *r, const char *path);
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len);
 /* Like root_read_file, with trailing whitespace stripped. -ENOENT when absent. */
 int root_read_string(struct root *r, const char *path, char **ret);
+/* root_read_string, leaving the file out of a recording: for what a snapshot has no use for (the
+ * names of the host's processes), which the caller records by name if it must. */
+int root_read_unrecorded(struct root *r, const char *path, char **ret);
 /* Opens a directory for listing; -errno on failure. Listing a directory records it. */
 int root_opendir(struct root *r, const char *path, DIR **ret);
 /* Opens the directory and closes it again: so that a snapshot holds a name found in it. */

@@ -12,6 +12,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "host/host-tuning.h"
+#include "host/irq-read.h"
 #include "host/pci-read.h"
 #include "host/root.h"
 #include "host/sysfs-parse.h"
@@ -577,6 +578,10 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
                 return r;
         if (flags & TOPOLOGY_TUNING)
                 host_tuning_read(root, t, w);
+        if (flags & TOPOLOGY_IRQS)
+                irqs_read(root, t, w);
+        if (flags & TOPOLOGY_IRQS && flags & TOPOLOGY_TUNING)
+                t->irqbalance = irqbalance_find(root);
 
         *ret = TAKE_PTR(t);
         return 0;

@@ -15,6 +15,8 @@ enum {
         TOPOLOGY_TUNING = 1 << 2,  /* PCIe links and config space, the host's tuning (core/tuning.h):
                                     * `show`, `snapshot`; plan and apply do without */
         TOPOLOGY_NICS = 1 << 3,    /* network adapters, their interfaces and RDMA devices (plan, prepare) */
+        TOPOLOGY_IRQS = 1 << 4,    /* the accelerators' and network adapters' interrupts (core/irqs.h),
+                                    * and with TOPOLOGY_TUNING whether irqbalance runs */
 };
 
 /* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the

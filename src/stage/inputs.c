@@ -6,6 +6,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "core/config.h"
+#include "core/irqs.h"
 #include "core/planner.h"
 #include "core/topology.h"
 #include "core/tuning-checks.h"
@@ -84,7 +85,8 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
         }
         r = topology_read(in->root,
                           (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
-                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) | (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0),
+                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) | (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0) |
+                                  (flags & INPUTS_IRQS ? TOPOLOGY_IRQS : 0),
                           &in->warnings, &in->topology);
         if (r < 0)
                 return EXIT_ENV;
@@ -94,6 +96,8 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
                 r = EXIT_USAGE;
         }
         host_warnings_collect(in->root, in->topology, &in->warnings);
+        if (flags & INPUTS_IRQS) /* once the overrides say each device's node */
+                irq_warnings(in->topology, &in->warnings);
         if (flags & INPUTS_TUNING)
                 inputs_tuning_warnings(in, config);
         return r;
@@ -120,7 +124,7 @@ void inputs_read_tuning(struct inputs *in) {
         inputs_tuning_warnings(in, in->config);
 }
 
-int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret) {
+int inputs_load(const struct globals *g, const char *config_path, bool runtime, unsigned flags, struct inputs *ret) {
         struct inputs in = {0};
         struct error_at err = {0};
 
@@ -130,7 +134,11 @@ int inputs_load(const struct globals *g, const char *config_path, bool runtime, 
                 inputs_done(&in);
                 return r == -ENOENT || r == -EINVAL || r == -EPERM ? EXIT_USAGE : EXIT_ENV;
         }
-        r = inputs_host(g, config_wants_nics(in.config) ? INPUTS_NICS : 0, in.config, &in);
+        if (config_wants_nics(in.config))
+                flags |= INPUTS_NICS;
+        if (flags & INPUTS_IRQS_ASKED && config_irq_affinity_any(in.config))
+                flags |= INPUTS_DEVICES | INPUTS_IRQS;
+        r = inputs_host(g, flags, in.config, &in);
         /* What the host does not let numaplan read right makes any plan wrong: say each, plan
          * nothing. `show` still shows the rest. */
         if (r == EXIT_OK && warnings_count(&in.warnings, SEVERITY_ERROR) > 0) {

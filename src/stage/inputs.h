@@ -51,6 +51,9 @@ enum {
         INPUTS_DEVICES = 1 << 2, /* network adapters and NVMe drives too */
         INPUTS_TUNING = 1 << 3,  /* the host's tuning, PCIe links and config space (core/tuning.h) */
         INPUTS_NICS = 1 << 4,    /* network adapters, for the plan's nics = */
+        INPUTS_IRQS = 1 << 5,    /* the devices' interrupts (core/irqs.h), and irqbalance with INPUTS_TUNING */
+        INPUTS_IRQS_ASKED = 1 << 6, /* (inputs_load) network adapters and interrupts when the configuration
+                                     * asks for irq-affinity = yes */
 };
 
 /* Where drop-ins go and where apply keeps its state. The state follows the unit directory: for
@@ -66,10 +69,10 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
 void inputs_tuning_warnings(struct inputs *in, const struct config *config);
 /* Reads the tuning of a host loaded without it (verify --metrics), then its warnings. */
 void inputs_read_tuning(struct inputs *in);
-/* The configuration (-c, or /etc/numaplan), the host, and the plan. Returns an exit code:
- * EXIT_OK, EXIT_USAGE for a bad configuration (printed as path:line), EXIT_ENV for an unreadable
- * host. */
-int inputs_load(const struct globals *g, const char *config_path, bool runtime, struct inputs *ret);
+/* The configuration (-c, or /etc/numaplan), the host (with INPUTS_* `flags`), and the plan.
+ * Returns an exit code: EXIT_OK, EXIT_USAGE for a bad configuration (printed as path:line),
+ * EXIT_ENV for an unreadable host. */
+int inputs_load(const struct globals *g, const char *config_path, bool runtime, unsigned flags, struct inputs *ret);
 void inputs_done(struct inputs *in);
 #define _cleanup_inputs_ _cleanup_(inputs_done)
 /* What a run does to replica units goes to this host's journal (systemd/journal.h) only when it

@@ -19,6 +19,15 @@ const char *action_to_string(enum action a) {
         return names[a];
 }
 
+static void set_action(struct change *c) {
+        if (!c->new)
+                c->action = c->old ? ACTION_REMOVED : ACTION_UNCHANGED;
+        else if (!c->old)
+                c->action = ACTION_CREATED;
+        else
+                c->action = streq(c->old, c->new) ? ACTION_UNCHANGED : ACTION_UPDATED;
+}
+
 static void add(struct changeset *cs, const char *unit, char *old, char *new) {
         cs->v = xrealloc(cs->v, (cs->n + 1) * sizeof(*cs->v));
         struct change *c = &cs->v[cs->n++];
@@ -28,13 +37,9 @@ static void add(struct changeset *cs, const char *unit, char *old, char *new) {
                 .path = dropin_path(cs->unit_dir, unit),
                 .old = old,
                 .new = new,
+                .helper = streq(unit, IRQBALANCE_UNIT),
         };
-        if (!new)
-                c->action = old ? ACTION_REMOVED : ACTION_UNCHANGED;
-        else if (!old)
-                c->action = ACTION_CREATED;
-        else
-                c->action = streq(old, new) ? ACTION_UNCHANGED : ACTION_UPDATED;
+        set_action(c);
 }
 
 static bool is_ours(const char *content) {
@@ -190,6 +195,37 @@ int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const
                 return r;
         }
         *ret = cs;
+        return 0;
+}
+
+int changeset_put(struct changeset *cs, const char *unit, char *text) {
+        for (size_t i = 0; i < cs->n; i++)
+                if (streq(cs->v[i].unit, unit)) {
+                        free(cs->v[i].new);
+                        cs->v[i].new = text;
+                        set_action(&cs->v[i]);
+                        return 0;
+                }
+        _cleanup_close_ int udfd = open_unit_dir(cs->unit_dir);
+        char *old = NULL;
+        int r = udfd < 0 && udfd != -ENOENT ? udfd : read_dropin(udfd, unit, &old);
+        if (r < 0) {
+                _cleanup_free_ char *s = subject(cs->unit_dir, unit, udfd);
+                const char *why = why_not_ours(r);
+                if (why)
+                        log_error("%s %s: refused, nothing written; remove it, or set irq-affinity = no", s, why);
+                else
+                        log_error_errno(r, "cannot read %s: %m", s);
+                free(text);
+                return r;
+        }
+        if (old && !is_ours(old) && !text)
+                old = mfree(old); /* someone else's, and nothing of numaplan's to write: left alone */
+        if (!old && !text)
+                return 0;
+        add(cs, unit, old, text);
+        if (old && !is_ours(old))
+                log_warning("%s was not written by numaplan; it will be replaced", cs->v[cs->n - 1].path);
         return 0;
 }
 

@@ -23,6 +23,7 @@ struct change {
         char *old;  /* current content; NULL when absent */
         char *new;  /* wanted content; NULL to remove */
         enum action action;
+        bool helper; /* not a replica's: irqbalance's, which restarts whenever its drop-in changes */
 };
 
 struct changeset {
@@ -36,6 +37,9 @@ struct changeset {
  * longer planned. Logs; -errno (-ELOOP: a link where a drop-in belongs). */
 int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
                        const struct plan *p, struct changeset *ret);
+/* Sets the drop-in of `unit`, a unit no replica is (irqbalance's), to `text` (taken; NULL: none of
+ * numaplan's), in place of what the set holds for it. Logs; -errno as changeset_for_plan(). */
+int changeset_put(struct changeset *cs, const char *unit, char *text);
 /* Whether `text` may be written into the unit file `path`: no control byte but newlines, only
  * UTF-8. Logs; -EINVAL when not. */
 int unit_text_check(const char *path, const char *text);

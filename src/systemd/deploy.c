@@ -5,6 +5,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
+#include "core/dropin.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
@@ -42,12 +43,35 @@ static bool is_running(sd_bus *bus, const char *unit) {
                (streq(state, "active") || streq(state, "activating") || streq(state, "reloading"));
 }
 
+/* The running units of `cs` whose drop-in changed, restarted, and said. */
+static int restart_units(sd_bus *bus, char **running, size_t n) {
+        if (n == 0)
+                return 0;
+        int r = bus_restart_units(bus, running);
+        if (r == 0)
+                for (size_t i = 0; i < n; i++)
+                        log_notice("restarted %s%s", running[i],
+                                   streq(running[i], IRQBALANCE_UNIT) ? ", which reads numaplan's --banirq= as it starts" : "");
+        return r;
+}
+
+int deploy_restart_helpers(sd_bus *bus, const struct changeset *cs) {
+        _cleanup_free_ char **running = xmalloc0((cs->n + 1) * sizeof(char *));
+        size_t n = 0;
+
+        /* irqbalance reads its bans when it starts: restarted with them, or without. */
+        for (size_t i = 0; i < cs->n; i++)
+                if (cs->v[i].helper && cs->v[i].action != ACTION_UNCHANGED && is_running(bus, cs->v[i].unit))
+                        running[n++] = cs->v[i].unit;
+        return restart_units(bus, running, n);
+}
+
 int deploy_restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart) {
         _cleanup_free_ char **running = xmalloc0((cs->n + 1) * sizeof(char *));
         size_t n = 0;
 
         for (size_t i = 0; i < cs->n; i++) {
-                if (cs->v[i].action == ACTION_UNCHANGED || !is_running(bus, cs->v[i].unit))
+                if (cs->v[i].helper || cs->v[i].action == ACTION_UNCHANGED || !is_running(bus, cs->v[i].unit))
                         continue;
                 if (restart && cs->v[i].action != ACTION_REMOVED)
                         running[n++] = cs->v[i].unit;
@@ -56,13 +80,8 @@ int deploy_restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart
                                    "(numaplan apply --restart, or systemctl restart %s)",
                                    cs->v[i].unit, cs->v[i].unit);
         }
-        if (n == 0)
-                return 0;
-        int r = bus_restart_units(bus, running);
-        if (r == 0)
-                for (size_t i = 0; i < n; i++)
-                        log_notice("restarted %s", running[i]);
-        return r;
+        int r = restart_units(bus, running, n), h = deploy_restart_helpers(bus, cs);
+        return r < 0 ? r : h < 0 ? h : r + h;
 }
 
 int deploy_prepare(const struct changeset *cs, const struct deploy_options *o, struct deployment *ret) {

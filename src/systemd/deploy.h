@@ -41,8 +41,11 @@ int deploy(struct deployment *d, const struct changeset *cs, const struct deploy
 void deployment_done(struct deployment *d);
 
 /* Pinning takes effect when a unit starts: restarts the running units of `cs` that changed, or
- * says they run with their old placement. Returns the number of restarts that failed, or -errno. */
+ * says they run with their old placement; a helper (irqbalance) whose drop-in changed is restarted
+ * whenever it runs. Returns the number of restarts that failed, or -errno. */
 int deploy_restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart);
+/* Only the helpers of `cs`: restarts a running one whose drop-in changed. Returns as above. */
+int deploy_restart_helpers(sd_bus *bus, const struct changeset *cs);
 /* Creates `marker` (and its directory) atomically; with WRITE_VOLATILE into a directory made
  * anew (a generator's): nothing there to look at first, and no fsync. Logs; -errno. */
 int deploy_write_marker(const char *marker, unsigned flags);

@@ -50,7 +50,7 @@ for t in "$build"/tests/basic-test-* "$build"/tests/core-test-* "$build"/tests/h
 	if "$t" "$fixtures" "$here/../.." >"$scratch/log" 2>&1; then ok "$(basename "$t") passes"; else
 		fail "$(basename "$t") passes" "$(grep '^not ok' "$scratch/log" | head -5)"; fi
 done
-for t in apply show golden command-line faults hostile hostile-names; do
+for t in apply show golden command-line faults hostile hostile-names irqs; do
 	if bash "$here/$t.sh" "$numaplan" "$fixtures" "$preload" >"$scratch/log" 2>&1; then ok "tests/cli/$t.sh passes"; else
 		fail "tests/cli/$t.sh passes" "$(grep '^not ok' "$scratch/log" | head -5)"; fi
 done

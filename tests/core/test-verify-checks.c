@@ -6,6 +6,7 @@
 #include "tap.h"
 #include "tmproot.h"
 #include "basic/util.h"
+#include "core/irqs.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
 #include "core/planner.h"
@@ -510,7 +511,71 @@ static void containers(void) {
         CONTAINER_DETAIL("preferred: --cpuset-mems is not asked for", true, "--cpuset-cpus=8-15,24-31", &pref, &half);
 }
 
+/* A device of `t` on node 1 with interrupts 45-46 set to `cpus`, served by CPU 9. */
+static void irq_device(struct accelerator *a, enum pci_kind kind, const char *pci, const char *cpus) {
+        *a = (struct accelerator){.kind = kind, .numa_node = 1};
+        snprintf(a->pci, sizeof(a->pci), "%s", pci);
+        a->irqs.known = a->irqs.msi = true;
+        for (unsigned irq = 45; irq <= 46; irq++) {
+                struct device_irq *q = device_irqs_add(&a->irqs, irq);
+                q->affinity = set(cpus);
+                q->effective = set("9");
+                q->has_affinity = q->has_effective = true;
+        }
+}
+
+static void irq_locality(void) {
+        struct placement pl = bound_to_node1();
+        struct accelerator gpu, nic;
+        struct topology t = {.accels = &gpu, .n_accels = 1, .nics = &nic, .n_nics = 1};
+        size_t gpu_index = 0;
+        struct irq_target targets[2] = {{.dev = &gpu, .cpus = pl.cpus}, {.dev = &nic, .cpus = set("8-31")}};
+        struct irq_targets tg = {.v = targets, .n = 2};
+        struct check c = {0};
+
+        pl.home = set("1");
+        pl.accels = &gpu_index;
+        pl.n_accels = 1;
+        irq_device(&gpu, PCI_ACCELERATOR, "0000:81:00.0", "0-31");
+        irq_device(&nic, PCI_NIC, "0000:91:00.0", "8-15");
+        check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
+        ok(c.ok && streq(c.got, "not steered (irq-affinity = no)"), "irq-affinity = no: passes, not steered");
+        ok(c.detail && strstr(c.detail, "0000:81:00.0: IRQs 45-46 set to CPUs 0-31, served by 9") &&
+                   strstr(c.detail, "0000:91:00.0: IRQs 45-46 set to CPUs 8-15, served by 9"),
+           "with its GPU's and its node's adapter's interrupts, where they are set and served, in its detail");
+
+        pl.irq_affinity = true;
+        check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
+        ok(!c.ok && streq(c.got, "2 of 4 outside") && streq(c.want, "interrupts on CPUs 8-31"),
+           "irq-affinity = yes, the GPU's set to every CPU: fails, 2 of 4 outside");
+        if (!ok(c.detail && strstr(c.detail, "IRQ 45 of 0000:81:00.0 is set to CPUs 0-31 (served by 9), outside "
+                                             "8-15,24-31") && strstr(c.detail, "numaplan apply steers them back"),
+                "naming the interrupt, where it is set and served, and the fix"))
+                tap_diag("detail", c.detail);
+
+        for (size_t i = 0; i < gpu.irqs.n; i++)
+                gpu.irqs.v[i].affinity = set("8-9");
+        for (size_t i = 0; i < nic.irqs.n; i++)
+                nic.irqs.v[i].affinity = set("24-31");
+        check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
+        ok(c.ok && streq(c.got, "4 of 4 within"),
+           "steered: the GPU's within the replica's CPUs, the adapter's within those of the replicas that use it");
+
+        nic.irqs.v[1].has_affinity = false;
+        check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
+        ok(!c.ok && streq(c.got, "1 of 4 unreadable"), "an interrupt whose CPUs cannot be read fails, said");
+
+        nic.numa_node = 0;
+        check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
+        ok(c.ok && streq(c.got, "2 of 2 within") && !strstr(c.detail, "0000:91:00.0"),
+           "an adapter on another node is not the replica's");
+        check_done(&c);
+        device_irqs_done(&gpu.irqs);
+        device_irqs_done(&nic.irqs);
+}
+
 int main(void) {
+        irq_locality();
         side_by_side();
         systemd_view();
         dropins();

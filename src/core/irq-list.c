@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#include "basic/util.h"
+#include "core/irq-list.h"
+
+void device_irqs_done(struct device_irqs *d) {
+        free(d->v);
+        *d = (struct device_irqs){0};
+}
+
+struct device_irq *device_irqs_add(struct device_irqs *d, unsigned irq) {
+        size_t i = d->n;
+        for (size_t k = 0; k < d->n; k++)
+                if (d->v[k].irq == irq)
+                        return &d->v[k];
+        d->v = xrealloc(d->v, (d->n + 1) * sizeof(*d->v));
+        for (; i > 0 && d->v[i - 1].irq > irq; i--)
+                d->v[i] = d->v[i - 1];
+        d->v[i] = (struct device_irq){.irq = irq};
+        d->n++;
+        return &d->v[i];
+}
+
+char *device_irqs_format(const struct device_irqs *d) {
+        struct strbuf b = {0};
+        for (size_t i = 0; i < d->n;) {
+                size_t j = i;
+                while (j + 1 < d->n && d->v[j + 1].irq == d->v[j].irq + 1)
+                        j++;
+                if (j == i)
+                        strbuf_printf(&b, "%s%u", b.len ? ", " : "", d->v[i].irq);
+                else
+                        strbuf_printf(&b, "%s%u-%u", b.len ? ", " : "", d->v[i].irq, d->v[j].irq);
+                i = j + 1;
+        }
+        return b.len ? strbuf_steal(&b) : xstrdup("");
+}
+
+static bool only_elsewhere(bool known, const struct cpuset *s, const struct cpuset *node_cpus) {
+        return known && !cpuset_is_empty(s) && !cpuset_intersects(s, node_cpus);
+}
+
+bool device_irq_remote(const struct device_irq *q, const struct cpuset *node_cpus) {
+        return only_elsewhere(q->has_affinity, &q->affinity, node_cpus) ||
+               only_elsewhere(q->has_effective, &q->effective, node_cpus);
+}
+
+bool device_irqs_remote(const struct device_irqs *d, const struct cpuset *node_cpus) {
+        for (size_t i = 0; i < d->n; i++)
+                if (device_irq_remote(&d->v[i], node_cpus))
+                        return true;
+        return false;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* A PCI device's interrupts as the kernel shows them (host/irq-read.c reads them): the list a
+ * device in the topology holds. Pure. Where apply steers them is core/irqs.h's. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/cpuset.h"
+
+struct device_irq {
+        unsigned irq;
+        bool has_affinity, has_effective; /* the file could be read */
+        struct cpuset affinity;  /* smp_affinity_list: the CPUs it is set to */
+        struct cpuset effective; /* effective_affinity_list: the CPUs that served it last. On x86 it
+                                  * follows a new setting only when the interrupt next fires: an
+                                  * idle device keeps the old one */
+};
+
+struct device_irqs {
+        bool known; /* msi_irqs/ or irq could be read: v lists the interrupts (none: no interrupt) */
+        bool msi;   /* message-signalled (msi_irqs/), else the legacy line that irq names */
+        struct device_irq *v; /* by number */
+        size_t n;
+};
+
+void device_irqs_done(struct device_irqs *d);
+/* Adds interrupt `irq` in number order (once), its affinities unknown; returns it. */
+struct device_irq *device_irqs_add(struct device_irqs *d, unsigned irq);
+/* "45-47", "30, 45-47": the numbers as a list. */
+char *device_irqs_format(const struct device_irqs *d);
+/* Whether the interrupt is set to, or was last served by, CPUs of other nodes only, none of
+ * `node_cpus`. */
+bool device_irq_remote(const struct device_irq *q, const struct cpuset *node_cpus);
+/* Whether any of its interrupts is. */
+bool device_irqs_remote(const struct device_irqs *d, const struct cpuset *node_cpus);

@@ -1,0 +1,174 @@
+#!/bin/bash
+# Interrupts: show's section and JSON on the fixture hosts that have them (the untuned host's
+# served from the wrong node, with irqbalance running), irq-remote and what it judges, a PCI
+# filter, the snapshot of them; apply with irq-affinity = yes on a replayed host writes
+# irqbalance's drop-in into the test's unit directory and steers nothing (no write to this host's
+# /proc, the capture's files untouched), --check, --diff, the per-replica key, remove.
+# Usage: irqs.sh NUMAPLAN FIXTURES
+set -u
+numaplan=$1
+fixtures=$2
+. "$(dirname "$0")/tap.sh"
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+untuned=$fixtures/hosts/untuned-2s-8gpu
+tuned=$fixtures/hosts/tuned-2s-8gpu
+
+run() { # run ARGS...: sets rc, out, err
+	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
+	out=$(cat "$scratch/out")
+	err=$(cat "$scratch/err")
+}
+py() { # py DESCRIPTION PYTHON: PYTHON with d = the last run's JSON; passes when it asserts nothing false
+	local desc=$1 o
+	shift
+	if o=$(python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+w = d.get('warnings', [])
+def codes(c): return [x for x in w if x['code'] == c]
+def dev(pci): return [a for a in d['accelerators'] + d['nics'] if a['pci'] == pci][0]
+$1" "$scratch/out" 2>&1); then ok "$desc"; else fail "$desc" "$o"; fi
+}
+conf() { # conf NAME TEXT: a config file owned by root, mode 0644
+	printf '%s\n' "$2" >"$scratch/$1"
+	chmod 0644 "$scratch/$1"
+	echo "$scratch/$1"
+}
+
+# ---- show: the facts, in JSON ----
+run show --json -c /dev/null --sysfs-root "$untuned"
+is "show of the untuned host exits 0" "$rc" 0
+py "each GPU's one MSI interrupt, with the CPUs it is set to and those that served it" "
+assert dev('0000:81:00.0')['interrupts'] == [{'irq': 124, 'kind': 'msi', 'affinity': '0-7,16-23', 'effective': '3'}], dev('0000:81:00.0')
+assert dev('0000:01:00.0')['interrupts'] == [{'irq': 120, 'kind': 'msi', 'affinity': '0-7,16-23', 'effective': '0'}]"
+py "the NIC's four, two of them set to the other node" "
+i = dev('0000:11:00.0')['interrupts']
+assert [q['irq'] for q in i] == [60, 61, 62, 63] and [q['affinity'] for q in i] == ['0-7,16-23'] * 2 + ['8-15,24-31'] * 2, i"
+py "irqbalance runs, by its pid" "assert d['host']['irqbalance'] == {'running': True, 'pid': 812}, d['host']"
+py "irq-remote: the GPU and the NIC set to the other node only, the GPU served there only, by address" "
+x = codes('irq-remote')
+assert sorted(y['pci'] for y in x) == ['0000:11:00.0', '0000:81:00.0', '0000:a1:00.0'] and all(y['severity'] == 'warning' for y in x), x"
+py "naming each interrupt, where it is set and where it was served" "
+m = [y['message'] for y in codes('irq-remote') if y['pci'] == '0000:81:00.0'][0]
+assert 'IRQ 124 set to 0-7,16-23 (served by 3)' in m and '(node 1, CPUs 8-15,24-31)' in m, m
+m = [y['message'] for y in codes('irq-remote') if y['pci'] == '0000:11:00.0'][0]
+assert m.startswith('2 of the 4 interrupts of 0000:11:00.0') and 'IRQ 62' in m and 'IRQ 60' not in m, m"
+py "an interrupt set to every CPU and served by the other node only is named, with both sets of CPUs" "
+m = [y['message'] for y in codes('irq-remote') if y['pci'] == '0000:a1:00.0'][0]
+assert dev('0000:a1:00.0')['interrupts'][0]['effective'] == '2' and 'IRQ 125 set to 0-31 (served by 2)' in m, w"
+run show --json -c /dev/null --sysfs-root "$tuned"
+py "the tuned host: every interrupt on its node, irqbalance not running, no warning" "
+assert d['host']['irqbalance'] == {'running': False, 'pid': None}, d['host']
+assert all(q['affinity'] for a in d['accelerators'] + d['nics'] for q in a['interrupts']) and w == [], w"
+run show --json -c /dev/null --sysfs-root "$fixtures/hosts/pcie-switches"
+py "a host whose devices have no interrupt (irq 0): empty lists; no process under /proc: irqbalance null" "
+assert all(a['interrupts'] == [] for a in d['accelerators'] + d['nics']) and d['host']['irqbalance'] is None, d['host']"
+run show --json -c /dev/null --sysfs-root "$fixtures/hosts/dgx-2s-8gpu"
+py "a legacy line, from irq: kind line" "assert dev('0000:03:00.0')['interrupts'] == [{'irq': 16, 'kind': 'line', 'affinity': '0-63', 'effective': '0'}]"
+
+# ---- show: the table ----
+run show -c /dev/null --sysfs-root "$untuned"
+case $out in
+*"interrupts (irqbalance runs, pid 812):"*"0000:81:00.0     1  124    msi   0-7,16-23 (node 0)   3 (node 0)"*)
+	ok "the table: a section of interrupts, each set and served with its nodes, irqbalance's pid in its heading" ;;
+*) fail "the table's interrupts" "$out" ;;
+esac
+grep -q '^  irq-remote: the interrupt of 0000:81:00.0 (node 1' "$scratch/out" &&
+	ok "and the warning under it" || fail "the warning in the table" "$out"
+run show -c /dev/null --sysfs-root "$untuned" 0000:11:00.0
+if grep -q '^  0000:11:00.0     0  60-63' "$scratch/out" && ! grep -q '^  0000:81:00.0 .* msi ' "$scratch/out"; then
+	ok "PCI addresses after show limit the interrupts shown too"
+else fail "show PCI: the interrupts" "$out"; fi
+run show -c /dev/null --sysfs-root "$fixtures/hosts/pcie-switches"
+if grep -q '^interrupts' "$scratch/out"; then fail "no section without interrupts" "$out"; else ok "no section without interrupts"; fi
+
+# ---- snapshot: the interrupts replay, irqbalance's name is kept and no other process's ----
+mkdir "$scratch/x"
+"$numaplan" snapshot --sysfs-root "$untuned" -o "$scratch/s.tar" 2>"$scratch/err"
+tar -xf "$scratch/s.tar" -C "$scratch/x"
+run show --json -c /dev/null --sysfs-root "$scratch/x"
+py "the snapshot replays each device's interrupts and irqbalance" "
+assert dev('0000:11:00.0')['interrupts'][2] == {'irq': 62, 'kind': 'msi', 'affinity': '8-15,24-31', 'effective': '10'}
+assert d['host']['irqbalance']['pid'] == 812 and len(codes('irq-remote')) == 3, d['host']"
+if [ -f "$scratch/x/proc/812/comm" ] && [ ! -e "$scratch/x/proc/640" ] && [ ! -e "$scratch/x/proc/1" ]; then
+	ok "it holds irqbalance's /proc/PID/comm and no other process's"
+else fail "the snapshot's processes" "$(cd "$scratch/x" && ls proc)"; fi
+
+# ---- apply on a replayed host: irqbalance's drop-in in the test's tree, nothing steered ----
+cp -a "$untuned" "$scratch/host"
+before=$(cd "$scratch/host" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+own_before=$(cat /proc/irq/*/smp_affinity_list 2>/dev/null | sha256sum)
+yes=$(conf yes.conf "[numaplan]
+irq-affinity = yes")
+units=$scratch/units
+run apply --check --no-reload -c "$yes" --sysfs-root "$scratch/host" --unit-dir "$units"
+is "apply --check with irq-affinity = yes: changes pending (exit 1)" "$rc" 1
+grep -q '^irqbalance.service: would be created .*/irqbalance.service.d/50-numaplan.conf$' "$scratch/out" &&
+	ok "--check names irqbalance's drop-in" || fail "--check and irqbalance" "$out"
+trace=()
+if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
+	trace=(strace -f -e trace=open,openat,openat2 -o "$scratch/trace")
+fi
+"${trace[@]}" "$numaplan" apply --json --no-reload -c "$yes" --sysfs-root "$scratch/host" --unit-dir "$units" \
+	>"$scratch/out" 2>"$scratch/err"
+rc=$?
+output_seen "$scratch/out" "$scratch/err" "$rc" apply --json
+is "apply exits 0" "$rc" 0
+py "its JSON: irqbalance.service created, no interrupt steered" "
+assert {'unit': 'irqbalance.service', 'action': 'created'} in d['units'] and d['interrupts'] == [], d"
+grep -q 'interrupts are steered only by an apply to systemd.s unit directories of this host: none steered' "$scratch/err" &&
+	ok "and says why none is steered" || fail "the notice" "$(cat "$scratch/err")"
+ib=$units/irqbalance.service.d/50-numaplan.conf
+if grep -q '^ExecStart=$' "$ib" &&
+	grep -Eq '^ExecStart="/[a-z/]+/irqbalance" --foreground \$IRQBALANCE_ARGS --banirq=60 --banirq=61 --banirq=62 --banirq=63 --banirq=120 --banirq=121 --banirq=122 --banirq=123 --banirq=124 --banirq=125 --banirq=126 --banirq=127$' "$ib"; then
+	ok "the drop-in bans every steered interrupt, the capture's numbers, and keeps \$IRQBALANCE_ARGS"
+else fail "irqbalance's drop-in" "$(cat "$ib")"; fi
+grep -q '^# 0000:11:00.0 (replicas inference-0, inference-1, inference-2, inference-3): IRQs 60-63 on CPUs 0-7,16-23$' "$ib" &&
+	ok "node 0's NIC goes to the CPUs of the four replicas there, which use it" || fail "the NIC's line" "$(cat "$ib")"
+grep -q '^# 0000:81:00.0 (replica inference-4): IRQ 124 on CPUs 8-9,24-25$' "$ib" &&
+	ok "the remote GPU's interrupt goes to its replica's CPUs, on its node" || fail "the GPU's line" "$(cat "$ib")"
+after=$(cd "$scratch/host" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+is "the capture's files are as they were" "$after" "$before"
+is "this host's interrupts are as they were" "$(cat /proc/irq/*/smp_affinity_list 2>/dev/null | sha256sum)" "$own_before"
+if [ ${#trace[@]} -eq 0 ]; then
+	ok "# SKIP strace cannot trace here"
+elif grep -E '"/proc/irq|proc/irq/[0-9]+/smp_affinity' "$scratch/trace" | grep -q 'O_WRONLY\|O_RDWR'; then
+	fail "apply opens no file of /proc/irq for writing" "$(grep -E 'proc/irq' "$scratch/trace" | head)"
+else
+	ok "apply opens no file of /proc/irq for writing (strace)"
+fi
+run apply --check --no-reload -c "$yes" --sysfs-root "$scratch/host" --unit-dir "$units"
+is "again: --check finds it up to date (exit 0)" "$rc" 0
+echo 8-15,24-31 >"$scratch/host/proc/irq/124/smp_affinity_list"
+run apply --check --no-reload -c "$yes" --sysfs-root "$scratch/host" --unit-dir "$units"
+is "an interrupt moved on a replayed host is not this host's to steer: still up to date" "$rc" 0
+
+# ---- the key per replica; its drop-in follows the plan ----
+one=$(conf one.conf "[replicas gpu]
+unit = gpu@%i.service
+
+[replica nic]
+unit = nic.service
+accelerators = 0000:81:00.0
+irq-affinity = yes")
+run apply --diff --no-reload -c "$one" --sysfs-root "$scratch/host" --unit-dir "$units"
+is "apply of a plan with one replica's irq-affinity = yes exits 0" "$rc" 0
+if grep -q -- '^-ExecStart=.*--banirq=60' "$scratch/out" && grep -q -- '^+ExecStart=.* --banirq=124$' "$scratch/out"; then
+	ok "--diff shows irqbalance's drop-in down to that replica's interrupt"
+else fail "--diff of the drop-in" "$out"; fi
+run remove --json --no-reload --sysfs-root "$scratch/host" --unit-dir "$units"
+py "remove takes irqbalance's drop-in with the replicas'" "
+assert {'unit': 'irqbalance.service', 'action': 'removed'} in d['units'] and d['interrupts'] == [], d"
+if [ -e "$ib" ]; then fail "irqbalance's drop-in is gone" "$(ls -R "$units")"; else ok "irqbalance's drop-in is gone"; fi
+run apply --no-reload -c "$one" --sysfs-root "$scratch/host" --unit-dir "$units"
+no=$(conf no.conf "[replicas gpu]
+unit = gpu@%i.service")
+run apply --json --no-reload -c "$no" --sysfs-root "$scratch/host" --unit-dir "$units"
+py "a plan without irq-affinity removes it" "assert {'unit': 'irqbalance.service', 'action': 'removed'} in d['units'], d"
+run plan -vv -c "$no" --sysfs-root "$scratch/host"
+if grep -q 'proc/irq\|msi_irqs' "$scratch/err"; then fail "without irq-affinity nothing reads interrupts" "$(grep irq "$scratch/err" | head -3)"
+else ok "without irq-affinity, plan reads no interrupt"; fi
+done_testing
