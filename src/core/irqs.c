@@ -8,8 +8,11 @@
 #include "core/topology.h"
 #include "core/warnings.h"
 
-bool replica_uses_nic(const struct placement *pl, const struct accelerator *nic) {
-        return nic->numa_node >= 0 && cpuset_isset(&pl->home, nic->numa_node);
+bool replica_uses_nic(const struct placement *pl, size_t nic) {
+        for (size_t i = 0; i < pl->n_nics; i++)
+                if (pl->nics[i].nic == nic)
+                        return true;
+        return false;
 }
 
 /* Adds a replica's CPUs, and its name, to a device's target. */
@@ -35,7 +38,7 @@ void irq_targets_for_plan(const struct topology *t, const struct plan *p, struct
                 for (size_t j = 0; j < pl->n_accels; j++)
                         serve(&cpus[pl->accels[j]], &names[pl->accels[j]], pl);
                 for (size_t j = 0; j < t->n_nics; j++)
-                        if (replica_uses_nic(pl, &t->nics[j]))
+                        if (replica_uses_nic(pl, j))
                                 serve(&cpus[t->n_accels + j], &names[t->n_accels + j], pl);
         }
         ret->v = xmalloc0((n + 1) * sizeof(*ret->v));

@@ -19,9 +19,9 @@ struct plan;
 struct topology;
 struct warnings;
 
-/* The network adapters a replica uses: those on its home nodes. The one place that decides it,
- * so that a configuration naming a replica's adapters can take its place. */
-bool replica_uses_nic(const struct placement *pl, const struct accelerator *nic);
+/* Whether a replica uses network adapter `nic` (an index into topology.nics): the plan gave it
+ * (nics = auto, or its interface named in nics = LIST). */
+bool replica_uses_nic(const struct placement *pl, size_t nic);
 
 /* A device whose interrupts apply steers, and to which CPUs. */
 struct irq_target {

@@ -342,7 +342,7 @@ static size_t irq_devices(const struct topology *t, const struct placement *pl, 
         for (size_t j = 0; j < pl->n_accels; j++)
                 v[n++] = &t->accels[pl->accels[j]];
         for (size_t j = 0; j < t->n_nics; j++)
-                if (replica_uses_nic(pl, &t->nics[j]))
+                if (replica_uses_nic(pl, j))
                         v[n++] = &t->nics[j];
         return n;
 }

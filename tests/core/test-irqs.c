@@ -81,8 +81,8 @@ static void steering_choice(void) {
 
         ok(p->replicas[0].irq_affinity && !p->replicas[1].irq_affinity,
            "irq-affinity: [numaplan]'s for replica a, its own no for replica b");
-        ok(replica_uses_nic(&p->replicas[0], &t->nics[0]) && !replica_uses_nic(&p->replicas[0], &t->nics[1]),
-           "a replica uses the adapters on its home node, not the other node's");
+        ok(replica_uses_nic(&p->replicas[0], 0) && !replica_uses_nic(&p->replicas[0], 1),
+           "a replica uses the adapter the plan gave it (nics = auto: its node's), not the other node's");
         irq_targets_for_plan(t, p, &tg);
         is_int(tg.n, 2, "two devices steered: a's GPU and the adapter on its node");
         char *gpu = target_cpus(&tg, &t->accels[0]), *nic = target_cpus(&tg, &t->nics[0]),
@@ -143,6 +143,15 @@ static void shared_adapter(void) {
         plan_free(p);
         config_free(c);
         gpu1->irqs.msi = true;
+
+        /* nics = none: the replica uses no adapter, so only its GPU is steered. */
+        p = plan_of(t, "[numaplan]\nirq-affinity = yes\nnics = none\n[replica a]\nunit = a.service\naccelerators = 0000:01:00.0\n", &c);
+        irq_targets_for_plan(t, p, &tg);
+        ok(irq_target_of(&tg, &t->accels[0]) && !irq_target_of(&tg, &t->nics[0]),
+           "nics = none: the GPU is steered, the adapter it does not use is not");
+        irq_targets_done(&tg);
+        plan_free(p);
+        config_free(c);
 
         /* Without irq-affinity anywhere: no target, no drop-in. */
         p = plan_of(t, "[replica a]\nunit = a.service\naccelerators = 0000:01:00.0\n", &c);

@@ -529,6 +529,7 @@ static void irq_locality(void) {
         struct accelerator gpu, nic;
         struct topology t = {.accels = &gpu, .n_accels = 1, .nics = &nic, .n_nics = 1};
         size_t gpu_index = 0;
+        struct placement_nic uses = {.nic = 0};
         struct irq_target targets[2] = {{.dev = &gpu, .cpus = pl.cpus}, {.dev = &nic, .cpus = set("8-31")}};
         struct irq_targets tg = {.v = targets, .n = 2};
         struct check c = {0};
@@ -536,13 +537,15 @@ static void irq_locality(void) {
         pl.home = set("1");
         pl.accels = &gpu_index;
         pl.n_accels = 1;
+        pl.nics = &uses;
+        pl.n_nics = 1;
         irq_device(&gpu, PCI_ACCELERATOR, "0000:81:00.0", "0-31");
         irq_device(&nic, PCI_NIC, "0000:91:00.0", "8-15");
         check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
         ok(c.ok && streq(c.got, "not steered (irq-affinity = no)"), "irq-affinity = no: passes, not steered");
         ok(c.detail && strstr(c.detail, "0000:81:00.0: IRQs 45-46 set to CPUs 0-31, served by 9") &&
                    strstr(c.detail, "0000:91:00.0: IRQs 45-46 set to CPUs 8-15, served by 9"),
-           "with its GPU's and its node's adapter's interrupts, where they are set and served, in its detail");
+           "with its GPU's and its adapter's interrupts, where they are set and served, in its detail");
 
         pl.irq_affinity = true;
         check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
@@ -565,10 +568,10 @@ static void irq_locality(void) {
         check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
         ok(!c.ok && streq(c.got, "1 of 4 unreadable"), "an interrupt whose CPUs cannot be read fails, said");
 
-        nic.numa_node = 0;
+        pl.n_nics = 0;
         check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
         ok(c.ok && streq(c.got, "2 of 2 within") && !strstr(c.detail, "0000:91:00.0"),
-           "an adapter on another node is not the replica's");
+           "an adapter the plan did not give the replica (nics =) is not judged for it");
         check_done(&c);
         device_irqs_done(&gpu.irqs);
         device_irqs_done(&nic.irqs);
