@@ -115,7 +115,7 @@ static json_object *plan_to_json(const struct inputs *in) {
         return o;
 }
 
-/* Each replica's network adapters, when any has one. */
+/* Each replica's network adapters, when any has one: then every replica, those without too. */
 static void print_nics(const struct inputs *in) {
         static const char *const headers[] = {"replica", "nics", "adapters"};
         const struct plan *p = in->plan;
@@ -136,12 +136,13 @@ static void print_nics(const struct inputs *in) {
                         }
                         strbuf_printf(&b, " (%s)", pl->nics[j].link ? pl->nics[j].link : "named");
                 }
-                if (pl->n_nics == 0 && !pl->nic_names)
-                        continue;
-                rows++;
+                rows += pl->n_nics > 0 || pl->nic_names;
                 table_add(tab, pl->name);
                 table_add(tab, nics_mode_to_string(pl->nics_mode));
-                table_add(tab, b.len ? b.s : "none found now: resolved at the start");
+                table_add(tab, b.len                        ? b.s
+                               : pl->nic_names              ? "none found now: resolved at the start"
+                               : pl->nics_mode == NICS_AUTO ? "none on its nodes (nic-remote)"
+                                                            : "-");
                 strbuf_done(&b);
         }
         if (!rows)

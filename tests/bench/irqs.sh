@@ -1,6 +1,7 @@
 #!/bin/bash
-# What interrupts cost, in one hyperfine run on a replayed root (default: the 8-GPU fixture host
-# nps4-2s-8gpu, 8 replicas with irq-affinity = yes, 36 interrupts):
+# What the data path (adapters, interrupts) costs, in one hyperfine run on a replayed root
+# (default: the 8-GPU fixture host nics-4n-8gpu, 6 adapters, 4 RDMA devices, 32 interrupts, 8
+# replicas with irq-affinity = yes):
 # - verify's added cost per replica: tests/bench/irqscan --irqs (the host as verify reads it now,
 #   network adapters and every device's interrupts with it, and irq-locality judged for each
 #   replica) against irqscan (the host as verify read it before, and its plan), the difference
@@ -13,7 +14,7 @@
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${1:-build}")
-root=$(realpath "${2:-$src/tests/fixtures/hosts/nps4-2s-8gpu}")
+root=$(realpath "${2:-$src/tests/fixtures/hosts/nics-4n-8gpu}")
 . "$src/tests/bench/lib.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -41,6 +42,6 @@ n = int(sys.argv[2])
 def mean_se(t): return statistics.mean(t), statistics.stdev(t) / math.sqrt(len(t))
 (b, eb), (a, ea) = mean_se(runs["verify before"]), mean_se(runs["verify now"])
 added, err = a - b, math.hypot(ea, eb)
-print("verify, interrupts added: %.1f us in all (+- %.1f), %.1f us per replica (%d replicas), %.0f%% of the read and plan"
+print("verify, the data path added: %.1f us in all (+- %.1f), %.1f us per replica (%d replicas), %.0f%% of the read and plan"
       % (added * 1e6, err * 1e6, added * 1e6 / n, n, 100 * added / (b - statistics.mean(runs["empty"]))))
 PY

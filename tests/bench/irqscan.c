@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* What `numaplan verify` reads and judges of a host beyond systemd, for tests/bench/irqs.sh: the
- * host as verify read it before interrupts (nodes, CPUs, accelerators) and its plan; with --irqs,
- * as verify reads it now (network adapters and every device's interrupts too, irq-remote) and
- * irq-locality judged for every replica. The difference of the two is what interrupts add to
- * verify; the D-Bus, task and page parts are the same in both and left out.
+ * host as verify read it before the data path (nodes, CPUs, accelerators) and its plan; with
+ * --irqs, as verify reads it now (network adapters with their interfaces and RDMA devices, every
+ * device's interrupts, irq-remote, each replica's adapters in its plan) and irq-locality judged
+ * for every replica. The difference of the two is what the data path adds to verify; the D-Bus,
+ * task and page parts are the same in both and left out.
  * Usage: irqscan [--irqs] ROOT CONFIG */
 
 #include "basic/util.h"
@@ -27,7 +28,7 @@ int main(int argc, char **argv) {
         bool irqs = argc == 4 && streq(argv[1], "--irqs");
 
         if (argc != 3 + irqs || root_open(argv[1 + irqs], 0, &root) < 0 ||
-            topology_read(root, irqs ? TOPOLOGY_DEVICES | TOPOLOGY_IRQS : 0, &w, &t) < 0 ||
+            topology_read(root, irqs ? TOPOLOGY_DEVICES | TOPOLOGY_NICS | TOPOLOGY_IRQS : 0, &w, &t) < 0 ||
             config_load(argv[2 + irqs], &c) < 0 || plan_compute(t, c, &w, &p, &err) < 0)
                 return 2;
         unsigned judged = 0, passed = 0;

@@ -20,7 +20,7 @@ llama_conf
 printf '[Service]\nUser=nobody\n' >"$UNITS/$LLAMA.d/10-user.conf"
 systemctl daemon-reload
 vm_check_match "the drop-in prepares the model before the start" "$(cat "$UNITS/$LLAMA.d/50-numaplan.conf")" \
-	"ExecStartPre=-\+\"/usr/local/bin/numaplan\" prepare --nodes 1 -- \"$MODEL\""
+	"ExecStartPre=-\+\"/usr/local/bin/numaplan\" prepare --nodes 1 (--nics \"[^\"]*\" --nics-env \"[^\"]*\" )?-- \"$MODEL\""
 fill_on_node0
 dry=$("$NUMAPLAN" prepare --dry-run --nodes 1 -- "$MODEL" 2>&1)
 vm_check_match "before the start, the model's cache is on node 0" "$dry" "32.0 MiB cached, 0 of 8192 pages on node 1 already"

@@ -46,7 +46,7 @@ engine_conf "$ENGINE_MODEL"
 vm_check "apply with model =" "$NUMAPLAN" apply
 lap apply
 vm_check_match "the drop-in prepares the model before the start" "$(cat "$UNITS/$ENGINE.d/50-numaplan.conf")" \
-	"ExecStartPre=-\+\"/usr/local/bin/numaplan\" prepare --nodes 1 -- \"$ENGINE_MODEL\""
+	"ExecStartPre=-\+\"/usr/local/bin/numaplan\" prepare --nodes 1 (--nics \"[^\"]*\" --nics-env \"[^\"]*\" )?-- \"$ENGINE_MODEL\""
 journal_mark
 engine_start || { engine_cleanup; vm_done; }
 lap "start with the move"
