@@ -9,6 +9,8 @@ struct topology *topology_free(struct topology *t) {
         for (size_t i = 0; i < t->n_nodes; i++) {
                 free(t->nodes[i].distances);
                 free(t->nodes[i].hugepages);
+                free(t->nodes[i].memory.owner_pci);
+                free(t->nodes[i].memory.dax_device);
         }
         free(t->nodes);
         free(t->node_index);

@@ -9,6 +9,7 @@
 
 #include "basic/cpuset.h"
 #include "core/irq-list.h"
+#include "core/memory-kind.h"
 #include "core/pci.h"
 #include "core/tuning.h"
 
@@ -33,6 +34,7 @@ struct node {
         size_t n_hugepages;
         enum node_kind kind;
         unsigned cores; /* physical cores: SMT siblings counted once */
+        struct node_memory memory; /* what its memory is (core/memory-kind.h) */
 };
 
 enum numa_source { NUMA_SOURCE_NONE, NUMA_SOURCE_NUMA_NODE, NUMA_SOURCE_LOCAL_CPUS, NUMA_SOURCE_OVERRIDE };

@@ -372,6 +372,7 @@ static void read_node(struct reader *x, struct node *n, const struct cpuset *onl
 }
 
 static void finish_node(struct topology *t, struct node *n) {
+        n->memory.accelerator = n->memory.tier = n->memory.kernel_tier = -1;
         if (cpuset_is_empty(&n->cpus))
                 n->kind = NODE_MEMORY_ONLY;
         else if (!n->memory_known)
