@@ -14,10 +14,18 @@ command -v man >/dev/null || skip_all "man is not installed (Debian: apt-get ins
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-for page in numaplan.8 numaplan.conf.5; do
+for page in numaplan.8 numaplan.conf.5 numaplan-generator.8; do
 	# As lintian checks a page: warnings of groff and of man on stderr, the output dropped.
 	warnings=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$src/man/$page" 2>&1 >/dev/null)
 	is "$page: man renders it without a warning" "$warnings" ""
+	# No identifier split at a line's end, at the widths of a narrow pane, a terminal and a wide
+	# one: neither hyphenation (U+2010 in UTF-8, "-" in ASCII) nor a break after a word's hyphen.
+	split=
+	for width in 60 80 120; do
+		split+=$(LC_ALL=C.UTF-8 MANWIDTH=$width man -E UTF-8 -l "$src/man/$page" 2>/dev/null |
+			grep -nE '[[:alnum:]_./"]('$'‐''|-)$' | sed "s/^/width $width: /")
+	done
+	is "$page: no identifier split at a line's end (widths 60, 80, 120)" "$split" ""
 	# One line a paragraph: no line breaks, no hyphenation inside an example.
 	LC_ALL=C.UTF-8 MANWIDTH=10000 man -E UTF-8 -l "$src/man/$page" >"$scratch/$page.txt" 2>/dev/null
 done

@@ -43,7 +43,7 @@ is "every lintian override has its reason in a comment above it" "$unexplained" 
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$scratch/files"
 dpkg-deb -x "$deb" "$scratch/root"
 has() { grep -qxF "$1" "$scratch/files"; }
-want=(/usr/sbin/numaplan /usr/share/man/man8/numaplan.8.gz /usr/share/man/man5/numaplan.conf.5.gz
+want=(/usr/sbin/numaplan /usr/share/man/man8/numaplan.8.gz /usr/share/man/man5/numaplan.conf.5.gz /usr/share/man/man8/numaplan-generator.8.gz
 	/usr/share/bash-completion/completions/numaplan /lib/systemd/system/numaplan.service
 	/lib/systemd/system/numaplan-verify.service /lib/systemd/system/numaplan-verify.timer)
 for p in "$src"/profiles/*.conf; do want+=("/usr/share/numaplan/profiles/${p##*/}"); done
