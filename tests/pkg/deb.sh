@@ -45,14 +45,16 @@ dpkg-deb -x "$deb" "$scratch/root"
 has() { grep -qxF "$1" "$scratch/files"; }
 want=(/usr/sbin/numaplan /usr/share/man/man8/numaplan.8.gz /usr/share/man/man5/numaplan.conf.5.gz /usr/share/man/man8/numaplan-generator.8.gz
 	/usr/share/bash-completion/completions/numaplan /lib/systemd/system/numaplan.service
-	/lib/systemd/system/numaplan-verify.service /lib/systemd/system/numaplan-verify.timer)
+	/lib/systemd/system/numaplan-verify.service /lib/systemd/system/numaplan-verify.timer
+	/usr/share/doc/numaplan/README.Debian /usr/share/doc/numaplan/examples/numaplan.rules.yml)
+for p in "$src"/examples/*; do want+=("/usr/share/doc/numaplan/examples/${p##*/}"); done
 for p in "$src"/profiles/*.conf; do want+=("/usr/share/numaplan/profiles/${p##*/}"); done
 missing=
 for f in "${want[@]}"; do has "$f" || missing+="$f "; done
-is "it holds the binary, the units, the man pages, the profiles and the completion (${#want[@]} files)" "$missing" ""
+is "it holds the binary, the units, the man pages, the profiles, the completion, README.Debian and the examples (${#want[@]} files)" "$missing" ""
 grep -q "^ExecStart=/usr/sbin/numaplan apply$" "$scratch/root/lib/systemd/system/numaplan.service" &&
 	ok "numaplan.service runs /usr/sbin/numaplan" || fail "numaplan.service runs /usr/sbin/numaplan"
-is "no numaplan-generator: installing changes no boot" "$(grep generator "$scratch/files")" ""
+is "no numaplan-generator: installing changes no boot" "$(grep system-generators "$scratch/files")" ""
 
 dpkg-deb --ctrl-tarfile "$deb" | tar -C "$scratch" -xf - ./conffiles ./control
 is "the sample configuration is its one conffile" "$(cat "$scratch/conffiles")" /etc/numaplan/numaplan.conf

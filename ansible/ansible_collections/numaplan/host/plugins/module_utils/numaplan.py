@@ -144,7 +144,7 @@ class Numaplan(object):
 
     def warn_from(self, stderr):
         """numaplan's warnings become Ansible's; return every log line for the result."""
-        log, _ = split_stderr(stderr)
+        log = split_stderr(stderr)[0]
         for line in log:
             if line.startswith(WARNING_PREFIX):
                 self.module.warn(line[len(WARNING_PREFIX):])

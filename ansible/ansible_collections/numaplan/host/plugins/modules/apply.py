@@ -147,7 +147,7 @@ def present(module, np):
 
     # Planning first: a configuration error fails here with numaplan's file:line, and the plan
     # is part of the result.
-    _, plan, _ = np.run_json('plan')
+    plan = np.run_json('plan')[1]
 
     args = []
     if module.check_mode:
@@ -223,7 +223,7 @@ def absent(module, np):
         result = dict(changed=bool(dropins), messages=[],
                       units=[dict(unit=u, action='removed' if u in dropins else 'unchanged') for u in units])
     else:
-        _, doc, err = np.run_json('remove', [] if p['reload'] else ['--no-reload'], units=p['units'])
+        doc, err = np.run_json('remove', [] if p['reload'] else ['--no-reload'], units=p['units'])[1:]
         result = dict(changed=doc['changed'], units=doc['units'], messages=np.warn_from(err))
 
     if module._diff:

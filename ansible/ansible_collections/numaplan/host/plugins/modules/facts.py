@@ -66,7 +66,7 @@ from ansible_collections.numaplan.host.plugins.module_utils.numaplan import Numa
 
 def main():
     module = AnsibleModule(argument_spec=argument_spec(unit_dir=False), supports_check_mode=True)
-    _, doc, _ = Numaplan(module).run_json('show')
+    doc = Numaplan(module).run_json('show')[1]
     module.exit_json(changed=False, ansible_facts=dict(numaplan=doc))
 
 

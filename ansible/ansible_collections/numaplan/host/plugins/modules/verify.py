@@ -101,8 +101,8 @@ def main():
     p = module.params
     np = Numaplan(module)
     # Exit 1 is a verdict (not pinned), reported from the document; 2 and 3 fail with numaplan's message.
-    _, doc, err = np.run_json('verify', [] if p['warmup'] else ['--no-warmup'], units=p['units'],
-                              ok=(EXIT_OK, EXIT_FAILED))
+    doc, err = np.run_json('verify', [] if p['warmup'] else ['--no-warmup'], units=p['units'],
+                           ok=(EXIT_OK, EXIT_FAILED))[1:]
     result = dict(changed=False, ok=bool(doc.get('ok')), verify=doc, messages=np.warn_from(err))
     if not result['ok'] and p['fail_on_mismatch']:
         wrong = ['%s: %s' % (u.get('unit'), u.get('summary') or 'not pinned as planned')
