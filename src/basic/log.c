@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "basic/escape.h"
 #include "basic/log.h"
+#include "basic/terminal.h"
 
 static int max_level = LOG_NOTICE;
 /* The kernel log, for a generator (log_open_kmsg()); -1: stderr. */
@@ -93,8 +95,12 @@ int log_internal(int level, int error, const char *fmt, ...) {
         va_start(ap, fmt);
         _cleanup_free_ char *message = xvasprintf(fmt, ap);
         va_end(ap);
-        fprintf(stderr, "%s%s\n",
-                level <= LOG_ERR ? "numaplan: error: " : level == LOG_WARNING ? "numaplan: warning: " : "numaplan: ", message);
+        const char *what = level <= LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "";
+        _cleanup_free_ char *head = xasprintf("numaplan: %s%s%s", color_on(stderr, level <= LOG_ERR       ? ANSI_RED
+                                                                            : level == LOG_WARNING ? ANSI_YELLOW
+                                                                                                   : ""),
+                                              what, *what ? color_off(stderr) : "");
+        print_wrapped(stderr, head, strlen("numaplan: ") + strlen(what), message, "    ");
         errno = saved;
         return error;
 }
@@ -121,11 +127,12 @@ int log_error_at(struct where at, const char *fmt, ...) {
                 log_error("%s%s", prefix, msg);
                 return -EINVAL;
         }
-        fputs(prefix, stderr);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        _cleanup_free_ char *msg = xvasprintf(fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        /* The place in red on a terminal, the message wrapped under it. */
+        _cleanup_free_ char *head = xasprintf("%s%s%s", color_on(stderr, ANSI_RED), prefix, color_off(stderr));
+        print_wrapped(stderr, head, strlen(prefix), msg, "    ");
         return -EINVAL;
 }
 

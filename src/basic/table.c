@@ -8,6 +8,7 @@
 struct table {
         size_t n_columns;
         char **cells; /* headers first, then rows */
+        const char **colors; /* each cell's ANSI sequence, or NULL */
         size_t n_cells;
 };
 
@@ -19,9 +20,15 @@ struct table *table_new(const char *const *headers, size_t n_columns) {
         return t;
 }
 
-void table_add(struct table *t, const char *cell) {
+void table_add_colored(struct table *t, const char *ansi, const char *cell) {
         t->cells = xrealloc(t->cells, (t->n_cells + 1) * sizeof(char *));
+        t->colors = xrealloc(t->colors, (t->n_cells + 1) * sizeof(char *));
+        t->colors[t->n_cells] = ansi && *ansi ? ansi : NULL;
         t->cells[t->n_cells++] = text_escape(cell ? cell : "");
+}
+
+void table_add(struct table *t, const char *cell) {
+        table_add_colored(t, NULL, cell);
 }
 
 void table_addf(struct table *t, const char *fmt, ...) {
@@ -73,7 +80,7 @@ void table_print(const struct table *t, FILE *f, const char *indent) {
                         fputs(indent ? indent : "", f);
                 if (right)
                         pad(f, width[col] - w);
-                fputs(s, f);
+                fprintf(f, "%s%s%s", t->colors[i] ? t->colors[i] : "", s, t->colors[i] ? "\033[0m" : "");
                 if (!right && !last)
                         pad(f, width[col] - w);
                 fputs(last ? "\n" : "  ", f);
@@ -85,5 +92,6 @@ void table_free(struct table *t) {
         for (size_t i = 0; i < t->n_cells; i++)
                 free(t->cells[i]);
         free(t->cells);
+        free(t->colors);
         free(t);
 }

@@ -14,6 +14,9 @@ struct table *table_new(const char *const *headers, size_t n_columns);
  * hold, can neither break a row nor reach the terminal. */
 void table_add(struct table *t, const char *cell);
 void table_addf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A cell printed in colour: `ansi` (basic/terminal.h's color_on(), "" for none) before it, the
+ * colour reset after it; its width is the text's. */
+void table_add_colored(struct table *t, const char *ansi, const char *cell);
 void table_print(const struct table *t, FILE *f, const char *indent);
 void table_free(struct table *t);
 static inline void table_freep(struct table **t) {

@@ -4,6 +4,8 @@
 
 #include "basic/escape.h"
 #include "basic/log.h"
+#include "basic/pager.h"
+#include "basic/terminal.h"
 #include "basic/util.h"
 #include "cli/dispatch.h"
 #include "cli/output.h"
@@ -23,6 +25,9 @@ static void help(FILE *f) {
                    "                         /run/numaplan; with --unit-dir elsewhere, DIR/.numaplan there)\n"
                    "      --generator-dir DIR  the drop-ins are numaplan-generator's, in DIR (default\n"
                    "                         " GENERATOR_DIR " when the generator is installed)\n"
+                   "      --no-pager         never page the output (default: a pager on a terminal,\n"
+                   "                         $SYSTEMD_PAGER, else $PAGER, else less -FRSXMK)\n"
+                   "      --no-color         no colour (default: on a terminal, unless $NO_COLOR)\n"
                    "  -q, --quiet            print errors only\n"
                    "  -v, --verbose          print more (twice: debug)\n"
                    "  -h, --help             this help; with a command, that command's help\n"
@@ -96,7 +101,7 @@ static bool directory_is_safe(const char *option, const char *dir) {
 struct command_line {
         struct globals g;
         const struct verb *verb;
-        bool want_help, want_version, options_done;
+        bool want_help, want_version, options_done, no_pager;
         int verbosity;
         char **early, **rest; /* before the verb (its options), after it (rest[0] unused) */
         int n_early, n_rest;
@@ -121,6 +126,10 @@ static int global_option(struct command_line *cl, int argc, char **argv, int *i)
                 cl->want_help = true;
         else if (streq(a, "--version"))
                 cl->want_version = true;
+        else if (streq(a, "--no-pager"))
+                cl->no_pager = true;
+        else if (streq(a, "--no-color"))
+                colors_disable();
         else
                 return 0;
         return 1;
@@ -176,7 +185,8 @@ static int parse(struct command_line *cl, int argc, char **argv) {
 }
 
 static const char *const global_options[] = {"--sysfs-root", "--unit-dir", "--runtime-dir", "--generator-dir",
-                                             "--quiet", "--verbose", "--help", "--version"};
+                                             "--quiet", "--verbose", "--help", "--version", "--no-pager",
+                                             "--no-color"};
 
 /* " (did you mean '--version'?)" for "--verison": among the global options and every verb's. */
 static char *nearest_option(const char *word) {
@@ -231,8 +241,11 @@ static int run_verb(const struct command_line *cl) {
 
         _cleanup_free_ void *args = xmalloc0(verb->args_size);
         int first = verb_parse_options(verb, n, words, args);
+        if (first >= 0 && verb->pages)
+                pager_open(cl->no_pager);
         int r = first < 0 ? EXIT_USAGE : verb->run(args, n - first, words + first, &cl->g);
         output_finish(r);
+        pager_close();
         return r;
 }
 

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+#include <string.h>
+
 #include "basic/json-util.h"
 #include "basic/log.h"
+#include "basic/terminal.h"
 #include "basic/util.h"
 #include "cli/output.h"
 
@@ -28,6 +31,19 @@ json_object *json_warnings(const struct warnings *w) {
         return a;
 }
 
+/* Errors red, warnings yellow, notices plain: the code in colour, the message wrapped under it. */
+static void print_warning(FILE *f, const struct warning *x, const char *indent) {
+        enum severity s = warning_kinds[x->code].severity;
+        const char *code = warning_code(x);
+        _cleanup_free_ char *head = xasprintf("%s%s%s%s: ", strempty(indent),
+                                             color_on(f, s == SEVERITY_ERROR     ? ANSI_RED
+                                                         : s == SEVERITY_WARNING ? ANSI_YELLOW
+                                                                                 : ""),
+                                             code, s == SEVERITY_NOTICE ? "" : color_off(f));
+        _cleanup_free_ char *more = xasprintf("%s  ", strempty(indent));
+        print_wrapped(f, head, strlen(strempty(indent)) + strlen(code) + 2, x->message, more);
+}
+
 void print_warnings(const struct warnings *w, const char *heading, const char *indent) {
         bool quiet = log_get_max_level() < LOG_NOTICE; /* -q: errors only */
         bool any = false;
@@ -37,7 +53,7 @@ void print_warnings(const struct warnings *w, const char *heading, const char *i
                 if (!any && heading)
                         fputs(heading, stdout);
                 any = true;
-                printf("%s%s: %s\n", strempty(indent), warning_code(&w->v[i]), w->v[i].message);
+                print_warning(stdout, &w->v[i], indent);
         }
 }
 

@@ -262,6 +262,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 const struct verb verb_plan = {
         .name = "plan",
         .rank = 20,
+        .pages = true,
         .summary = "placement and drop-in text; changes nothing",
         .options = options,
         .args_size = sizeof(struct plan_args),

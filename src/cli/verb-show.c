@@ -547,6 +547,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 const struct verb verb_show = {
         .name = "show",
         .rank = 10,
+        .pages = true,
         .summary = "topology, accelerators, warnings",
         .options = options,
         .args_size = sizeof(struct show_args),

@@ -184,6 +184,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 const struct verb verb_status = {
         .name = "status",
         .rank = 50,
+        .pages = true,
         .summary = "each replica unit: its drop-in in effect, started with it or before",
         .options = options,
         .args_size = sizeof(struct status_args),

@@ -3,12 +3,14 @@
  * D-Bus, every task's affinity in /proc, a warm-up request, and where the pages are. */
 
 #include <inttypes.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/table.h"
+#include "basic/terminal.h"
 #include "basic/util.h"
 #include "cli/metrics-file.h"
 #include "cli/output.h"
@@ -441,16 +443,28 @@ static void print_shared(const struct page_tally *t) {
         table_print(tb, stdout, "    ");
 }
 
+/* "UNIT: pinned as planned: ..." with its verdict in green, "NOT pinned as planned:" in red; the
+ * rest wrapped under it. */
+static void print_summary(const struct unit_report *u, size_t i) {
+        const char *rest = strchr(u->summary, ':');
+        size_t n = rest ? (size_t) (rest - u->summary) + 1 : strlen(u->summary);
+        _cleanup_free_ char *head = xasprintf("%s%s: %s%.*s%s%s", i ? "\n" : "", u->pl->unit,
+                                             color_on(stdout, u->ok ? ANSI_GREEN : ANSI_RED), (int) n, u->summary,
+                                             color_off(stdout), rest && rest[1] ? " " : "");
+        print_wrapped(stdout, head, strlen(u->pl->unit) + 2 + n + 1, rest && rest[1] ? rest + 2 : "", "  ");
+}
+
 static void print_table(const struct unit_report *reports, size_t n) {
         static const char *const headers[] = {"check", "", "want", "got"};
 
         for (size_t i = 0; i < n; i++) {
                 const struct unit_report *u = &reports[i];
                 _cleanup_table_ struct table *t = table_new(headers, ELEMENTSOF(headers));
-                printf("%s%s: %s\n", i ? "\n" : "", u->pl->unit, u->summary);
+                print_summary(u, i);
                 for (unsigned c = 0; c < N_CHECKS; c++) {
                         table_add(t, check_name(c));
-                        table_add(t, u->checks[c].ok ? "ok" : "FAIL");
+                        table_add_colored(t, color_on(stdout, u->checks[c].ok ? ANSI_GREEN : ANSI_RED),
+                                          u->checks[c].ok ? "ok" : "FAIL");
                         table_add(t, u->checks[c].want);
                         table_add(t, u->checks[c].got);
                 }
@@ -625,6 +639,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 const struct verb verb_verify = {
         .name = "verify",
         .rank = 40,
+        .pages = true,
         .summary = "prove each replica is pinned as planned",
         .options = options,
         .args_size = sizeof(struct verify_args),

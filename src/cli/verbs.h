@@ -39,6 +39,7 @@ struct verb {
          * them (after a blank line, or with `epilogue_tight` right under them). */
         const char *usage, *description, *epilogue;
         bool epilogue_tight;
+        bool pages; /* its answer goes through a pager on a terminal (cli/dispatch.c) */
         unsigned rank; /* where --help lists it: lower first */
 };
 
