@@ -141,6 +141,21 @@ static bool shown(const struct filter *f, const struct accelerator *a) {
         return false;
 }
 
+/* The first address given that names no accelerator, network adapter or NVMe drive; NULL. */
+static const char *unmatched(const struct topology *t, const struct filter *f) {
+        const struct accelerator *lists[] = {t->accels, t->nics, t->storage};
+        size_t ns[] = {t->n_accels, t->n_nics, t->n_storage};
+        for (size_t k = 0; k < f->n; k++) {
+                bool found = false;
+                for (size_t l = 0; l < ELEMENTSOF(lists) && !found; l++)
+                        for (size_t i = 0; i < ns[l] && !found; i++)
+                                found = streq(lists[l][i].pci, f->pci[k]);
+                if (!found)
+                        return f->pci[k];
+        }
+        return NULL;
+}
+
 static json_object *devices_json(const struct topology *t, const struct accelerator *v, size_t n,
                                  const struct filter *f) {
         json_object *a = json_object_new_array();
@@ -150,7 +165,41 @@ static json_object *devices_json(const struct topology *t, const struct accelera
         return a;
 }
 
-static void print_json(const struct topology *t, const struct warnings *w, const struct filter *f) {
+/* The compute accelerators and network adapters shown, in --matrix's order; NULL-terminated. */
+static const struct accelerator **matrix_devices(const struct topology *t, const struct filter *f, size_t *ret_n) {
+        const struct accelerator **v = xmalloc0((t->n_accels + t->n_nics + 1) * sizeof(*v));
+        size_t n = 0;
+        for (size_t i = 0; i < t->n_accels; i++)
+                if (t->accels[i].compute && shown(f, &t->accels[i]))
+                        v[n++] = &t->accels[i];
+        for (size_t i = 0; i < t->n_nics; i++)
+                if (shown(f, &t->nics[i]))
+                        v[n++] = &t->nics[i];
+        *ret_n = n;
+        return v;
+}
+
+/* --matrix in the document: {"devices": [PCI...], "paths": [[PIX|PXB|PHB|NODE|SYS|X|null...]...]},
+ * row i and column j the path from devices[i] to devices[j]. */
+static json_object *matrix_json(const struct topology *t, const struct filter *f) {
+        size_t n;
+        _cleanup_free_ const struct accelerator **v = matrix_devices(t, f, &n);
+        json_object *o = json_object_new_object(), *devices = json_object_new_array(), *paths = json_object_new_array();
+        for (size_t i = 0; i < n; i++) {
+                json_object *row = json_object_new_array();
+                json_object_array_add(devices, json_object_new_string(v[i]->pci));
+                for (size_t j = 0; j < n; j++) {
+                        const char *l = pci_link(v[i], v[j]);
+                        json_object_array_add(row, l ? json_object_new_string(l) : NULL);
+                }
+                json_object_array_add(paths, row);
+        }
+        json_object_object_add(o, "devices", devices);
+        json_object_object_add(o, "paths", paths);
+        return o;
+}
+
+static void print_json(const struct topology *t, const struct warnings *w, const struct filter *f, bool matrix) {
         /* Before the document, which refers to it until it is gone. */
         _cleanup_free_ int *ids = xmalloc((t->n_nodes + 1) * sizeof(int));
         _cleanup_json_ json_object *o = json_object_new_object();
@@ -170,6 +219,8 @@ static void print_json(const struct topology *t, const struct warnings *w, const
         json_object_object_add(host, "irqbalance", irqbalance_json(t->irqbalance));
         json_object_object_add(o, "host", host);
         json_object_object_add(o, "warnings", json_warnings(w));
+        if (matrix)
+                json_object_object_add(o, "matrix", matrix_json(t, f));
         json_print(o);
 }
 
@@ -415,16 +466,10 @@ static void print_settings(const struct topology *t) {
 /* `nvidia-smi topo -m` for every vendor: compute accelerators and network adapters, each pair's
  * path, then each one's CPUs and node. */
 static void print_matrix(const struct topology *t, const struct filter *f) {
-        const struct accelerator **v = xmalloc0((t->n_accels + t->n_nics + 1) * sizeof(*v));
-        size_t n = 0;
+        size_t n;
+        const struct accelerator **v = matrix_devices(t, f, &n);
         bool by_node_only = false;
 
-        for (size_t i = 0; i < t->n_accels; i++)
-                if (t->accels[i].compute && shown(f, &t->accels[i]))
-                        v[n++] = &t->accels[i];
-        for (size_t i = 0; i < t->n_nics; i++)
-                if (shown(f, &t->nics[i]))
-                        v[n++] = &t->nics[i];
         if (n == 0) {
                 printf("no compute accelerator or network adapter to relate\n");
                 free(v);
@@ -514,15 +559,24 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * that does not load costs the overrides, with a warning, not the command. */
         if (config_load(a->config, &c) < 0)
                 log_warning("configuration not used: accelerator-nodes left out");
-        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix ? 0 : INPUTS_TUNING | INPUTS_IRQS), c, &in);
+        /* --json holds everything, the matrix too; the matrix alone needs neither tuning nor
+         * interrupts. */
+        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix && !a->json ? 0 : INPUTS_TUNING | INPUTS_IRQS),
+                            c, &in);
         if (r == EXIT_ENV) {
                 inputs_done(&in);
                 return r;
         }
 
         const struct topology *t = in.topology;
+        const char *missing = unmatched(t, &f);
+        if (missing) {
+                log_error("no PCI device %s on this host (numaplan show lists them)", missing);
+                inputs_done(&in);
+                return EXIT_USAGE;
+        }
         if (a->json)
-                print_json(t, &in.warnings, &f);
+                print_json(t, &in.warnings, &f, a->matrix);
         else if (a->matrix)
                 print_matrix(t, &f);
         else {

@@ -159,4 +159,30 @@ fi
 run snapshot --sysfs-root "$scratch/does-not-exist" -o "$scratch/none.tar"
 is "snapshot of a missing root exits 3" "$rc" 3
 check "a failed snapshot leaves no file" test "$rc" = 3 -a ! -e "$scratch/none.tar"
+# ---- show --json --matrix: one document, everything --json holds and the matrix ----
+nics=$fixtures/hosts/nics-4n-8gpu
+"$numaplan" show --json -c /dev/null --sysfs-root "$nics" >"$scratch/plain.json"
+run show --json --matrix -c /dev/null --sysfs-root "$nics"
+if python3 - "$scratch/plain.json" "$scratch/out" <<'PY'; then
+import json, sys
+plain, both = (json.load(open(p)) for p in sys.argv[1:])
+m = both.pop("matrix")
+assert plain == both, "the rest differs from show --json"
+assert m["devices"][:2] == ["0000:13:00.0", "0000:17:00.0"] and len(m["devices"]) == 14, m["devices"]
+assert all(len(row) == 14 for row in m["paths"]) and m["paths"][0][:2] == ["X", "PHB"], m["paths"][0]
+assert "cpufreq" in both["host"] and both["accelerators"][0]["interrupts"], "tuning or interrupts left out"
+PY
+	ok "show --json --matrix: what show --json holds (tuning, interrupts, warnings), and the matrix"
+else fail "show --json --matrix" "$(head -c 600 "$scratch/out")"; fi
+run show -c /dev/null --sysfs-root "$nics" --matrix
+grep -q "^GPU0  X     PHB" "$scratch/out" && ok "show --matrix alone still prints the table" || fail "show --matrix" "$out"
+
+# ---- a PCI address that names no device here ----
+run show -c /dev/null --sysfs-root "$nics" 0000:13:00.0 0000:99:00.0
+if [ "$rc" = 2 ] && grep -qx "numaplan: error: no PCI device 0000:99:00.0 on this host (numaplan show lists them)" "$scratch/err" &&
+	[ ! -s "$scratch/out" ]; then
+	ok "show with an address no device has: said, exit 2, nothing on stdout"
+else fail "show of a missing device" "rc $rc" "$err" "$out"; fi
+run show --json -c /dev/null --sysfs-root "$nics" 99:00.0
+is "and with --json, the error document" "$rc $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"]["code"])' "$scratch/out")" "2 2"
 done_testing
