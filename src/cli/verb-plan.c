@@ -89,7 +89,7 @@ static json_object *plan_to_json(const struct inputs *in) {
                 json_object_object_add(r, "cpus", json_cpuset(&pl->cpus));
                 json_object_object_add(r, "cpu_affinity",
                                        pl->cpu_affinity_numa ? json_object_new_string("numa") : json_cpuset(&pl->cpus));
-                json_object_object_add(r, "memory_bytes", json_uint64(pl->memory));
+                json_object_object_add(r, "memory_bytes", pl->memory ? json_uint64(pl->memory) : NULL);
                 json_object_object_add(r, "model_bytes", json_uint64(pl->conf->model_bytes));
                 json_object_object_add(r, "hugepages", hugepages_json(pl));
                 json_object_object_add(r, "container", pl->container ? json_object_new_string(pl->container) : NULL);
@@ -175,7 +175,10 @@ static void print_table(const struct inputs *in) {
                         const struct accelerator *a = &in->topology->accels[pl->accels[j]];
                         strbuf_printf(&acc, "%s%s%s", j ? "," : "", a->pci, a->numa_node < 0 ? " (no node)" : "");
                 }
-                format_bytes(mem, sizeof(mem), pl->memory);
+                if (pl->memory)
+                        format_bytes(mem, sizeof(mem), pl->memory);
+                else
+                        snprintf(mem, sizeof(mem), "-"); /* unset: no memory = and no model */
                 uint64_t huge = 0;
                 for (size_t j = 0; j < pl->n_hugepages; j++)
                         huge += pl->hugepages[j].pages * pl->hugepage_kb * 1024;

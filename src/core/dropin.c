@@ -48,11 +48,15 @@ static void describe_memory(const struct plan *p, const struct placement *pl, st
         char mem[FORMAT_BYTES_MAX], usable[FORMAT_BYTES_MAX];
         _cleanup_free_ char *nodes = cpuset_format(&pl->nodes);
 
-        format_bytes(mem, sizeof(mem), pl->memory);
+        /* No memory = (nor a model to size it by): nothing reserved, which "0 B" would misstate. */
+        if (pl->memory == 0)
+                snprintf(mem, sizeof(mem), "no memory set,");
+        else
+                format_bytes(mem, sizeof(mem), pl->memory);
         if (cpuset_count(&pl->nodes) == 1) {
                 const struct plan_node *n = plan_node(p, cpuset_next(&pl->nodes, 0));
                 format_bytes(usable, sizeof(usable), n ? n->usable : 0);
-                strbuf_printf(b, "%s of %s usable on node %s", mem, usable, nodes);
+                strbuf_printf(b, "%s %s %s usable on node %s", mem, pl->memory ? "of" : "and", usable, nodes);
         } else {
                 strbuf_printf(b, "%s %s over nodes %s (usable:", mem,
                               pl->policy == POLICY_INTERLEAVE ? "interleaved" : "bound", nodes);

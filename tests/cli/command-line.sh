@@ -94,6 +94,17 @@ check "48GiB is 48G, and a unit without a suffix is the service, as systemctl ta
 import json, sys
 r = json.load(open(sys.argv[1]))["replicas"][0]
 assert r["unit"] == "llama-server@0.service" and r["memory_bytes"] == 48 << 30, r' "$scratch/out"
+printf '[replica a]\nunit = a.service\naccelerators = 18:00.0\n' >"$scratch/nomem.conf"
+chmod 0644 "$scratch/nomem.conf"
+run plan --sysfs-root "$host" -c "$scratch/nomem.conf"
+if grep -qE '^a +a\.service +0000:18:00\.0 +0 +bind +[0-9,-]+( \(numa\))? +-$' "$scratch/out" &&
+	grep -q '^# replica a: .*; no memory set, and [0-9.]* GiB usable on node 0$' "$scratch/out"; then
+	ok "memory unset: '-' in plan's table, said so in the drop-in's header, never '0 B'"
+else fail "an unset memory in plan" "$out"; fi
+run plan --json --sysfs-root "$host" -c "$scratch/nomem.conf"
+check "and null in --json" python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["replicas"][0]["memory_bytes"] is None' "$scratch/out"
 run remove --no-reload --unit-dir "$scratch/none" llama-server@0
 if [ $rc -eq 0 ] && grep -q "^llama-server@0.service: no drop-in of numaplan's to remove" <<<"$out" && grep -q "^nothing removed" <<<"$out"; then
 	ok "remove of a unit numaplan never touched says so"
