@@ -25,7 +25,8 @@ struct parse_ctx {
         struct config *c;
         const char *file;
         const char *text, *end; /* what is left to read */
-        unsigned line;
+        unsigned line;          /* where the logical line being parsed starts */
+        unsigned read;          /* the file's lines read so far */
         struct error_at *err;
         bool failed;
 
@@ -34,7 +35,17 @@ struct parse_ctx {
         const char *value;            /* of the key being parsed, for the hints of fail() */
         char ***units;                /* config_units_of_text(): every unit = read, in any section */
         size_t n_units;
+
+        /* Lines joined by a trailing backslash, and values longer than inih's line: inih is given
+         * "key = " and a stand-in (LONG_VALUE and an index, which no file can hold: a control byte
+         * is refused), and the handler takes the value from here. */
+        char **long_values;
+        size_t n_long;
+        unsigned *first_line; /* [inih's line number] the file's line its logical line starts at */
+        size_t n_lines;
 };
+
+#define LONG_VALUE "\x01"
 
 _printf_(2, 3) static int fail(struct parse_ctx *ctx, const char *fmt, ...) {
         va_list ap;
@@ -571,8 +582,12 @@ static int unit_of_any_section(struct parse_ctx *ctx, const char *name, const ch
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
         struct parse_ctx *ctx = user;
+        const char *stand_in = startswith(value, LONG_VALUE);
+        int k;
 
         (void) section; /* the line source tracked it, with its line */
+        if (stand_in && parse_int(stand_in, &k) >= 0 && k >= 0 && (size_t) k < ctx->n_long)
+                value = ctx->long_values[k];
         if (ctx->units)
                 return unit_of_any_section(ctx, name, value);
         if (ctx->failed)
@@ -663,39 +678,97 @@ static bool line_is_safe(struct parse_ctx *ctx, const char *line) {
         return false;
 }
 
+/* The next line of the text, without its end ("\r\n" included), and how far it went. */
+static const char *next_line(struct parse_ctx *ctx, size_t *ret_len) {
+        const char *p = ctx->text, *nl = memchr(p, '\n', (size_t) (ctx->end - p));
+        size_t len = nl ? (size_t) (nl - p) : (size_t) (ctx->end - p);
+        ctx->text = nl ? nl + 1 : ctx->end;
+        ctx->read++;
+        if (len && p[len - 1] == '\r')
+                len--;
+        *ret_len = len;
+        return p;
+}
+
+/* One logical line: a line that is no comment and ends with a backslash goes on with the next
+ * one, the backslash a blank, as in systemd's unit files. NULL after a NUL byte. */
+static char *logical_line(struct parse_ctx *ctx) {
+        struct strbuf b = {0};
+        for (;;) {
+                size_t len;
+                const char *p = next_line(ctx, &len);
+                if (memchr(p, 0, len)) {
+                        fail(ctx, "a NUL byte: not a text file");
+                        strbuf_done(&b);
+                        return NULL;
+                }
+                strbuf_printf(&b, "%.*s", (int) len, p);
+                const char *s = b.s + strspn(b.s, " \t");
+                if (!len || p[len - 1] != '\\' || strchr(";#", *s) || ctx->text >= ctx->end)
+                        break;
+                b.s[--b.len] = ' ';
+        }
+        strbuf_printf(&b, "%s", ""); /* an empty last line is a string too */
+        return strbuf_steal(&b);
+}
+
+/* A key's line too long for inih: "key = " and a stand-in for the value, which is kept as inih
+ * would have read it (blanks and an inline " ;" comment taken off). */
+static bool stand_in(struct parse_ctx *ctx, const char *line, char *str, int num) {
+        size_t key = strcspn(line, "=:");
+        if (!line[key] || key + 16 > (size_t) num) {
+                fail(ctx, "line longer than %d bytes, and no key = value", num - 1);
+                return false;
+        }
+        const char *v = line + key + 1;
+        v += strspn(v, " \t");
+        size_t n = strlen(v);
+        for (const char *c = v; (c = strchr(c, ';')); c++)
+                if (c > v && strchr(" \t", c[-1])) {
+                        n = (size_t) (c - v);
+                        break;
+                }
+        while (n && strchr(" \t", v[n - 1]))
+                n--;
+        ctx->long_values = xrealloc(ctx->long_values, (ctx->n_long + 1) * sizeof(char *));
+        ctx->long_values[ctx->n_long] = xstrndup(v, n);
+        snprintf(str, (size_t) num, "%.*s= " LONG_VALUE "%zu\n", (int) key, line, ctx->n_long++);
+        return true;
+}
+
 /* inih's line source (fgets semantics). Stops the parse after the first error we found. */
 static char *read_line(struct parse_ctx *ctx, char *str, int num) {
         if (ctx->failed || ctx->text >= ctx->end)
                 return NULL;
-        const char *p = ctx->text, *nl = memchr(p, '\n', (size_t) (ctx->end - p));
-        size_t len = nl ? (size_t) (nl - p) + 1 : (size_t) (ctx->end - p);
-        ctx->line++;
-        ctx->text = p + len;
-        if (memchr(p, 0, len)) {
-                fail(ctx, "a NUL byte: not a text file");
+        ctx->line = ctx->read + 1; /* messages name where the line starts */
+        _cleanup_free_ char *line = logical_line(ctx);
+        if (!line)
                 return NULL;
-        }
-        if (len > (size_t) num - 1) {
-                /* inih would cut the line and read the rest as a line of its own. */
-                fail(ctx, "line longer than %d bytes (inih's limit)", num - 1);
-                return NULL;
-        }
-        memcpy(str, p, len);
-        str[len] = 0;
+        ctx->first_line = xrealloc(ctx->first_line, (ctx->n_lines + 2) * sizeof(unsigned));
+        ctx->first_line[++ctx->n_lines] = ctx->line;
 
-        const char *s = str;
+        const char *s = line;
         if (ctx->line == 1 && startswith(s, "\xEF\xBB\xBF"))
                 s += 3; /* inih skips a UTF-8 byte order mark */
-        const char *first = s;
-        s += strspn(s, " \t\r\n");
-        if (*s && s != first && !strchr(";#", *s)) {
+        const char *start = s;
+        s += strspn(s, " \t");
+        if (*s && s != start && !strchr(";#", *s)) {
                 fail(ctx, "indented line: inih would read it as a continuation of the previous value");
                 return NULL;
         }
         if (*s && !strchr(";#", *s) && !line_is_safe(ctx, s))
                 return NULL;
-        if (*s == '[')
+        bool fits = strlen(line) + 2 <= (size_t) num;
+        if (fits)
+                snprintf(str, (size_t) num, "%s\n", line);
+        if (*s == '[' && !fits)
+                fail(ctx, "section header longer than %d bytes", num - 1);
+        else if (*s == '[')
                 section_header(ctx, s);
+        else if (!fits && *s && !strchr(";#", *s))
+                stand_in(ctx, s, str, num);
+        else if (!fits)
+                str[0] = '\n', str[1] = 0; /* a long comment */
         return ctx->failed ? NULL : str;
 }
 
@@ -713,6 +786,11 @@ static char *reader(char *str, int num, void *stream) {
         return str;
 }
 
+static void parse_ctx_done(struct parse_ctx *ctx) {
+        strv_free_n(ctx->long_values, ctx->n_long);
+        free(ctx->first_line);
+}
+
 int config_parse_text(struct config *c, const char *text, size_t len, const char *name, struct error_at *err) {
         size_t n = strv_length(c->files);
         c->files = xrealloc(c->files, (n + 2) * sizeof(char *));
@@ -721,8 +799,11 @@ int config_parse_text(struct config *c, const char *text, size_t len, const char
 
         struct parse_ctx ctx = {.c = c, .file = c->files[n], .text = text, .end = text + len, .err = err};
         int line = ini_parse_stream(reader, &ctx, handler, &ctx);
-        if (line > 0 && (!ctx.failed || (unsigned) line < err->at.line))
-                return error_at_set(err, (struct where){ctx.file, (unsigned) line},
+        /* inih counts logical lines: the file's line is where that one starts. */
+        unsigned at = line > 0 && (size_t) line <= ctx.n_lines ? ctx.first_line[line] : (unsigned) line;
+        parse_ctx_done(&ctx);
+        if (line > 0 && (!ctx.failed || at < err->at.line))
+                return error_at_set(err, (struct where){ctx.file, at},
                                     "syntax error: expected [section], key = value, or a comment");
         return ctx.failed ? -EINVAL : 0;
 }
@@ -734,6 +815,7 @@ char **config_units_of_text(const char *text, size_t len, const char *name) {
         struct parse_ctx ctx = {.c = c, .file = name, .text = text, .end = text + len, .err = &err, .units = &units};
 
         (void) ini_parse_stream(reader, &ctx, handler, &ctx);
+        parse_ctx_done(&ctx);
         error_at_done(&err);
         return units;
 }

@@ -357,8 +357,8 @@ memory = 1G"
 bad "an indented line" "bad.conf:3: indented line" "[replica a]
 unit = a.service
   memory = 1G"
-bad "a line longer than inih's 200 bytes" "bad.conf:2: line longer than 199 bytes" "[replica a]
-unit = a$(printf 'x%.0s' $(seq 1 210)).service"
+bad "a key longer than inih's line" "bad.conf:2: line longer than 199 bytes, and no key = value" "[replica a]
+unit$(printf 'x%.0s' $(seq 1 210)) = a.service"
 bad "a syntax error" "bad.conf:2: syntax error" "[replica a]
 unit a.service"
 bad "bad percentage" "bad.conf:2: bad headroom '10'" "[numaplan]
