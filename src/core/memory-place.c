@@ -51,3 +51,21 @@ char *memory_forbidden_where(const struct topology *t, int node) {
                 return xasprintf("%s on node %d, owned by %s", memory_kind_words(kinds), node, n->memory.owner_pci);
         return xasprintf("%s on node %d", memory_kind_words(kinds), node);
 }
+
+char *memory_targets_check(const struct topology *t, struct cpuset *targets) {
+        struct cpuset dropped = memory_drop_forbidden(t, targets);
+        struct strbuf b = {0};
+
+        if (cpuset_is_empty(&dropped))
+                return NULL;
+        CPUSET_FOREACH(n, &dropped) {
+                _cleanup_free_ char *where = memory_forbidden_where(t, n);
+                strbuf_printf(&b, "%s%s", b.len ? ", " : "", where);
+        }
+        _cleanup_free_ char *left = cpuset_format(targets);
+        strbuf_printf(&b, ": dropped from the targets, since a replica's pages never go there; %s",
+                      cpuset_is_empty(targets) ? "no node is left to move them to" : "moving them to ");
+        if (!cpuset_is_empty(targets))
+                strbuf_printf(&b, "node%s %s", cpuset_count(targets) > 1 ? "s" : "", left);
+        return strbuf_steal(&b);
+}

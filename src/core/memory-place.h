@@ -26,3 +26,7 @@ struct cpuset memory_drop_forbidden(const struct topology *t, struct cpuset *nod
 /* Why node `node` is forbidden, for a message: "GPU memory on node 4, owned by 0009:01:00.0" or
  * "persistent memory (NVM) on node 9" (caller frees). */
 char *memory_forbidden_where(const struct topology *t, int node);
+/* The nodes prepare and migrate move a replica's pages to: `targets` less any node of GPU memory or
+ * NVM, which a plan never holds but a hand-written --nodes or an older plan might. Returns what
+ * it dropped and why, in words for the admin (caller frees), or NULL when it dropped nothing. */
+char *memory_targets_check(const struct topology *t, struct cpuset *targets);

@@ -345,12 +345,38 @@ static void tiers_planned(void) {
         plan_free(p);
 }
 
+/* prepare and migrate: the targets never hold GPU memory or NVM, and what was dropped is said. */
+static void targets(void) {
+        _cleanup_topology_ struct topology *t = tiered();
+        struct cpuset s = {0};
+
+        cpuset_set(&s, 0);
+        cpuset_set(&s, 5);
+        _cleanup_free_ char *none = memory_targets_check(t, &s);
+        ok(!none && cpuset_count(&s) == 2, "DRAM and CXL targets are kept, nothing said");
+        cpuset_set(&s, 4);
+        _cleanup_free_ char *nvm = memory_targets_check(t, &s);
+        is_nodes(&s, "0,5", "NVM is dropped from the targets");
+        is_str(nvm, "persistent memory (NVM) on node 4: dropped from the targets, since a replica's pages never go "
+                    "there; moving them to nodes 0,5",
+               "and said");
+
+        _cleanup_topology_ struct topology *g = superchip(1, 1);
+        struct cpuset only = {0};
+        cpuset_set(&only, 2);
+        _cleanup_free_ char *gpu = memory_targets_check(g, &only);
+        ok(cpuset_is_empty(&only) && gpu && strstr(gpu, "GPU memory on node 2, owned by 0009:01:00.0") &&
+                   strstr(gpu, "no node is left to move them to"),
+           "GPU memory alone: no target left, said with its owner");
+}
+
 int main(void) {
         kinds_rule();
         tiers_key();
         gb200();
         gh200();
         tiers_planned();
+        targets();
         conf = config_free(conf);
         warnings_done(&warnings);
         free(error);
