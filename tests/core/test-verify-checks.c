@@ -554,6 +554,7 @@ static void irq_locality(void) {
         if (!ok(c.detail && strstr(c.detail, "IRQ 45 of 0000:81:00.0 is set to CPUs 0-31 (served by 9), outside "
                                              "8-15,24-31") && strstr(c.detail, "numaplan apply steers them back"),
                 "naming the interrupt, where it is set and served, and the fix"))
+                tap_diag("detail", c.detail);
 
         for (size_t i = 0; i < gpu.irqs.n; i++)
                 gpu.irqs.v[i].affinity = set("8-9");
