@@ -6,6 +6,7 @@
 #include "basic/util.h"
 #include "cli/prepare-checks.h"
 #include "cli/verbs.h"
+#include "core/memory-place.h"
 #include "host/root.h"
 #include "host/topology-read.h"
 #include "host/unit-user.h"
@@ -91,6 +92,22 @@ int prepare_become_unit_user(void) {
         return r;
 }
 
+/* Takes GPU memory and NVM out of the nodes the pages go to, saying so; false when none is left.
+ * A host whose nodes cannot be read keeps them: nothing says what they are. */
+static bool drop_forbidden(struct root *root, struct cpuset *nodes) {
+        _cleanup_topology_ struct topology *t = NULL;
+        struct warnings w = {0};
+
+        int r = topology_read(root, 0, &w, &t);
+        warnings_done(&w);
+        if (r < 0)
+                return true;
+        _cleanup_free_ char *dropped = memory_targets_check(t, nodes);
+        if (dropped)
+                log_warning("--nodes: %s", dropped);
+        return !cpuset_is_empty(nodes);
+}
+
 int prepare_nodes(const struct globals *g, const char *value, struct cpuset *ret) {
         struct cpuset nodes, host;
 
@@ -114,6 +131,9 @@ int prepare_nodes(const struct globals *g, const char *value, struct cpuset *ret
                 return verb_usage_error("prepare", "--nodes %s: this host has no node%s %s (its nodes: %s)", shown,
                                         cpuset_count(&missing) > 1 ? "s" : "", m, h);
         }
+        if (!drop_forbidden(root, &nodes))
+                return verb_usage_error("prepare", "--nodes %s: every node is GPU memory or NVM, where no replica's "
+                                        "pages go", shown);
         *ret = nodes;
         return EXIT_OK;
 }

@@ -11,6 +11,7 @@
 #include "basic/util.h"
 #include "cli/moved.h"
 #include "cli/verbs.h"
+#include "core/memory-place.h"
 #include "core/numa-maps.h"
 #include "core/planner.h"
 #include "core/observed.h"
@@ -44,6 +45,7 @@ static const struct verb_option options[] = {
 
 struct unit_moves {
         const struct placement *pl;
+        struct cpuset targets; /* its nodes, less any GPU memory or NVM (core/memory-place.h) */
         struct process *processes;
         size_t n_processes;
         struct migrate_stats st;
@@ -128,7 +130,7 @@ static int migrate_unit(bool dry, struct unit_moves *u) {
                 return 0;
         double t0 = moved_now();
         for (size_t i = 0; i < u->n_processes; i++) {
-                int r = migrate_process(u->processes[i].pid, &u->pl->nodes, u->keep, u->n_keep, dry, &u->st);
+                int r = migrate_process(u->processes[i].pid, &u->targets, u->keep, u->n_keep, dry, &u->st);
                 if (r == -EOPNOTSUPP)
                         return r;
                 if (r == -EPERM) {
@@ -242,8 +244,13 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 inputs_journal(&in, true);
         r = inputs_select(&in, argc, argv, &sel, &n);
         _cleanup_free_ struct unit_moves *v = xmalloc0((n + 1) * sizeof(*v));
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 v[i].pl = sel[i];
+                v[i].targets = sel[i]->nodes;
+                _cleanup_free_ char *dropped = memory_targets_check(in.topology, &v[i].targets);
+                if (dropped)
+                        log_warning("%s: %s", sel[i]->unit, dropped);
+        }
         if (r == EXIT_OK && bus_connect(&bus) < 0)
                 r = EXIT_ENV;
         if (r == EXIT_OK) {

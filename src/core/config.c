@@ -416,6 +416,31 @@ static int value_nics(struct parse_ctx *ctx, const char *key, const char *value,
         return 1;
 }
 
+const char *memory_tiers_to_string(unsigned tiers) {
+        static const char *const names[] = {"local", "local+cxl", "local+hbm", "local+cxl+hbm"};
+        return names[tiers & (TIERS_CXL | TIERS_HBM)];
+}
+
+/* local, then +cxl and +hbm, each once, in either order: the tiers add up, and local (the
+ * nodes' own DRAM) is always in. */
+static int value_memory_tiers(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        const char *p = startswith(value, "local");
+        unsigned tiers = 0;
+
+        while (p && *p) {
+                const char *cxl = startswith(p, "+cxl"), *hbm = startswith(p, "+hbm");
+                unsigned bit = cxl ? TIERS_CXL : hbm ? TIERS_HBM : 0;
+                if (!bit || (tiers & bit))
+                        break;
+                tiers |= bit;
+                p = cxl ? cxl : hbm;
+        }
+        if (!p || *p)
+                return fail(ctx, "bad %s '%s': expected local, local+cxl, local+hbm or local+cxl+hbm", key, value);
+        *(unsigned *) dst = tiers;
+        return 1;
+}
+
 /* What each parser's field owns, freed by config_free(): NULL for a field that owns nothing. */
 static void free_string(void *p) {
         free(*(char **) p);
@@ -437,6 +462,7 @@ static void free_paths(void *p) {
 #define free_node_list NULL
 #define free_cpus NULL
 #define free_hugepages NULL
+#define free_memory_tiers NULL
 #define free_unit free_string
 #define free_url free_string
 #define free_container free_string

@@ -21,6 +21,9 @@ enum per { PER_ACCELERATOR, PER_NODE };
 enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
 enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
 enum nics_mode { NICS_AUTO, NICS_NONE, NICS_LIST };
+/* memory-tiers = local[+cxl][+hbm]: the slower or special memory a replica may use besides its
+ * nodes' DRAM. Bits; 0 is local. */
+enum { TIERS_CXL = 1u << 0, TIERS_HBM = 1u << 1 };
 
 /* nics = auto | none | LIST: which network adapters a replica's servers are told to use. */
 struct nics_choice {
@@ -39,11 +42,12 @@ struct nics_choice {
         X(WARMUP_TIMEOUT, "warmup-timeout", duration, warmup_timeout_ms, "120s")               \
         X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")                  \
         X(NICS, "nics", nics, nics, "auto")                                                      \
-        X(IRQ_AFFINITY, "irq-affinity", boolean, irq_affinity, "no")
+        X(IRQ_AFFINITY, "irq-affinity", boolean, irq_affinity, "no")                             \
+        X(MEMORY_TIERS, "memory-tiers", memory_tiers, memory_tiers, "local")
 
 /* The keys of [replica NAME] and [replicas NAME]: X(ID, name, sections, parser, field of struct
  * replica_conf, default). A NULL default leaves the key unset: required (unit), taken from
- * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics, irq-affinity), or derived
+ * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics, irq-affinity, memory-tiers), or derived
  * (memory). */
 #define REPLICA_KEYS(X)                                                                        \
         X(UNIT, "unit", IN_BOTH, unit, unit, NULL)                                             \
@@ -64,7 +68,8 @@ struct nics_choice {
         X(CONTAINER, "container", IN_BOTH, container, container, NULL)                         \
         X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")                                    \
         X(NICS, "nics", IN_BOTH, nics, nics, NULL)                                             \
-        X(IRQ_AFFINITY, "irq-affinity", IN_BOTH, boolean, irq_affinity, NULL)
+        X(IRQ_AFFINITY, "irq-affinity", IN_BOTH, boolean, irq_affinity, NULL)                  \
+        X(MEMORY_TIERS, "memory-tiers", IN_BOTH, memory_tiers, memory_tiers, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -109,6 +114,7 @@ struct replica_conf {
         bool openmp;     /* set OMP_NUM_THREADS, OMP_PROC_BIND and OMP_PLACES for its CPUs */
         struct nics_choice nics;
         bool irq_affinity; /* apply steers its devices' interrupts to its CPUs */
+        unsigned memory_tiers; /* TIERS_* */
 };
 
 struct accel_override {
@@ -134,6 +140,7 @@ struct config {
         } overrides;
         struct nics_choice nics; /* every replica's, unless its section says otherwise */
         bool irq_affinity;
+        unsigned memory_tiers; /* TIERS_*, every replica's unless its section says otherwise */
 
         struct replica_conf *replicas; /* in file order */
         size_t n_replicas;
@@ -205,6 +212,15 @@ const char *nics_mode_to_string(enum nics_mode m);
 static inline bool replica_irq_affinity(const struct config *c, const struct replica_conf *r) {
         return replica_has(r, REPLICA_IRQ_AFFINITY) ? r->irq_affinity : c->irq_affinity;
 }
+static inline unsigned replica_memory_tiers(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_MEMORY_TIERS) ? r->memory_tiers : c->memory_tiers;
+}
+/* The line that set a replica's memory-tiers: its own, else [numaplan]'s (NULL file: the default). */
+static inline struct where replica_memory_tiers_where(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_MEMORY_TIERS) ? r->key_at[REPLICA_MEMORY_TIERS] : c->key_at[NUMAPLAN_MEMORY_TIERS];
+}
+/* "local", "local+cxl", "local+hbm" or "local+cxl+hbm". */
+const char *memory_tiers_to_string(unsigned tiers);
 /* Whether any replica, or [numaplan], asks for irq-affinity = yes. */
 bool config_irq_affinity_any(const struct config *c);
 static inline uint64_t replica_warmup_timeout(const struct config *c, const struct replica_conf *r) {

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 
 #include "basic/util.h"
+#include "core/memory-place.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
 
@@ -67,6 +68,39 @@ static uint64_t free_on(const struct planning *pn, int node) {
 
 static bool has_cpus(const struct planning *pn, int node) {
         return !cpuset_is_empty(&pn->cpus[node_index(pn, node)]);
+}
+
+/* Whether the node at index `i` can be a home: CPUs, and memory that is the CPUs' own (DRAM, or
+ * nothing says otherwise), not GPU memory, NVM, CXL or HBM. */
+static bool local_node(const struct planning *pn, size_t i) {
+        return !cpuset_is_empty(&pn->cpus[i]) && memory_kind_allowed(pn->t->nodes[i].memory.kinds, 0);
+}
+
+/* Whether node `id` is a GPU's own memory (Grace Hopper, GB200: the GPU's numa_node). */
+static bool gpu_memory_node(const struct planning *pn, int id) {
+        const struct node *n = topology_node(pn->t, id);
+        return n && (n->memory.kinds & MEMORY_GPU);
+}
+
+/* The node with CPUs and DRAM nearest `node` (lower id on ties); -1 if there is none. */
+static int nearest_with_cpus(const struct planning *pn, int node) {
+        int best = -1, best_d = 0;
+        for (size_t i = 0; i < pn->t->n_nodes; i++) {
+                const struct node *n = &pn->t->nodes[i];
+                int d = topology_distance(pn->t, node, n->id);
+                if (local_node(pn, i) && (best < 0 || d < best_d)) {
+                        best = n->id;
+                        best_d = d;
+                }
+        }
+        return best;
+}
+
+/* The node an accelerator is planned on: its own, or, when its node is its own GPU memory, the
+ * node with CPUs and DRAM nearest that memory. */
+static int accel_node(const struct planning *pn, size_t accel) {
+        int n = pn->t->accels[accel].numa_node;
+        return n >= 0 && gpu_memory_node(pn, n) ? nearest_with_cpus(pn, n) : n;
 }
 
 /* ---- 1. replicas and their accelerators ---- */
@@ -141,7 +175,7 @@ static int claim_count(struct planning *pn, struct placement *pl) {
         struct cpuset chosen = {0};
 
         for (size_t i = 0; i < t->n_accels; i++)
-                have += t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node >= 0;
+                have += t->accels[i].compute && !pn->claimed_by[i] && accel_node(pn, i) >= 0;
         if (have < need)
                 return fail(pn, replica_where(r, REPLICA_ACCELERATORS),
                             "replica %s: count:%u asks for %u compute accelerators with a node; %u are left",
@@ -156,7 +190,7 @@ static int claim_count(struct planning *pn, struct placement *pl) {
                         if (cpuset_isset(&chosen, id))
                                 continue;
                         for (size_t i = 0; i < t->n_accels; i++)
-                                n += t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node == id;
+                                n += t->accels[i].compute && !pn->claimed_by[i] && accel_node(pn, i) == id;
                         CPUSET_FOREACH(c, &chosen) {
                                 unsigned dd = (unsigned) topology_distance(t, c, id);
                                 d = d == 0 || dd < d ? dd : d;
@@ -169,7 +203,7 @@ static int claim_count(struct planning *pn, struct placement *pl) {
                 }
                 cpuset_set(&chosen, (unsigned) best);
                 for (size_t i = 0; i < t->n_accels && need > 0; i++)
-                        if (t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node == best) {
+                        if (t->accels[i].compute && !pn->claimed_by[i] && accel_node(pn, i) == best) {
                                 give_accelerator(pn, pl, i);
                                 need--;
                         }
@@ -197,12 +231,13 @@ static void expand_template(struct planning *pn, const struct replica_conf *r) {
         }
         for (size_t ni = 0; ni < t->n_nodes; ni++) {
                 const struct node *n = &t->nodes[ni];
-                if (cpuset_is_empty(&pn->cpus[ni]))
+                /* Never a node whose memory is GPU memory, NVM, CXL or HBM. */
+                if (!local_node(pn, ni))
                         continue;
                 struct placement *pl = add_placement(pn, r, instance++);
                 cpuset_set(&pl->home, (unsigned) n->id);
                 for (size_t i = 0; i < t->n_accels; i++)
-                        if (t->accels[i].compute && !pn->claimed_by[i] && t->accels[i].numa_node == n->id)
+                        if (t->accels[i].compute && !pn->claimed_by[i] && accel_node(pn, i) == n->id)
                                 give_accelerator(pn, pl, i);
         }
 }
@@ -266,20 +301,6 @@ static int expand(struct planning *pn) {
 
 /* ---- 2. home nodes ---- */
 
-/* The node with CPUs nearest `node` (lower id on ties); -1 if no node has CPUs. */
-static int nearest_with_cpus(const struct planning *pn, int node) {
-        int best = -1, best_d = 0;
-        for (size_t i = 0; i < pn->t->n_nodes; i++) {
-                const struct node *n = &pn->t->nodes[i];
-                int d = topology_distance(pn->t, node, n->id);
-                if (!cpuset_is_empty(&pn->cpus[i]) && (best < 0 || d < best_d)) {
-                        best = n->id;
-                        best_d = d;
-                }
-        }
-        return best;
-}
-
 static void find_home(struct planning *pn, struct placement *pl) {
         for (size_t j = 0; j < pl->n_accels; j++) {
                 const struct accelerator *a = &pn->t->accels[pl->accels[j]];
@@ -295,13 +316,22 @@ static void find_home(struct planning *pn, struct placement *pl) {
                         continue;
                 }
                 int home = a->numa_node;
-                if (!has_cpus(pn, home)) {
+                if (gpu_memory_node(pn, home)) {
+                        home = nearest_with_cpus(pn, a->numa_node);
+                        explain(pl, "accelerator %s's node %d is its own GPU memory, never a replica's: home node %d, "
+                                    "the nearest with CPUs and DRAM (rule 6)",
+                                a->pci, a->numa_node, home);
+                } else if (!local_node(pn, (size_t) node_index(pn, home))) {
                         /* Rule 6: a memory-only node is never a CPU home. */
                         int near = nearest_with_cpus(pn, home);
+                        unsigned kinds = topology_node(pn->t, home)->memory.kinds;
+                        _cleanup_free_ char *advice = memory_kind_forbidden(kinds)
+                                ? xasprintf("its %s never holds a replica's memory", memory_kind_words(kinds))
+                                : xasprintf("memory-nodes = %d adds that node's memory", home);
                         warnings_add(pn->w, WARNING_MEMORY_ONLY_HOME, pl->name,
                                      "replica %s: accelerator %s sits on memory-only node %d; homed on node %d, the "
-                                     "nearest with CPUs (memory-nodes = %d adds that node's memory)",
-                                     pl->name, a->pci, home, near, home);
+                                     "nearest with CPUs (%s)",
+                                     pl->name, a->pci, home, near, advice);
                         explain(pl, "accelerator %s sits on memory-only node %d: home node %d, the nearest with CPUs "
                                     "(rule 6)",
                                 a->pci, home, near);
@@ -319,7 +349,7 @@ static void find_home(struct planning *pn, struct placement *pl) {
 static int roomiest_node(const struct planning *pn) {
         int best = -1;
         for (size_t i = 0; i < pn->t->n_nodes; i++) {
-                if (cpuset_is_empty(&pn->cpus[i]))
+                if (!local_node(pn, i))
                         continue;
                 if (best < 0) {
                         best = (int) i;
@@ -382,7 +412,7 @@ static int nearest_candidate(const struct planning *pn, const struct cpuset *set
         int best = -1, best_d = 0;
         for (size_t i = 0; i < pn->t->n_nodes; i++) {
                 const struct node *n = &pn->t->nodes[i];
-                if (cpuset_isset(set, n->id) || cpuset_is_empty(&pn->cpus[i]) || pn->usable[i] == 0)
+                if (cpuset_isset(set, n->id) || !local_node(pn, i) || pn->usable[i] == 0)
                         continue;
                 int d = -1;
                 CPUSET_FOREACH(s, set) {
@@ -424,21 +454,102 @@ static struct where memory_where(const struct replica_conf *r) {
         return replica_has(r, REPLICA_MEMORY) || !r->models ? replica_where(r, REPLICA_MEMORY) : replica_where(r, REPLICA_MODEL);
 }
 
-/* The replica's memory nodes: its home, and those memory-nodes adds. */
-static int memory_node_set(struct planning *pn, const struct placement *pl, struct cpuset *ret) {
+/* Whether the node at index `i` is one of tier `bit` (TIERS_CXL, TIERS_HBM) that a replica with
+ * memory-tiers `tiers` may take: memory of that kind, none it may never have, some to use. */
+static bool tier_node(const struct planning *pn, size_t i, unsigned bit, unsigned tiers) {
+        unsigned kinds = pn->t->nodes[i].memory.kinds;
+        return (memory_kind_tiers(kinds) & bit) && memory_kind_allowed(kinds, tiers) && pn->usable[i] > 0;
+}
+
+/* The nodes of tier `bit` nearest home node `h` by node distance: all of them at the smallest
+ * distance, so that an expander split in two nodes, or a socket's several HBM nodes, come whole. */
+static struct cpuset nearest_tier_nodes(const struct planning *pn, int h, unsigned bit, unsigned tiers) {
+        struct cpuset s = {0};
+        int best = -1;
+        for (size_t i = 0; i < pn->t->n_nodes; i++)
+                if (tier_node(pn, i, bit, tiers)) {
+                        int d = topology_distance(pn->t, h, pn->t->nodes[i].id);
+                        if (best < 0 || d < best) {
+                                cpuset_clear(&s);
+                                best = d;
+                        }
+                        if (d == best)
+                                cpuset_set(&s, (unsigned) pn->t->nodes[i].id);
+                }
+        return s;
+}
+
+/* memory-tiers = local+cxl, local+hbm: each home node's nearest CXL or HBM nodes join the set. */
+static void add_tiers(struct planning *pn, struct placement *pl, struct cpuset *set) {
+        unsigned tiers = replica_memory_tiers(pn->c, pl->conf);
+
+        for (unsigned bit = TIERS_CXL; bit <= TIERS_HBM; bit <<= 1) {
+                const char *name = bit == TIERS_CXL ? "CXL memory" : "HBM";
+                struct cpuset add = {0};
+                if (!(tiers & bit))
+                        continue;
+                CPUSET_FOREACH(h, &pl->home) {
+                        struct cpuset near = nearest_tier_nodes(pn, h, bit, tiers);
+                        cpuset_or(&add, &near);
+                }
+                _cleanup_free_ char *a = cpuset_format(&add), *h = cpuset_format(&pl->home);
+                if (cpuset_is_empty(&add))
+                        explain(pl, "memory-tiers = %s: this host has no %s node to add", memory_tiers_to_string(tiers),
+                                name);
+                else
+                        explain(pl, "memory-tiers = %s: adds node%s %s, the %s nearest its home node%s %s by node "
+                                    "distance",
+                                memory_tiers_to_string(tiers), cpuset_count(&add) > 1 ? "s" : "", a, name,
+                                cpuset_count(&pl->home) > 1 ? "s" : "", h);
+                cpuset_or(set, &add);
+        }
+}
+
+/* Why memory-nodes may not name node `n`: NULL when it may. */
+static char *memory_node_problem(const struct planning *pn, const struct placement *pl, int n) {
+        int i = node_index(pn, n);
+        unsigned tiers = replica_memory_tiers(pn->c, pl->conf);
+
+        if (i < 0 || pn->t->nodes[i].mem_total == 0)
+                return xstrdup(i < 0 ? "this host does not have" : "has no memory");
+        unsigned kinds = pn->t->nodes[i].memory.kinds;
+        if (memory_kind_forbidden(kinds)) {
+                _cleanup_free_ char *where = memory_forbidden_where(pn->t, n);
+                return xasprintf("is %s: a replica's memory never goes there", where);
+        }
+        if (!memory_kind_allowed(kinds, tiers)) {
+                unsigned want = tiers | memory_kind_tiers(kinds);
+                return xasprintf("is %s, which memory-tiers = %s leaves out: set memory-tiers = %s",
+                                 memory_kind_words(kinds), memory_tiers_to_string(tiers), memory_tiers_to_string(want));
+        }
+        return NULL;
+}
+
+/* The replica's memory nodes: its home, those memory-nodes adds, and those memory-tiers adds. */
+static int memory_node_set(struct planning *pn, struct placement *pl, struct cpuset *ret) {
         const struct replica_conf *r = pl->conf;
         struct cpuset set = pl->home;
 
         CPUSET_FOREACH(n, &r->memory_nodes) {
-                int i = node_index(pn, n);
-                if (i < 0 || pn->t->nodes[i].mem_total == 0)
-                        return fail(pn, replica_where(r, REPLICA_MEMORY_NODES),
-                                    "replica %s: memory-nodes names node %d, which %s", pl->name, n,
-                                    i < 0 ? "this host does not have" : "has no memory");
+                _cleanup_free_ char *why = memory_node_problem(pn, pl, n);
+                if (why)
+                        return fail(pn, replica_where(r, REPLICA_MEMORY_NODES), "replica %s: memory-nodes names node %d, which %s",
+                                    pl->name, n, why);
                 cpuset_set(&set, (unsigned) n);
         }
+        add_tiers(pn, pl, &set);
         *ret = set;
         return 0;
+}
+
+/* For the messages of a replica that does not fit: the nodes it was never given, when there are. */
+static char *never_used(const struct planning *pn) {
+        struct cpuset bad = memory_forbidden_nodes(pn->t);
+        if (cpuset_is_empty(&bad))
+                return xstrdup("");
+        _cleanup_free_ char *s = cpuset_format(&bad);
+        return xasprintf("; GPU memory and NVM never hold a replica's memory (node%s %s)",
+                         cpuset_count(&bad) > 1 ? "s" : "", s);
 }
 
 /* policy = preferred: one node, asked for, not guaranteed. */
@@ -447,9 +558,20 @@ static int place_preferred(struct planning *pn, struct placement *pl, const stru
         uint64_t mem = pl->memory;
         if (cpuset_count(set) != 1)
                 return fail(pn, replica_where(pl->conf, REPLICA_POLICY),
-                            "replica %s: policy = preferred needs exactly one node, and it would have nodes %s", pl->name,
-                            nodes);
+                            "replica %s: policy = preferred needs exactly one node, and it would have nodes %s (its "
+                            "memory-nodes or memory-tiers)",
+                            pl->name, nodes);
         _cleanup_free_ char *need = format_size(mem), *room = describe_room(pn, set);
+        struct cpuset bad = memory_forbidden_nodes(pn->t);
+        if (!cpuset_is_empty(&bad) && !fits(pn, set, POLICY_PREFERRED, mem, false)) {
+                /* The kernel spills by distance, and GPU memory may well be the nearest. */
+                _cleanup_free_ char *b = cpuset_format(&bad);
+                return fail(pn, replica_where(pl->conf, REPLICA_POLICY),
+                            "replica %s needs %s but its preferred node %s has less (%s): the kernel would spill the "
+                            "rest to the nearest nodes, and on this host those may be GPU memory or NVM (nodes %s); "
+                            "use policy = bind or auto, or less memory",
+                            pl->name, need, nodes, room, b);
+        }
         if (!fits(pn, set, POLICY_PREFERRED, mem, true)) {
                 /* Counted there in full, and the kernel takes the rest from the nearest nodes. */
                 pn->assigned[node_index(pn, cpuset_next(set, 0))] += mem;
@@ -478,9 +600,11 @@ static int extend_to_fit(struct planning *pn, struct placement *pl, struct cpuse
         while (!fits(pn, set, *mode, mem, false) && (n = nearest_candidate(pn, set)) >= 0)
                 cpuset_set(set, (unsigned) n);
         _cleanup_free_ char *room = describe_room(pn, set), *s = cpuset_format(set), *h = cpuset_format(&home);
-        if (!fits(pn, set, *mode, mem, false))
-                return fail(pn, memory_where(r), "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)",
-                            pl->name, need, *mode == POLICY_INTERLEAVE ? " interleaved" : "", s, room);
+        if (!fits(pn, set, *mode, mem, false)) {
+                _cleanup_free_ char *never = never_used(pn);
+                return fail(pn, memory_where(r), "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)%s",
+                            pl->name, need, *mode == POLICY_INTERLEAVE ? " interleaved" : "", s, room, never);
+        }
         pl->extended = true;
         const char *plural = cpuset_count(&home) > 1 ? "s" : "";
         if (asked == POLICY_BIND)
@@ -966,6 +1090,10 @@ static void planning_init(struct planning *pn, const struct topology *t, const s
         /* Rule 2: usable = MemTotal x (1 - headroom). */
         for (size_t i = 0; i < t->n_nodes; i++)
                 pn->usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
+        /* GPU memory and NVM hold no replica's memory: none of it is counted. */
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (memory_kind_forbidden(t->nodes[i].memory.kinds))
+                        pn->usable[i] = 0;
 }
 
 /* A CPU-only replica's home: the node with CPUs with the most usable memory left (rule 1). */

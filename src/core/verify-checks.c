@@ -4,6 +4,7 @@
 #include "basic/parse-util.h"
 #include "basic/util.h"
 #include "core/irqs.h"
+#include "core/memory-place.h"
 #include "core/planner.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
@@ -530,6 +531,26 @@ static bool held_advice(struct strbuf *d, const struct page_tally *pages, const 
         return false;
 }
 
+/* Pages in GPU memory or NVM fail the check whatever the share: the GPU's memory is taken from the
+ * GPU, NVM is many times slower, and no plan puts a replica there. Says each such node; true when
+ * there is one. */
+static bool forbidden_pages(struct strbuf *d, const struct verify_facts *facts) {
+        const struct page_tally *pages = facts->pages;
+        bool found = false;
+
+        for (int n = 0; facts->topology && n < NUMA_NODES_MAX; n++) {
+                const struct node *node = topology_node(facts->topology, n);
+                if (!node || !memory_kind_forbidden(node->memory.kinds) || !page_tally_own(pages, n))
+                        continue;
+                char sz[FORMAT_BYTES_MAX];
+                format_bytes(sz, sizeof(sz), page_tally_own(pages, n) * pages->base_kb * 1024);
+                _cleanup_free_ char *where = memory_forbidden_where(facts->topology, n);
+                strbuf_printf(d, "; %s of its pages are in %s", sz, where);
+                found = true;
+        }
+        return found;
+}
+
 void check_memory_locality(const struct verify_facts *facts, struct check *c) {
         const struct page_tally *pages = facts->pages;
         const struct placement *pl = facts->pl;
@@ -560,6 +581,8 @@ void check_memory_locality(const struct verify_facts *facts, struct check *c) {
                         strbuf_printf(&d, "; node %d holds %" PRIu64 " (anon %" PRIu64 ", file %" PRIu64 ", huge %" PRIu64 ")", n,
                                       page_tally_own(pages, n), pages->anon[n], pages->file[n] - pages->shared[n],
                                       pages->huge[n]);
+        if (forbidden_pages(&d, facts))
+                ok = false;
         if (shared) {
                 format_bytes(sz, sizeof(sz), shared * pages->base_kb * 1024);
                 strbuf_printf(&d, "; not judged: %" PRIu64 " pages (%s) of program code that other units map too", shared,

@@ -577,6 +577,40 @@ static void irq_locality(void) {
         device_irqs_done(&nic.irqs);
 }
 
+/* Pages in GPU memory or NVM fail memory-locality whatever the share, naming the kind and node. */
+static void forbidden_kinds(void) {
+        struct placement pl = bound_to_node1();
+        struct topology *t = xmalloc0(sizeof(*t));
+        static const int ids[] = {1, 4, 9};
+        static const unsigned kinds[] = {MEMORY_DRAM, MEMORY_GPU, MEMORY_NVM};
+        struct task_facts tf = {.n_processes = 1};
+        struct check c = {0};
+        struct page_tally pages;
+
+        t->n_nodes = 3;
+        t->nodes = xmalloc0(3 * sizeof(*t->nodes));
+        for (int i = 0; i < 3; i++)
+                t->nodes[i] = (struct node){.id = ids[i], .memory = {.kinds = kinds[i], .accelerator = -1}};
+        t->nodes[1].memory.owner_pci = xstrdup("0009:01:00.0");
+        page_tally_init(&pages, 4);
+        page_tally_add(&pages, "7f00 bind:1 anon=300000 N1=200000 N4=105472 kernelpagesize_kB=4\n"
+                               "7f01 bind:1 anon=256 N9=256 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        pl.min_local_bp = 1000;
+        check_memory_locality(&(struct verify_facts){.pages = &pages, .pl = &pl, .tasks = &tf, .topology = t}, &c);
+        ok(!c.ok && strstr(c.detail, "412.0 MiB of its pages are in GPU memory on node 4, owned by 0009:01:00.0") &&
+                   strstr(c.detail, "1.0 MiB of its pages are in persistent memory (NVM) on node 9"),
+           "pages in GPU memory and NVM fail memory-locality though 65%% is above min-local, naming kind and node");
+        check_done(&c);
+        page_tally_done(&pages);
+        page_tally_init(&pages, 4);
+        page_tally_add(&pages, "7f00 bind:1 anon=300000 N1=290000 N2=10000 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        check_memory_locality(&(struct verify_facts){.pages = &pages, .pl = &pl, .tasks = &tf, .topology = t}, &c);
+        ok(c.ok && !strstr(c.detail, "GPU memory"), "pages on another DRAM node are judged by the share as before");
+        check_done(&c);
+        page_tally_done(&pages);
+        topology_free(t);
+}
+
 int main(void) {
         irq_locality();
         side_by_side();
@@ -586,5 +620,6 @@ int main(void) {
         warmup_and_locality();
         hugepages();
         containers();
+        forbidden_kinds();
         return done_testing();
 }

@@ -10,6 +10,7 @@
 #include "basic/util.h"
 #include "core/config.h"
 #include "core/dropin.h"
+#include "core/memory-place.h"
 #include "core/nic-choice.h"
 #include "core/planner.h"
 #include "core/topology.h"
@@ -382,7 +383,9 @@ static char *violation(const struct topology *t, const struct config *c, const s
                 struct cpuset accel_nodes = {0}, cpu_nodes = {0}, node_cpus = {0};
                 for (size_t j = 0; j < r->n_accels; j++) {
                         int n = t->accels[r->accels[j]].numa_node;
-                        if (n >= 0 && !cpuset_is_empty(&topology_node(t, n)->cpus))
+                        /* A node of CPUs whose memory is NVM homes no replica: it is planned elsewhere. */
+                        if (n >= 0 && !cpuset_is_empty(&topology_node(t, n)->cpus) &&
+                            memory_kind_allowed(topology_node(t, n)->memory.kinds, 0))
                                 cpuset_set(&accel_nodes, (unsigned) n);
                         for (size_t k = 0; k < i; k++)
                                 for (size_t m = 0; m < p->replicas[k].n_accels; m++)
@@ -397,9 +400,21 @@ static char *violation(const struct topology *t, const struct config *c, const s
                         else if (!cpuset_is_empty(&nd->cpus)) {
                                 cpuset_set(&cpu_nodes, (unsigned) n);
                                 cpuset_or(&node_cpus, &nd->cpus);
-                        } else if (!cpuset_isset(&r->conf->memory_nodes, n))
+                        } else if (!cpuset_isset(&r->conf->memory_nodes, n) &&
+                                   !(memory_kind_tiers(nd->memory.kinds) & replica_memory_tiers(c, r->conf)))
                                 FAIL("rule 6: %s has memory-only node %d in its mask unasked", r->name, n);
+                        if (nd && memory_kind_forbidden(nd->memory.kinds))
+                                FAIL("memory kinds: %s has node %d, %s, in its mask", r->name, n,
+                                     memory_kind_words(nd->memory.kinds));
+                        else if (nd && !memory_kind_allowed(nd->memory.kinds, replica_memory_tiers(c, r->conf)))
+                                FAIL("memory kinds: %s has node %d, %s, under memory-tiers = %s", r->name, n,
+                                     memory_kind_words(nd->memory.kinds),
+                                     memory_tiers_to_string(replica_memory_tiers(c, r->conf)));
                 }
+                for (size_t j = 0; j < r->n_hugepages; j++)
+                        if (!cpuset_isset(&r->nodes, (unsigned) r->hugepages[j].node))
+                                FAIL("memory kinds: %s has huge pages on node %d, outside its mask", r->name,
+                                     r->hugepages[j].node);
                 if (!cpuset_is_subset(&accel_nodes, &r->nodes))
                         FAIL("rule 1/4: %s's mask lacks a node of its accelerators", r->name);
                 if (r->n_accels == 0 && cpuset_is_empty(&cpu_nodes))
@@ -411,7 +426,7 @@ static char *violation(const struct topology *t, const struct config *c, const s
                         FAIL("rule 3: preferred %s with %u nodes", r->name, cpuset_count(&r->nodes));
                 if (r->policy == POLICY_PREFERRED && asked != POLICY_PREFERRED)
                         FAIL("rule 3: %s preferred unasked", r->name);
-                if (asked == POLICY_AUTO && !r->extended && cpuset_count(&accel_nodes) <= 1 &&
+                if (asked == POLICY_AUTO && !r->extended && cpuset_count(&accel_nodes) <= 1 && cpuset_count(&r->home) <= 1 &&
                     cpuset_is_empty(&r->conf->memory_nodes) && r->policy != POLICY_BIND)
                         FAIL("rule 2: %s fits its home but is not bind", r->name);
                 if (asked == POLICY_AUTO && r->extended && r->policy != POLICY_INTERLEAVE)
@@ -567,16 +582,36 @@ static void random_config(const struct topology *t, struct strbuf *b) {
                         strbuf_printf(b, "cpus = cores:%u\n", 1 + (unsigned) (rnd() % 4));
                 if (rnd() % 5 == 0)
                         strbuf_printf(b, "hugepages = %" PRIu64 "M\n", 2 * (1 + rnd() % (scale / 16 + 1)));
+                if (rnd() % 3 == 0)
+                        strbuf_printf(b, "memory-tiers = %s\n", memory_tiers_to_string((unsigned) (rnd() % 4)));
+                if (rnd() % 6 == 0 && t->n_nodes)
+                        strbuf_printf(b, "memory-nodes = %d\n", t->nodes[rnd() % t->n_nodes].id);
         }
 }
 
-static void properties(const char *name) {
+/* Memory of every kind on a host read from a fixture: its memory-only nodes in turn GPU memory,
+ * NVM, CXL and HBM, and, on a host of four nodes or more, its second node NVM, CPUs and all. */
+static void give_kinds(struct topology *t) {
+        static const unsigned kinds[] = {MEMORY_GPU, MEMORY_NVM, MEMORY_CXL, MEMORY_HBM};
+        unsigned k = 0;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (cpuset_is_empty(&t->nodes[i].cpus) && t->nodes[i].mem_total)
+                        t->nodes[i].memory.kinds = kinds[k++ % ELEMENTSOF(kinds)];
+                else
+                        t->nodes[i].memory.kinds = MEMORY_DRAM;
+        if (t->n_nodes >= 4)
+                t->nodes[1].memory.kinds = MEMORY_NVM;
+}
+
+static void properties(const char *name, bool kinds) {
         struct topology *t = host(name);
         unsigned planned = 0, refused = 0, broken = 0, unstable = 0;
         _cleanup_free_ char *first_violation = NULL;
 
-        rnd_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t) strlen(name) * 7919;
-        for (unsigned trial = 0; trial < 300; trial++) {
+        rnd_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t) strlen(name) * 7919 ^ kinds;
+        if (kinds)
+                give_kinds(t);
+        for (unsigned trial = 0; trial < (kinds ? 150u : 300u); trial++) {
                 struct strbuf conf = {0};
                 random_config(t, &conf);
                 _cleanup_config_ struct config *c = NULL;
@@ -622,8 +657,8 @@ static void properties(const char *name) {
                 warnings_done(&w);
                 strbuf_done(&conf);
         }
-        ok(broken == 0, "%s: %u random plans keep every placement rule (%u refused with a reason)", name, planned,
-           refused);
+        ok(broken == 0, "%s%s: %u random plans keep every placement rule (%u refused with a reason)", name,
+           kinds ? " with GPU memory, NVM, CXL and HBM" : "", planned, refused);
         if (first_violation)
                 printf("#   %s\n", first_violation);
         ok(unstable == 0 && planned > 0, "%s: planning twice gives byte-identical drop-ins", name);
@@ -930,7 +965,8 @@ int main(int argc, char **argv) {
                 closedir(d);
         qsort(names, n, sizeof(char *), strcmp_ptr);
         for (size_t i = 0; i < n; i++) {
-                properties(names[i]);
+                properties(names[i], false);
+                properties(names[i], true);
                 free(names[i]);
         }
         cur = config_free(cur);
