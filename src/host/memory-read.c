@@ -108,6 +108,59 @@ static unsigned dax_kinds(struct root *root, const char *link) {
         return (kinds & MEMORY_NVM) | MEMORY_CXL;
 }
 
+/* A relative link in directory `dir`, resolved to the path under the root it names
+ * ("../../../devices/platform/hmem.0/dax0.0" in sys/bus/dax/devices); NULL for one that leaves
+ * the root or is absolute. */
+static char *resolve_link(const char *dir, const char *link) {
+        _cleanup_free_ char *copy = xasprintf("%s/%s", dir, link);
+        char *parts[64];
+        size_t n = 0;
+
+        if (link[0] == '/')
+                return NULL;
+        for (char *c = strtok(copy, "/"); c; c = strtok(NULL, "/")) {
+                if (streq(c, "..")) {
+                        if (n == 0)
+                                return NULL;
+                        n--;
+                } else if (!streq(c, ".") && n < ELEMENTSOF(parts))
+                        parts[n++] = c;
+        }
+        struct strbuf b = {0};
+        for (size_t i = 0; i < n; i++)
+                strbuf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
+        return strbuf_steal(&b);
+}
+
+/* One DAX device bound to kmem: the node it made, and what that node's memory is. Its files are
+ * read where its link leads, so that a snapshot holds the link and the device both. */
+static void read_dax_device(struct root *root, struct topology *t, const char *name, struct warnings *w) {
+        _cleanup_free_ char *dev = xasprintf(DAX_DEVICES "/%s", name), *link = NULL, *dir = NULL;
+        _cleanup_free_ char *tn = NULL, *s = NULL;
+        int id;
+
+        if (!present(root, dev, &link))
+                return;
+        dir = link ? resolve_link(DAX_DEVICES, link) : xstrdup(dev);
+        if (!dir)
+                return;
+        tn = xasprintf("%s/target_node", dir);
+        if (root_read_string(root, tn, &s) < 0)
+                return;
+        if (parse_int(s, &id) < 0) {
+                malformed(w, tn, "the node it made is not named");
+                return;
+        }
+        struct node *n = id >= 0 ? node_by_id(t, id) : NULL;
+        if (!n)
+                return;
+        free(n->memory.dax_device);
+        n->memory.dax_device = xstrdup(name);
+        /* Not a link: nothing says what memory it is (hwloc too leaves it unnamed). */
+        if (link)
+                n->memory.kinds |= dax_kinds(root, link);
+}
+
 static void read_dax(struct root *root, struct topology *t, struct warnings *w) {
         _cleanup_closedir_ DIR *d = NULL;
 
@@ -117,24 +170,9 @@ static void read_dax(struct root *root, struct topology *t, struct warnings *w) 
                 if (de->d_name[0] == '.')
                         continue;
                 _cleanup_free_ char *kmem = xasprintf("sys/bus/dax/drivers/kmem/%s", de->d_name);
-                _cleanup_free_ char *dev = xasprintf(DAX_DEVICES "/%s", de->d_name), *link = NULL;
-                _cleanup_free_ char *tn = xasprintf("%s/target_node", dev), *s = NULL;
-                int id;
-
                 /* Only kmem makes a DAX device's memory a node; device DAX is a character device. */
-                if (!present(root, kmem, NULL) || root_read_string(root, tn, &s) < 0)
-                        continue;
-                if (parse_int(s, &id) < 0) {
-                        malformed(w, tn, "the node it made is not named");
-                        continue;
-                }
-                struct node *n = id >= 0 ? node_by_id(t, id) : NULL;
-                /* Not a link: nothing says what memory it is (hwloc too leaves it unnamed). */
-                if (!n || !present(root, dev, &link) || !link)
-                        continue;
-                free(n->memory.dax_device);
-                n->memory.dax_device = xstrdup(de->d_name);
-                n->memory.kinds |= dax_kinds(root, link);
+                if (present(root, kmem, NULL))
+                        read_dax_device(root, t, de->d_name, w);
         }
 }
 
