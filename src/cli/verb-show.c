@@ -14,10 +14,32 @@
 #include "cli/verbs.h"
 #include "core/config.h"
 #include "core/irq-list.h"
+#include "core/memory-kind.h"
 #include "core/pci.h"
 #include "core/topology.h"
 #include "host/config-files.h"
 #include "stage/inputs.h"
+
+/* {"read": N, "write": N}, or null when neither is known. */
+static json_object *read_write_json(uint64_t read, uint64_t write) {
+        if (!read && !write)
+                return NULL;
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "read", read ? json_uint64(read) : NULL);
+        json_object_object_add(o, "write", write ? json_uint64(write) : NULL);
+        return o;
+}
+
+/* What the node's memory is: hwloc's kind and tier, the kernel's tier, HMAT's figures. */
+static void node_memory_json(const struct node_memory *m, json_object *o) {
+        const char *kind = memory_kind_name(m->kinds);
+        json_object_object_add(o, "memory_kind", json_string_or_null(kind));
+        json_object_object_add(o, "accelerator", json_string_or_null(m->owner_pci));
+        json_object_object_add(o, "memory_tier", m->tier >= 0 ? json_object_new_int(m->tier) : NULL);
+        json_object_object_add(o, "kernel_memory_tier", m->kernel_tier >= 0 ? json_object_new_int(m->kernel_tier) : NULL);
+        json_object_object_add(o, "bandwidth", read_write_json(m->read_bandwidth, m->write_bandwidth));
+        json_object_object_add(o, "latency", read_write_json(m->read_latency, m->write_latency));
+}
 
 /* ids: every node's id, in the order of t->nodes (the keys of each node's distances). */
 static json_object *node_json(const struct topology *t, const struct node *n, const int *ids) {
@@ -41,7 +63,14 @@ static json_object *node_json(const struct topology *t, const struct node *n, co
                 json_object_array_add(hp, p);
         }
         json_object_object_add(o, "hugepages", hp);
+        node_memory_json(&n->memory, o);
         return o;
+}
+
+/* The nodes that are an accelerator's own memory (GPU memory the driver onlined). */
+static bool node_of_accel(const struct topology *t, const struct node *n, const struct accelerator *a) {
+        return (n->memory.kinds & MEMORY_GPU) && n->memory.accelerator >= 0 &&
+               (size_t) n->memory.accelerator < t->n_accels && &t->accels[n->memory.accelerator] == a;
 }
 
 /* A network adapter's interfaces, RDMA devices, and path to each compute accelerator. */
@@ -115,6 +144,11 @@ static json_object *accel_json(const struct topology *t, const struct accelerato
         if (a->kind == PCI_ACCELERATOR) {
                 json_object_object_add(o, "compute", json_object_new_boolean(a->compute));
                 json_object_object_add(o, "index", a->index >= 0 ? json_object_new_int(a->index) : NULL);
+                json_object *mem = json_object_new_array();
+                for (size_t i = 0; i < t->n_nodes; i++)
+                        if (node_of_accel(t, &t->nodes[i], a))
+                                json_object_array_add(mem, json_object_new_int(t->nodes[i].id));
+                json_object_object_add(o, "memory_nodes", mem);
         } else
                 json_object_object_add(o, "interface", json_string_or_null(a->iface));
         if (a->kind != PCI_STORAGE) {
@@ -234,7 +268,8 @@ static char *node_sockets(const struct topology *t, const struct node *n) {
 }
 
 static void print_nodes(const struct topology *t) {
-        static const char *const headers[] = {">node", "kind", "cpus", ">cores", "socket", ">memory", ">free", "huge pages"};
+        static const char *const headers[] = {">node", "kind", "cpus", ">cores", "socket", ">memory", ">free",
+                                              "memory kind", ">tier", "huge pages"};
         _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
         unsigned cores = 0;
 
@@ -256,6 +291,12 @@ static void print_nodes(const struct topology *t) {
                 table_add(tab, sockets);
                 table_add(tab, n->memory_known ? total : "-");
                 table_add(tab, n->memory_known ? free_ : "-");
+                const char *mk = memory_kind_name(n->memory.kinds);
+                table_add(tab, mk ? mk : "-");
+                if (n->memory.tier >= 0)
+                        table_addf(tab, "%d", n->memory.tier);
+                else
+                        table_add(tab, "-");
                 table_add(tab, hp.len ? hp.s : "-");
                 strbuf_done(&hp);
                 cores += n->cores;
@@ -400,6 +441,39 @@ static void print_devices(const char *title, const char *none, const struct acce
         else
                 printf("  %s\n", none);
         pcie_print_notes(reasons);
+}
+
+/* Each GPU's own memory nodes, by the owner the driver names (also one not in the PCI tree), and
+ * the coherent GPUs whose memory is no node at all. */
+static void print_gpu_memory(const struct topology *t, const struct filter *f) {
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                const char *owner = t->nodes[i].memory.owner_pci;
+                bool first = true;
+                struct cpuset ids = {0};
+
+                if (!owner || !(t->nodes[i].memory.kinds & MEMORY_GPU))
+                        continue;
+                const struct accelerator *a = topology_accel(t, owner);
+                if (a && !shown(f, a))
+                        continue;
+                for (size_t j = 0; j < t->n_nodes; j++) {
+                        const struct node_memory *m = &t->nodes[j].memory;
+                        if (!(m->kinds & MEMORY_GPU) || !m->owner_pci || !streq(m->owner_pci, owner))
+                                continue;
+                        first = first && j >= i;
+                        cpuset_set(&ids, (unsigned) t->nodes[j].id);
+                }
+                if (!first) /* said at its first node */
+                        continue;
+                _cleanup_free_ char *list = cpuset_format(&ids);
+                printf("  GPU memory of %s: node%s %s\n", owner, cpuset_count(&ids) > 1 ? "s" : "", list);
+        }
+        if (t->n_driver_managed_gpus > 0) {
+                printf("  GPU memory that is no NUMA node (the driver manages it, CDMM):");
+                for (size_t i = 0; i < t->n_driver_managed_gpus; i++)
+                        printf("%s %s", i ? "," : "", t->driver_managed_gpus[i]);
+                putchar('\n');
+        }
 }
 
 /* "0-7,16-23 (node 0)": a set of CPUs and the nodes they belong to. */
@@ -586,6 +660,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 host_tuning_print(t->tuning);
                 print_devices("accelerators", "none (no PCI display, 3D, processing accelerator or co-processor devices)",
                               t->accels, t->n_accels, &f);
+                print_gpu_memory(t, &f);
                 if (t->n_nics || f.n == 0)
                         print_devices("network adapters", "none", t->nics, t->n_nics, &f);
                 print_nic_paths(t, &f);

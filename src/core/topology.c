@@ -34,6 +34,9 @@ struct topology *topology_free(struct topology *t) {
                 }
                 free(lists[l]);
         }
+        for (size_t i = 0; i < t->n_driver_managed_gpus; i++)
+                free(t->driver_managed_gpus[i]);
+        free(t->driver_managed_gpus);
         free(t->thp);
         free(t->hugepage_sizes_kb);
         free(t->core_of);

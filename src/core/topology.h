@@ -106,6 +106,10 @@ struct topology {
         size_t n_accels;
         struct accelerator *nics, *storage; /* the same, for network adapters and NVMe drives */
         size_t n_nics, n_storage;
+        /* Coherent NVIDIA GPUs (their driver's numa_status is there) whose memory is no node: the
+         * driver manages it (CDMM). Their PCI addresses as the driver names them. */
+        char **driver_managed_gpus;
+        size_t n_driver_managed_gpus;
 
         int numa_balancing; /* kernel.numa_balancing; -1 unknown */
         char *thp;          /* transparent huge pages: "always", "madvise", "never"; NULL unknown */

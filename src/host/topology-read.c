@@ -13,6 +13,7 @@
 #include "basic/util.h"
 #include "host/host-tuning.h"
 #include "host/irq-read.h"
+#include "host/memory-read.h"
 #include "host/pci-read.h"
 #include "host/root.h"
 #include "host/sysfs-parse.h"
@@ -577,6 +578,7 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
         r = pci_read_accelerators(root, pci, w, t);
         if (r < 0)
                 return r;
+        memory_read(root, t, w);
         if (flags & TOPOLOGY_TUNING)
                 host_tuning_read(root, t, w);
         if (flags & TOPOLOGY_IRQS)

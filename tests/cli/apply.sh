@@ -61,6 +61,12 @@ dgx-2s-8gpu per-accelerator planned 8
 dgx-2s-8gpu podman-split planned 8
 dgx-2s-8gpu per-node-cpu-only planned 2
 dgx-2s-8gpu tensor-parallel-per-socket planned 2
+gb200-tray null planned 4
+gb200-tray docker-per-accelerator planned 4
+gb200-tray per-accelerator planned 4
+gb200-tray podman-split planned 4
+gb200-tray per-node-cpu-only planned 2
+gb200-tray tensor-parallel-per-socket refused replica tp-1: count:4 asks for 4 compute accelerators with a node; 0 are left
 gh200-memonly null planned 1
 gh200-memonly docker-per-accelerator planned 1
 gh200-memonly per-accelerator planned 1
@@ -103,6 +109,12 @@ single-node per-accelerator planned 1
 single-node podman-split planned 1
 single-node per-node-cpu-only planned 1
 single-node tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 1 are left
+tiered-memory null planned 2
+tiered-memory docker-per-accelerator planned 2
+tiered-memory per-accelerator planned 2
+tiered-memory podman-split planned 2
+tiered-memory per-node-cpu-only planned 2
+tiered-memory tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 2 are left
 tuned-2s-8gpu null planned 8
 tuned-2s-8gpu docker-per-accelerator planned 8
 tuned-2s-8gpu per-accelerator planned 8
