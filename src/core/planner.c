@@ -461,13 +461,23 @@ static bool tier_node(const struct planning *pn, size_t i, unsigned bit, unsigne
         return (memory_kind_tiers(kinds) & bit) && memory_kind_allowed(kinds, tiers) && pn->usable[i] > 0;
 }
 
-/* The nodes of tier `bit` nearest home node `h` by node distance: all of them at the smallest
+/* Whether the node at index `i` has plain memory (DRAM, or a kind nothing said) to hold a
+ * replica's: the memory of a home node that has none. */
+static bool local_memory_node(const struct planning *pn, size_t i, unsigned bit, unsigned tiers) {
+        unsigned kinds = pn->t->nodes[i].memory.kinds;
+        (void) bit, (void) tiers;
+        return pn->t->nodes[i].mem_total > 0 && memory_kind_tiers(kinds) == 0 && memory_kind_allowed(kinds, 0);
+}
+
+/* The nodes that pass `test` nearest node `h` by node distance: all of them at the smallest
  * distance, so that an expander split in two nodes, or a socket's several HBM nodes, come whole. */
-static struct cpuset nearest_tier_nodes(const struct planning *pn, int h, unsigned bit, unsigned tiers) {
+static struct cpuset nearest_nodes(const struct planning *pn, int h,
+                                   bool (*test)(const struct planning *, size_t, unsigned, unsigned), unsigned bit,
+                                   unsigned tiers) {
         struct cpuset s = {0};
         int best = -1;
         for (size_t i = 0; i < pn->t->n_nodes; i++)
-                if (tier_node(pn, i, bit, tiers)) {
+                if (test(pn, i, bit, tiers)) {
                         int d = topology_distance(pn->t, h, pn->t->nodes[i].id);
                         if (best < 0 || d < best) {
                                 cpuset_clear(&s);
@@ -489,7 +499,7 @@ static void add_tiers(struct planning *pn, struct placement *pl, struct cpuset *
                 if (!(tiers & bit))
                         continue;
                 CPUSET_FOREACH(h, &pl->home) {
-                        struct cpuset near = nearest_tier_nodes(pn, h, bit, tiers);
+                        struct cpuset near = nearest_nodes(pn, h, tier_node, bit, tiers);
                         cpuset_or(&add, &near);
                 }
                 _cleanup_free_ char *a = cpuset_format(&add), *h = cpuset_format(&pl->home);
@@ -525,10 +535,34 @@ static char *memory_node_problem(const struct planning *pn, const struct placeme
         return NULL;
 }
 
-/* The replica's memory nodes: its home, those memory-nodes adds, and those memory-tiers adds. */
+/* The memory of the replica's home: each home node's own, or for a node without memory (CPUs
+ * only, on hosts whose memory sits in nodes of its own) the nearest nodes that have some, which
+ * a mask of that node alone would not give it: the kernel refuses a policy of no memory. */
+static struct cpuset home_memory(struct planning *pn, struct placement *pl) {
+        struct cpuset set = {0};
+        CPUSET_FOREACH(h, &pl->home) {
+                int i = node_index(pn, h);
+                if (i < 0 || pn->t->nodes[i].mem_total > 0 || !pn->t->nodes[i].memory_known) {
+                        cpuset_set(&set, h);
+                        continue;
+                }
+                struct cpuset near = nearest_nodes(pn, h, local_memory_node, 0, 0);
+                _cleanup_free_ char *s = cpuset_format(&near);
+                if (cpuset_is_empty(&near))
+                        cpuset_set(&set, h);
+                else
+                        explain(pl, "home node %u has no memory: its memory goes to node%s %s, the nearest with "
+                                    "memory by node distance",
+                                h, cpuset_count(&near) > 1 ? "s" : "", s);
+                cpuset_or(&set, &near);
+        }
+        return set;
+}
+
+/* The replica's memory nodes: its home's, those memory-nodes adds, and those memory-tiers adds. */
 static int memory_node_set(struct planning *pn, struct placement *pl, struct cpuset *ret) {
         const struct replica_conf *r = pl->conf;
-        struct cpuset set = pl->home;
+        struct cpuset set = home_memory(pn, pl);
 
         CPUSET_FOREACH(n, &r->memory_nodes) {
                 _cleanup_free_ char *why = memory_node_problem(pn, pl, n);
@@ -826,8 +860,9 @@ static int place_hugepages(struct planning *pn, struct placement *pl) {
 
 /* The nodes whose CPUs a replica runs on: every node of its mask with CPUs. */
 static struct cpuset cpu_nodes(const struct planning *pn, const struct placement *pl) {
-        struct cpuset s = {0};
-        CPUSET_FOREACH(n, &pl->nodes)
+        struct cpuset s = {0}, nodes = pl->nodes;
+        cpuset_or(&nodes, &pl->home); /* a home node without memory is not among its memory's */
+        CPUSET_FOREACH(n, &nodes)
                 if (has_cpus(pn, n))
                         cpuset_set(&s, (unsigned) n);
         return s;
@@ -952,8 +987,8 @@ static int place_cpus(struct planning *pn) {
                 struct cpuset cn = cpu_nodes(pn, pl);
                 bool alone = !pl->conf->cores;
                 CPUSET_FOREACH(n, &cn)
-                        alone = alone && users[node_index(pn, n)] == 1;
-                if (!alone)
+                        alone = alone && users[node_index(pn, n)] == 1 && cpuset_isset(&pl->nodes, n);
+                if (!alone) /* CPUAffinity=numa takes the mask's CPUs: a home without memory is not in it */
                         continue;
                 /* Rule 5: alone on its nodes, it gets them whole, and systemd derives the affinity. */
                 pl->cpu_affinity_numa = true;

@@ -346,6 +346,31 @@ static void tiers_planned(void) {
 }
 
 /* prepare and migrate: the targets never hold GPU memory or NVM, and what was dropped is said. */
+/* Nodes of CPUs without memory, their memory in memory-only nodes (hwloc's
+ * fakememinitiators): a replica homed on a CPU-only node gets the nearest node with DRAM, never
+ * the NVM one as near, and its CPUs stay its home's, named since the mask has none. */
+static void cpuless_homes(void) {
+        static const struct node_spec v[] = {
+                {true, 0, 0, -1, 0}, {true, 0, 0, -1, 1}, {false, 96, 0, -1, 0}, {false, 96, 0, -1, 1},
+                {false, 700, MEMORY_NVM, -1, 0},
+        };
+        struct topology *t = make_host(v, ELEMENTSOF(v), NULL, 0);
+        for (size_t i = 0; i < 2; i++)
+                t->nodes[i].kind = NODE_CPU_ONLY;
+        struct plan *p = plan_of(t, "[replicas cpu]\nunit = cpu@%i.service\nper = node\nmemory = 8G\n");
+        if (ok(p && p->n_replicas == 2, "per = node on two CPU-only nodes: two replicas")) {
+                _cleanup_free_ char *m0 = cpuset_format(&p->replicas[0].nodes), *m1 = cpuset_format(&p->replicas[1].nodes),
+                                    *c0 = cpuset_format(&p->replicas[0].cpus);
+                is_str(m0, "2", "node 0's replica: its memory on node 2, its socket's DRAM, not NVM node 4 as near");
+                is_str(m1, "3", "node 1's replica: node 3");
+                is_str(c0, "0-3", "its CPUs are node 0's");
+                ok(!p->replicas[0].cpu_affinity_numa, "CPUAffinity= names them: the mask's nodes have no CPUs");
+                ok(said(&p->replicas[0], "home node 0 has no memory: its memory goes to node 2"), "and the plan says why");
+        }
+        plan_free(p);
+        topology_free(t);
+}
+
 static void targets(void) {
         _cleanup_topology_ struct topology *t = tiered();
         struct cpuset s = {0};
@@ -371,6 +396,7 @@ static void targets(void) {
 }
 
 int main(void) {
+        cpuless_homes();
         kinds_rule();
         tiers_key();
         gb200();
