@@ -116,6 +116,22 @@ int read_regular_fd(int fd, size_t max, unsigned flags, char **ret, size_t *ret_
         return read_fd_all(fd, max, flags, ret, ret_len);
 }
 
+int read_attribute_fd(int fd, size_t max, char **ret, size_t *ret_len) {
+        char *buf = NULL;
+        size_t len = 0;
+
+        if (read_fd_all(fd, max, READ_ONE_SHOT, &buf, &len) >= 0 && len > 0 && len < 4096) {
+                *ret = buf;
+                if (ret_len)
+                        *ret_len = len;
+                return 0;
+        }
+        free(buf);
+        if (lseek(fd, 0, SEEK_SET) < 0 && errno != ESPIPE)
+                return -errno;
+        return read_regular_fd(fd, max, READ_ONE_SHOT, ret, ret_len);
+}
+
 static int read_regular(int dirfd, const char *name, int extra_flags, size_t max, char **ret) {
         _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra_flags);
 
