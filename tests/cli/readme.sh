@@ -2,7 +2,8 @@
 # The README's quick start stays true: its package list is tests/packages' BUILD_PACKAGES, its
 # test command is what .ci/run runs, and the binary it names exists; the Debian package's route
 # beside it builds with dpkg-buildpackage, installs with apt and purges; its global options are
-# those of numaplan --help, and it names every library numaplan loads with dlopen().
+# those of numaplan --help, and it names every library numaplan loads with dlopen(); the worked
+# example plans on its fixture host as it says, and its commands are numaplan's.
 # Usage: readme.sh SOURCE_DIR NUMAPLAN
 set -u
 src=$1
@@ -68,4 +69,38 @@ if [ "$(wc -w <<<"$loaded")" -ge 4 ] && [ -n "$loads" ]; then
 else
 	fail "the README names every library numaplan loads with dlopen()" "in src/: $(echo $loaded)" "the README's sentence: $loads"
 fi
+# The worked example: its configuration plans on the fixture host it names, as its excerpt of plan
+# says, line for line; its unit is the one in examples/; every command of its list is numaplan's,
+# with options its --help has.
+fixtures=$src/tests/fixtures
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+block() { # block N: the README's Nth fenced block after "## A worked example"
+	awk -v n="$1" '/^## A worked example/ { on = 1 } on && /^```/ { k++; next } on && k == 2 * n - 1' "$src/README.md"
+}
+block 2 >"$scratch/numaplan.conf"
+chmod 0644 "$scratch/numaplan.conf"
+"$numaplan" plan -c "$scratch/numaplan.conf" --sysfs-root "$fixtures/hosts/dgx-2s-8gpu" >"$scratch/plan" 2>&1
+rc=$?
+missing=$(block 3 | grep -vxF '...' | grep . | while IFS= read -r line; do grep -qxF -- "$line" "$scratch/plan" || echo "$line"; done)
+if [ "$rc" -eq 0 ] && [ -z "$missing" ] && [ "$(block 3 | grep -c .)" -ge 10 ]; then
+	ok "the worked example's configuration plans on dgx-2s-8gpu as its excerpt of plan says"
+else fail "the worked example's plan" "exit $rc; lines plan did not print:" "$missing"; fi
+unit_missing=$(block 1 | grep . | while IFS= read -r line; do grep -qxF -- "$line" "$src/examples/llama-server@.service" || echo "$line"; done)
+is "its unit is examples/llama-server@.service's" "$unit_missing" ""
+bad=
+while read -r verb opts; do
+	h=$("$numaplan" "$verb" --help 2>&1) || { bad+=" $verb"; continue; }
+	for o in $(grep -oE -- '--?[a-z][a-z-]*' <<<"$opts"); do
+		grep -qE -- "(^| |,)$o([ ,=]|$)" <<<"$h" || bad+=" $verb$o"
+	done
+done < <(sed -n '/^## Commands/,/^Global options/p' "$src/README.md" | sed -n 's/^numaplan \([a-z]*\) *\(.*\)/\1 \2/p' |
+	sed 's/  .*//')
+is "the README's list of commands: each numaplan's, each option in its --help" "$bad" ""
+for cmd in 'numaplan apply --diff' 'numaplan apply --restart' 'numaplan verify' 'numaplan remove'; do
+	read -ra w <<<"$cmd"
+	"$numaplan" "${w[1]}" --help 2>&1 | grep -qE -- "^Usage: numaplan ${w[1]}" && { [ ${#w[@]} -lt 3 ] ||
+		"$numaplan" "${w[1]}" --help 2>&1 | grep -qE -- "(^| )${w[2]}([ ,=]|$)"; } &&
+		ok "the worked example's '$cmd' is numaplan's" || fail "the worked example's '$cmd'"
+done
 done_testing
