@@ -40,7 +40,9 @@ static void print_warning(FILE *f, const struct warning *x, const char *indent) 
                                                          : s == SEVERITY_WARNING ? ANSI_YELLOW
                                                                                  : ""),
                                              code, s == SEVERITY_NOTICE ? "" : color_off(f));
-        _cleanup_free_ char *more = xasprintf("%s  ", strempty(indent));
+        /* Continuation lines under the code, blanks as wide as what stands before it ("  ", or
+         * plan's "warning: "). */
+        _cleanup_free_ char *more = xasprintf("%*s", (int) strlen(strempty(indent)) + 2, "");
         print_wrapped(f, head, strlen(strempty(indent)) + strlen(code) + 2, x->message, more);
 }
 

@@ -59,6 +59,13 @@ if plain | grep -A1 "^  irq-remote: the interrupt of 0000:81:00.0" | tail -1 | g
 	ok "a long warning wrapped, under its code"
 else fail "a long warning wrapped" "$(plain | grep -A3 irq-remote)"; fi
 
+term 100 300 "$numaplan plan -c /dev/null --sysfs-root $host --no-pager"
+wait_for done || fail "plan ended" "$(plain)"
+if plain | grep -q "^warning: nic-remote: replica inference-4" && ! plain | grep -q "^warning:  " &&
+	plain | grep -A1 "^warning: nic-remote: replica inference-4" | tail -1 | grep -q "^           [^ ]"; then
+	ok "plan's warnings wrapped under their code, continuation lines blank before it"
+else fail "plan's wrapped warnings" "$(plain | grep -A2 nic-remote | head -6)"; fi
+
 for how in "NO_COLOR=1 $show_cmd --no-pager" "SYSTEMD_COLORS=0 $show_cmd --no-pager" "$show_cmd --no-pager --no-color"; do
 	term 100 200 "$how"
 	wait_for done || fail "show ended" "$(plain)"
