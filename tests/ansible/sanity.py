@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """The collection as ansible-galaxy built it, as TAP: what it carries (LICENSE, CHANGELOG.md) and
-ansible-test's validate-modules sanity test on it, offline.
+every sanity test ansible-test has for it (pylint, validate-modules, import, pep8, yamllint,
+shellcheck and the code-smell tests), offline.
 
 ansible-test runs each sanity test in a virtual environment of its own, which it fills with pip
-from PyPI. Debian packages what validate-modules imports (python3-voluptuous, python3-yaml,
-python3-jinja2), so this script makes that environment beforehand, seeing the system's packages,
-at the path ansible-test computes for it (under a temporary HOME), and ansible-test uses it as it
-finds it. Usage: sanity.py COLLECTION_TARBALL
+from PyPI. Debian packages what the tests import or run (python3-voluptuous, pylint,
+python3-pycodestyle, yamllint, shellcheck, python3-venv), so this script makes each environment
+beforehand, seeing the system's packages, at the path ansible-test computes for it (under a
+temporary HOME), and ansible-test uses it as it finds it: pylint with ansible-test's own
+configuration for collections (its disallowed names among its checks), Debian's pylint in place
+of the one ansible-test would pin.
+Usage: sanity.py COLLECTION_TARBALL
 """
 
 import json
@@ -23,6 +27,8 @@ from tap import Tap
 
 NAMESPACE, NAME = 'numaplan', 'host'
 # ansible-test's own path for the venv of a sanity test (ansible_test._internal.commands.sanity).
+# ansible-test's own path for a sanity test's venv (ansible_test._internal.commands.sanity,
+# create_sanity_virtualenv): "VERSION LABEL HASH" for the test NAME, minimized for the import test's.
 VENV_PATH = r'''
 import sys
 from ansible_test._internal.python_requirements import collect_requirements
@@ -30,10 +36,16 @@ from ansible_test._internal.host_configs import NativePythonConfig
 from ansible_test._internal.commands.sanity import hash_pip_commands
 version = '%d.%d' % sys.version_info[:2]
 python = NativePythonConfig(version=version, path=sys.executable)
-commands = collect_requirements(python=python, controller=True, virtualenv=False, command=None, ansible=False,
-                                cryptography=False, coverage=False, minimize=False, sanity='validate-modules')
-print('%s %s' % (version, hash_pip_commands(commands)))
+for name in sys.argv[1:]:
+    commands = collect_requirements(python=python, controller=True, virtualenv=False, command=None, ansible=False,
+                                    cryptography=False, coverage=False, minimize=name.startswith('import.'),
+                                    sanity=name)
+    print('%s %s %s' % (version, 'sanity.' + name if commands else 'sanity', hash_pip_commands(commands)))
 '''
+# What the tests import or run, and the Debian packages that have them.
+NEEDS = (('python3', '-c', 'import voluptuous, yaml, jinja2, pylint, pycodestyle, venv, ensurepip'),
+         ('yamllint', '--version'), ('shellcheck', '--version'))
+PACKAGES = 'python3-voluptuous pylint python3-pycodestyle yamllint shellcheck python3-venv'
 
 
 def check_contents(tap, tarball):
@@ -56,35 +68,52 @@ def check_ignores(tap, root):
     tap.check(not bare, 'every entry of tests/sanity/ignore-2.14.txt says why (%d entries)' % len(lines), bare)
 
 
-def validate_modules(tap, tmp, root):
-    what = 'ansible-test sanity --test validate-modules passes'
+def make_venvs(python, home, names):
+    """Each test's venv where ansible-test looks for it, seeing the system's packages (the import
+    test's with pip, which it runs), marked as filled."""
+    found = subprocess.run([python, '-c', VENV_PATH] + names, capture_output=True, text=True, check=True)
+    libyaml = subprocess.run([python, '-c', 'import yaml; print(hasattr(yaml, "CSafeLoader"))'],
+                             capture_output=True, text=True).stdout.strip() == 'True'
+    for name, line in zip(names, found.stdout.split('\n')):
+        version, label, digest = line.split()
+        venv = os.path.join(home, '.ansible', 'test', 'venv', label, version, digest)
+        if os.path.exists(venv):
+            continue
+        pip = [] if name.startswith('import.') else ['--without-pip']
+        subprocess.run([python, '-m', 'venv', '--system-site-packages'] + pip + [venv], check=True)
+        for meta, text in (('meta.install.json', '[]'), ('meta.yaml.json', json.dumps(libyaml)), ('marker.txt', '')):
+            with open(os.path.join(venv, meta), 'w') as f:
+                f.write(text)
+    return found.stdout.split()[0]
+
+
+def sanity(tap, tmp, root):
+    """ansible-test sanity, every test it has for a collection, offline."""
+    what = 'ansible-test sanity passes, every test (pylint, validate-modules, import, pep8, yamllint...)'
     ansible_test = shutil.which('ansible-test')
     if not ansible_test:
         return tap.skip(what, 'ansible-core is not installed (Debian: apt-get install ansible-core)')
     with open(ansible_test) as f:
         python = f.readline()[2:].strip()  # ansible-test's interpreter, whose packages it imports
-    missing = subprocess.run([python, '-c', 'import voluptuous, yaml, jinja2'], capture_output=True, text=True)
-    if missing.returncode:
-        return tap.skip(what, 'validate-modules needs python3-voluptuous (Debian: apt-get install python3-voluptuous)')
-    found = subprocess.run([python, '-c', VENV_PATH], capture_output=True, text=True)
-    if not tap.check(found.returncode == 0, 'ansible-test says where its validate-modules venv goes', found.stderr):
-        return
-    version, digest = found.stdout.split()
+    need = [cmd for cmd in NEEDS if subprocess.run([python if cmd[0] == 'python3' else cmd[0]] + list(cmd[1:]),
+                                                    capture_output=True).returncode != 0]
+    if need:
+        return tap.skip(what, 'missing %s (Debian: apt-get install %s)' % (need[0][0], PACKAGES))
     home = os.path.join(tmp, 'home')
-    venv = os.path.join(home, '.ansible', 'test', 'venv', 'sanity.validate-modules', version, digest)
-    subprocess.run([python, '-m', 'venv', '--system-site-packages', '--without-pip', venv], check=True)
-    libyaml = subprocess.run([python, '-c', 'import yaml; print(hasattr(yaml, "CSafeLoader"))'],
-                             capture_output=True, text=True).stdout.strip() == 'True'
-    for name, text in (('meta.install.json', '[]'), ('meta.yaml.json', json.dumps(libyaml)), ('marker.txt', '')):
-        with open(os.path.join(venv, name), 'w') as f:
-            f.write(text)
     env = dict(os.environ, HOME=home, ANSIBLE_HOME=os.path.join(home, '.ansible'), ANSIBLE_NOCOLOR='1',
                PYTHONDONTWRITEBYTECODE='1')
-    run = subprocess.run([ansible_test, 'sanity', '--test', 'validate-modules', '--python', version, '--color', 'no'],
-                         cwd=root, env=env, capture_output=True, text=True)
+    tests = subprocess.run([ansible_test, 'sanity', '--list-tests'], cwd=root, env=env, capture_output=True,
+                           text=True).stdout.split()
+    if not tap.check(len(tests) > 10 and 'pylint' in tests, 'ansible-test lists its sanity tests (%d)' % len(tests)):
+        return
+    version = make_venvs(python, home, tests + ['import.plugin', 'import.module'])
+    run = subprocess.run([ansible_test, 'sanity', '--python', version, '--color', 'no'], cwd=root, env=env,
+                         capture_output=True, text=True)
     out = run.stdout + run.stderr
-    tap.check(run.returncode == 0 and 'Running sanity test "validate-modules"' in out and 'Installing' not in out,
-              what + ' (ansible-core %s, tests/sanity/ignore-2.14.txt)' % version_of(ansible_test), out)
+    ran = set(re.findall(r'Running sanity test "([^"]+)"', out))
+    tap.check(run.returncode == 0 and {'pylint', 'validate-modules', 'import', 'pep8'} <= ran and 'Installing' not in out,
+              what + ' (ansible-core %s, %d tests; tests/sanity/ignore-2.14.txt)' % (version_of(ansible_test), len(ran)),
+              out)
 
 
 def version_of(ansible_test):
@@ -108,7 +137,7 @@ def main():
         with tarfile.open(tarball) as tar:
             tar.extractall(root)
         check_ignores(tap, root)
-        validate_modules(tap, tmp, root)
+        sanity(tap, tmp, root)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return tap.done()
