@@ -1,6 +1,6 @@
 #!/bin/bash
 # numaplan.service and numaplan-verify.service as installed, sandboxed: systemd-analyze security's
-# exposure of each (the README's figures), and each still does its job: numaplan.service's apply
+# exposure of each (docs/design.md's figures), and each still does its job: numaplan.service's apply
 # reserves the huge pages, writes the drop-in and its marker and reloads; numaplan-verify.service
 # checks the pinned replica and writes its metrics into a textfile directory another user owns.
 . "$VM_LIB"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The boot numaplan.service gave (90-reboot): what it added to the boot path, for the README's
+# The boot numaplan.service gave (90-reboot): what it added to the boot path, for docs/design.md's
 # figures beside the generator's boot (92-generator-reboot).
 . "$VM_LIB"
 . "$SCENARIO_DIR/numaplan.lib"
