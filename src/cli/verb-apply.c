@@ -6,11 +6,9 @@
 #include "cli/changes.h"
 #include "cli/generator-mode.h"
 #include "cli/verbs.h"
-#include "core/config.h"
 #include "core/dropin.h"
 #include "core/irqs.h"
 #include "core/planner.h"
-#include "core/unit-name.h"
 #include "host/hugepages.h"
 #include "host/irq-steer.h"
 #include "host/root.h"
@@ -40,19 +38,6 @@ static const struct verb_option options[] = {
         {},
 };
 
-/* Names from templates are checked again as expanded, before any path is built. */
-static bool units_valid(const struct plan *plan) {
-        for (size_t i = 0; i < plan->n_replicas; i++) {
-                const char *why;
-                if (!unit_name_is_valid_service(plan->replicas[i].unit, &why)) {
-                        log_error_at(replica_where(plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
-                                     plan->replicas[i].unit, why);
-                        return false;
-                }
-        }
-        return true;
-}
-
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct apply_args *a = args;
         _cleanup_inputs_ struct inputs in = {0};
@@ -75,7 +60,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (!a->check)
                 inputs_journal(&in, root_is_live(in.root));
 
-        if (!units_valid(in.plan))
+        if (!plan_units_valid(in.plan))
                 return EXIT_USAGE;
 
         /* What hurts pinning on this host and what the planner decided: stderr, since stdout is

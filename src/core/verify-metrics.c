@@ -4,6 +4,7 @@
  * Pages are counted in base pages, a huge page as the base pages it spans, as verify counts them. */
 
 #include <inttypes.h>
+#include <stddef.h>
 
 #include "basic/escape.h"
 #include "basic/util.h"
@@ -232,39 +233,40 @@ static void node_samples(struct strbuf *b, const char *name, const struct metric
         }
 }
 
+/* A gauge of one count per unit: the field at `offset` of each unit's struct held_totals. */
+static void held_gauge(struct strbuf *b, const char *name, const char *help, const struct metrics_unit *units, size_t n,
+                       size_t offset) {
+        family(b, name, help);
+        for (size_t i = 0; i < n; i++) {
+                unit_sample(b, name, &units[i]);
+                strbuf_printf(b, "%" PRIu64 "\n", *(const uint64_t *) ((const char *) &units[i].pages->held + offset));
+        }
+}
+
 /* Each unit's locked and pinned memory (core/held-pages.h says what each counts), in base pages. */
 static void held_metrics(struct strbuf *b, const struct metrics_unit *units, size_t n) {
-        family(b, P "locked_pages",
-               "The replica unit's locked memory (mlock): its processes' VmLck, the size of their locked mappings and "
-               "what a driver such as vfio counts there, in base pages.");
-        for (size_t i = 0; i < n; i++) {
-                unit_sample(b, P "locked_pages", &units[i]);
-                strbuf_printf(b, "%" PRIu64 "\n", units[i].pages->held.vm_locked);
-        }
+        held_gauge(b, P "locked_pages",
+                   "The replica unit's locked memory (mlock): its processes' VmLck, the size of their locked mappings "
+                   "and what a driver such as vfio counts there, in base pages.",
+                   units, n, offsetof(struct held_totals, vm_locked));
         family(b, P "locked_resident_pages",
                "The resident pages of the replica unit's locked mappings by NUMA node, on every node that holds any and "
                "every planned node; the kernel may still move them.");
         for (size_t i = 0; i < n; i++)
                 node_samples(b, P "locked_resident_pages", &units[i], units[i].pages->locked, true);
-        family(b, P "pinned_pages",
-               "The replica unit's pinned memory (held for DMA): its processes' VmPin (RDMA memory regions, io_uring "
-               "buffers), in base pages; no file says on which node, save io_uring's buffers.");
-        for (size_t i = 0; i < n; i++) {
-                unit_sample(b, P "pinned_pages", &units[i]);
-                strbuf_printf(b, "%" PRIu64 "\n", units[i].pages->held.vm_pinned);
-        }
+        held_gauge(b, P "pinned_pages",
+                   "The replica unit's pinned memory (held for DMA): its processes' VmPin (RDMA memory regions, io_uring "
+                   "buffers), in base pages; no file says on which node, save io_uring's buffers.",
+                   units, n, offsetof(struct held_totals, vm_pinned));
         family(b, P "pinned_mapped_pages",
                "The resident pages of the mappings that hold the replica unit's io_uring buffers (pinned), by NUMA "
                "node; only where there are any.");
         for (size_t i = 0; i < n; i++)
                 node_samples(b, P "pinned_mapped_pages", &units[i], units[i].pages->pin_mapped, false);
-        family(b, P "pinned_off_plan_pages",
-               "The replica unit's pinned pages known to sit off its planned nodes: the kernel does not move them, only a "
-               "restart does.");
-        for (size_t i = 0; i < n; i++) {
-                unit_sample(b, P "pinned_off_plan_pages", &units[i]);
-                strbuf_printf(b, "%" PRIu64 "\n", units[i].pages->held.pinned_off_plan);
-        }
+        held_gauge(b, P "pinned_off_plan_pages",
+                   "The replica unit's pinned pages known to sit off its planned nodes: the kernel does not move them, "
+                   "only a restart does.",
+                   units, n, offsetof(struct held_totals, pinned_off_plan));
 }
 
 char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n) {

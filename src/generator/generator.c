@@ -235,19 +235,6 @@ static bool check_conflict(const struct inputs *in, const int *apply_fds, const 
         return false;
 }
 
-/* Every planned unit a name systemd takes, else the plan is not written: said, at its line. */
-static bool units_valid(const struct plan *plan) {
-        for (size_t i = 0; i < plan->n_replicas; i++) {
-                const char *why;
-                if (!unit_name_is_valid_service(plan->replicas[i].unit, &why)) {
-                        log_error_at(replica_where(plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
-                                     plan->replicas[i].unit, why);
-                        return false;
-                }
-        }
-        return true;
-}
-
 static void report_plan_units(const struct plan *plan) {
         if (report_fd < 0)
                 return;
@@ -313,7 +300,7 @@ static void generate(const struct globals *g, const char *config_path) {
         _cleanup_changeset_ struct changeset cs = {0};
         _cleanup_strbuf_ struct strbuf names = {0};
 
-        if (inputs_load(g, config_path, false, 0, &in) != EXIT_OK || !units_valid(in.plan)) {
+        if (inputs_load(g, config_path, false, 0, &in) != EXIT_OK || !plan_units_valid(in.plan)) {
                 block_all(g, config_path);
                 return;
         }

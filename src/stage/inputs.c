@@ -70,6 +70,18 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe, .models = in->models, .nics = in->nics};
 }
 
+bool plan_units_valid(const struct plan *plan) {
+        for (size_t i = 0; i < plan->n_replicas; i++) {
+                const char *why;
+                if (!unit_name_is_valid_service(plan->replicas[i].unit, &why)) {
+                        log_error_at(replica_where(plan->replicas[i].conf, REPLICA_UNIT), "unit '%s' %s",
+                                     plan->replicas[i].unit, why);
+                        return false;
+                }
+        }
+        return true;
+}
+
 void inputs_journal(const struct inputs *in, bool live) {
         if (live && in->system_dirs && (!in->generator || streq(in->unit_dir, GENERATOR_DIR)))
                 journal_enable();

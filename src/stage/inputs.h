@@ -64,6 +64,9 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in);
  * given, then the host's warnings. Returns an exit code; after EXIT_USAGE (an override naming
  * what this host lacks, printed) the host is read all the same. */
 int inputs_host(const struct globals *g, unsigned flags, const struct config *config, struct inputs *in);
+/* Whether every planned unit is a name systemd takes (a template's, as expanded), before any path
+ * is built from one; an unfit one is said at its line. Apply and the generator ask it. */
+bool plan_units_valid(const struct plan *plan);
 /* The audit's warnings (core/tuning.h) for a host read with its tuning, into in->warnings: with
  * in->plan, or else, where they need one, the plan of `config` made quietly (none without it). */
 void inputs_tuning_warnings(struct inputs *in, const struct config *config);
