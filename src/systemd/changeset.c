@@ -219,6 +219,15 @@ int changeset_put(struct changeset *cs, const char *unit, char *text) {
                 free(text);
                 return r;
         }
+        if (text) { /* the one gate every unit text passes, this one's too */
+                _cleanup_free_ char *path = dropin_path(cs->unit_dir, unit);
+                r = unit_text_check(path, text);
+                if (r < 0) {
+                        free(old);
+                        free(text);
+                        return r;
+                }
+        }
         if (old && !is_ours(old) && !text)
                 old = mfree(old); /* someone else's, and nothing of numaplan's to write: left alone */
         if (!old && !text)
