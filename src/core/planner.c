@@ -26,6 +26,7 @@ struct planning {
         uint64_t *usable, *assigned; /* by topology node index */
         struct cpuset *cpus;         /* each node's CPUs for planning, by node index (see below) */
         unsigned *replicas_on;       /* replicas whose mask holds the node, by node index */
+        struct cpuset *cpu_nodes;    /* the nodes each replica runs on, by replica (see place_cpus) */
         const struct replica_conf **claimed_by; /* by accelerator index */
 };
 
@@ -858,39 +859,55 @@ static int place_hugepages(struct planning *pn, struct placement *pl) {
 
 /* ---- 4. CPUs ---- */
 
-/* The nodes whose CPUs a replica runs on: every node of its mask with CPUs. */
-static struct cpuset cpu_nodes(const struct planning *pn, const struct placement *pl) {
-        struct cpuset s = {0}, nodes = pl->nodes;
-        cpuset_or(&nodes, &pl->home); /* a home node without memory is not among its memory's */
-        CPUSET_FOREACH(n, &nodes)
-                if (has_cpus(pn, n))
-                        cpuset_set(&s, (unsigned) n);
-        return s;
+/* The nodes whose CPUs each replica runs on: every node of its mask with CPUs, and its home (a
+ * home without memory is not among its memory's). Fixed once memory is placed; asked per node
+ * and replica, so worked out once. */
+static void find_cpu_nodes(struct planning *pn) {
+        const struct plan *p = pn->p;
+        pn->cpu_nodes = xmalloc0((p->n_replicas + 1) * sizeof(struct cpuset));
+        for (size_t i = 0; i < p->n_replicas; i++) {
+                struct cpuset nodes = p->replicas[i].nodes;
+                cpuset_or(&nodes, &p->replicas[i].home);
+                CPUSET_FOREACH(n, &nodes)
+                        if (has_cpus(pn, n))
+                                cpuset_set(&pn->cpu_nodes[i], (unsigned) n);
+        }
+}
+
+static const struct cpuset *cpu_nodes(const struct planning *pn, const struct placement *pl) {
+        return &pn->cpu_nodes[pl - pn->p->replicas];
 }
 
 /* A node's physical cores in the order of its CPU list, SMT siblings together, reserved CPUs
- * left out. Returns the number of cores; cores[k] is the k-th core's CPUs. */
+ * left out. Returns the number of cores; cores[k] is the k-th core's CPUs. A core is known by
+ * its first thread (core_of), which indexes its place in `cores`. */
 static size_t node_cores(const struct planning *pn, int node, struct cpuset **ret) {
+        const struct topology *t = pn->t;
         const struct cpuset *cpus = &pn->cpus[node_index(pn, node)];
-        struct cpuset *cores = xmalloc0((cpuset_count(cpus) + 1) * sizeof(struct cpuset));
-        struct cpuset done = {0};
+        unsigned n = cpuset_count(cpus);
+        struct cpuset *cores = xmalloc0((n + 1) * sizeof(struct cpuset));
+        _cleanup_free_ size_t *place = xmalloc0((size_t) (t->max_cpu + 2) * sizeof(size_t)); /* 1 + index */
         size_t k = 0;
 
         CPUSET_FOREACH(c, cpus) {
-                if (cpuset_isset(&done, c))
-                        continue;
-                int leader = pn->t->core_of[c] >= 0 ? pn->t->core_of[c] : c;
-                CPUSET_FOREACH(s, cpus)
-                        if (s == c || pn->t->core_of[s] == leader) {
-                                cpuset_set(&done, (unsigned) s);
-                                if (!cpuset_isset(&pn->c->reserve_cpus, s))
-                                        cpuset_set(&cores[k], (unsigned) s);
-                        }
-                if (!cpuset_is_empty(&cores[k]))
+                int core = c <= t->max_cpu && t->core_of[c] >= 0 ? t->core_of[c] : c;
+                if (core > t->max_cpu) /* not an online CPU's: a core of its own */
+                        core = -1;
+                if (core < 0 || !place[core]) {
+                        if (core >= 0)
+                                place[core] = k + 1;
                         k++;
+                }
+                if (!cpuset_isset(&pn->c->reserve_cpus, c))
+                        cpuset_set(&cores[core >= 0 ? place[core] - 1 : k - 1], (unsigned) c);
         }
+        /* A core whose every thread is reserved is not one to give. */
+        size_t kept = 0;
+        for (size_t i = 0; i < k; i++)
+                if (!cpuset_is_empty(&cores[i]))
+                        cores[kept++] = cores[i];
         *ret = cores;
-        return k;
+        return kept;
 }
 
 /* The key that put a replica on a node's cores: cpus = cores:N when given, else its accelerators. */
@@ -905,8 +922,7 @@ static int split_node(struct planning *pn, int node) {
         size_t users = 0, even = 0, fixed = 0, first_user = 0, last_fixed = 0;
 
         for (size_t i = 0; i < p->n_replicas; i++) {
-                struct cpuset cn = cpu_nodes(pn, &p->replicas[i]);
-                if (!cpuset_isset(&cn, node))
+                if (!cpuset_isset(cpu_nodes(pn, &p->replicas[i]), node))
                         continue;
                 if (users++ == 0)
                         first_user = i;
@@ -937,8 +953,7 @@ static int split_node(struct planning *pn, int node) {
         size_t next = 0, even_seen = 0;
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
-                struct cpuset cn = cpu_nodes(pn, pl);
-                if (!cpuset_isset(&cn, node))
+                if (!cpuset_isset(cpu_nodes(pn, pl), node))
                         continue;
                 size_t take = pl->conf->cores ? pl->conf->cores : base + (even_seen++ < extra), from = next;
                 struct cpuset mine = {0};
@@ -971,42 +986,43 @@ static int place_cpus(struct planning *pn) {
         unsigned *users = xmalloc0(pn->t->n_nodes * sizeof(unsigned));
         int r = 0;
 
+        find_cpu_nodes(pn);
         for (size_t i = 0; i < p->n_replicas; i++) {
-                struct cpuset cn = cpu_nodes(pn, &p->replicas[i]);
-                if (cpuset_is_empty(&cn)) {
+                const struct cpuset *cn = cpu_nodes(pn, &p->replicas[i]);
+                if (cpuset_is_empty(cn)) {
                         free(users);
                         return fail(pn, replica_where(p->replicas[i].conf, REPLICA_ACCELERATORS),
                                     "replica %s: none of its nodes has CPUs", p->replicas[i].name);
                 }
-                CPUSET_FOREACH(n, &cn)
+                CPUSET_FOREACH(n, cn)
                         users[node_index(pn, n)]++;
         }
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
-                struct cpuset cn = cpu_nodes(pn, pl);
+                const struct cpuset *cn = cpu_nodes(pn, pl);
                 bool alone = !pl->conf->cores;
-                CPUSET_FOREACH(n, &cn)
+                CPUSET_FOREACH(n, cn)
                         alone = alone && users[node_index(pn, n)] == 1 && cpuset_isset(&pl->nodes, n);
                 if (!alone) /* CPUAffinity=numa takes the mask's CPUs: a home without memory is not in it */
                         continue;
                 /* Rule 5: alone on its nodes, it gets them whole, and systemd derives the affinity. */
                 pl->cpu_affinity_numa = true;
-                CPUSET_FOREACH(n, &cn)
+                CPUSET_FOREACH(n, cn)
                         cpuset_or(&pl->cpus, &pn->cpus[node_index(pn, n)]);
                 cpuset_andnot(&pl->cpus, &pn->c->reserve_cpus);
-                _cleanup_free_ char *nodes = cpuset_format(&cn), *cpus = cpuset_format(&pl->cpus),
+                _cleanup_free_ char *nodes = cpuset_format(cn), *cpus = cpuset_format(&pl->cpus),
                                     *reserved = cpuset_format(&pn->c->reserve_cpus);
                 explain(pl, "alone on node%s %s: all %s CPUs (%s%s%s), CPUAffinity=numa (rule 5)",
-                        cpuset_count(&cn) > 1 ? "s" : "", nodes, cpuset_count(&cn) > 1 ? "their" : "its", cpus,
+                        cpuset_count(cn) > 1 ? "s" : "", nodes, cpuset_count(cn) > 1 ? "their" : "its", cpus,
                         *reserved ? ", less reserve-cpus " : "", reserved);
         }
         for (size_t ni = 0; r == 0 && ni < pn->t->n_nodes; ni++) {
                 int id = pn->t->nodes[ni].id;
                 bool shared = users[ni] > 1;
                 for (size_t i = 0; !shared && i < p->n_replicas; i++) {
-                        struct cpuset cn = cpu_nodes(pn, &p->replicas[i]);
-                        shared = cpuset_isset(&cn, id) && !p->replicas[i].cpu_affinity_numa;
+                        const struct cpuset *cn = cpu_nodes(pn, &p->replicas[i]);
+                        shared = cpuset_isset(cn, id) && !p->replicas[i].cpu_affinity_numa;
                 }
                 if (shared)
                         r = split_node(pn, id);
@@ -1017,11 +1033,11 @@ static int place_cpus(struct planning *pn) {
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
-                struct cpuset cn = cpu_nodes(pn, pl);
+                const struct cpuset *cn = cpu_nodes(pn, pl);
                 if (cpuset_is_empty(&pl->cpus))
                         return fail(pn, pn->c->key_at[NUMAPLAN_RESERVE_CPUS].file ? pn->c->key_at[NUMAPLAN_RESERVE_CPUS] : pl->conf->at,
                                     "replica %s: reserve-cpus leaves it no CPU", pl->name);
-                if (pl->policy == POLICY_INTERLEAVE && cpuset_count(&pl->nodes) > 1 && cpuset_count(&cn) < 2)
+                if (pl->policy == POLICY_INTERLEAVE && cpuset_count(&pl->nodes) > 1 && cpuset_count(cn) < 2)
                         return fail(pn, replica_has(pl->conf, REPLICA_POLICY) ? replica_where(pl->conf, REPLICA_POLICY)
                                                                               : replica_where(pl->conf, REPLICA_MEMORY_NODES),
                                     "replica %s would interleave memory over several nodes with the CPUs of one; "
@@ -1082,6 +1098,7 @@ static void planning_done(struct planning *pn) {
         free(pn->cpus);
         free(pn->replicas_on);
         free(pn->claimed_by);
+        free(pn->cpu_nodes);
 }
 
 /* A CPU runs on one node. Firmware that lists CPUs in several nodes (seen on real hosts) would
