@@ -878,36 +878,47 @@ static const struct cpuset *cpu_nodes(const struct planning *pn, const struct pl
         return &pn->cpu_nodes[pl - pn->p->replicas];
 }
 
-/* A node's physical cores in the order of its CPU list, SMT siblings together, reserved CPUs
- * left out. Returns the number of cores; cores[k] is the k-th core's CPUs. A core is known by
- * its first thread (core_of), which indexes its place in `cores`. */
-static size_t node_cores(const struct planning *pn, int node, struct cpuset **ret) {
+/* Numbers a node's physical cores from 0 in the order of its CPU list, SMT siblings together:
+ * core_at[c] is CPU c's core, or -1 when reserve-cpus holds it (a core whose every thread is
+ * reserved gets no number). Returns the number of cores. A core is known by its first thread
+ * (core_of), and `core_at` spans the node's CPU set (cpus->words * 64). */
+static size_t number_cores(const struct planning *pn, const struct cpuset *cpus, int *core_at) {
         const struct topology *t = pn->t;
-        const struct cpuset *cpus = &pn->cpus[node_index(pn, node)];
-        unsigned n = cpuset_count(cpus);
-        struct cpuset *cores = xmalloc0((n + 1) * sizeof(struct cpuset));
-        _cleanup_free_ size_t *place = xmalloc0((size_t) (t->max_cpu + 2) * sizeof(size_t)); /* 1 + index */
-        size_t k = 0;
+        size_t span = (size_t) cpus->words * 64, n = cpuset_count(cpus), groups = 0;
+        if (span < (size_t) (t->max_cpu + 1))
+                span = (size_t) (t->max_cpu + 1);
+        _cleanup_free_ int *group_of = xmalloc(span * sizeof(int)), *number = xmalloc((n + 1) * sizeof(int));
 
+        for (size_t i = 0; i < span; i++)
+                group_of[i] = -1;
+        for (size_t g = 0; g <= n; g++)
+                number[g] = -1;
         CPUSET_FOREACH(c, cpus) {
-                int core = c <= t->max_cpu && t->core_of[c] >= 0 ? t->core_of[c] : c;
-                if (core > t->max_cpu) /* not an online CPU's: a core of its own */
-                        core = -1;
-                if (core < 0 || !place[core]) {
-                        if (core >= 0)
-                                place[core] = k + 1;
-                        k++;
-                }
-                if (!cpuset_isset(&pn->c->reserve_cpus, c))
-                        cpuset_set(&cores[core >= 0 ? place[core] - 1 : k - 1], (unsigned) c);
+                int key = c <= t->max_cpu && t->core_of[c] >= 0 ? t->core_of[c] : c;
+                if (group_of[key] < 0)
+                        group_of[key] = (int) groups++;
+                bool reserved = cpuset_isset(&pn->c->reserve_cpus, c);
+                core_at[c] = reserved ? -1 : group_of[key];
+                if (!reserved)
+                        number[group_of[key]] = 0; /* a core to give */
         }
-        /* A core whose every thread is reserved is not one to give. */
-        size_t kept = 0;
-        for (size_t i = 0; i < k; i++)
-                if (!cpuset_is_empty(&cores[i]))
-                        cores[kept++] = cores[i];
-        *ret = cores;
-        return kept;
+        size_t k = 0;
+        for (size_t g = 0; g < groups; g++)
+                if (number[g] == 0)
+                        number[g] = (int) k++;
+        CPUSET_FOREACH(c, cpus)
+                if (core_at[c] >= 0)
+                        core_at[c] = number[core_at[c]];
+        return k;
+}
+
+/* The CPUs of cores [from, to) of a node numbered by number_cores(). */
+static struct cpuset cores_cpus(const struct cpuset *cpus, const int *core_at, size_t from, size_t to) {
+        struct cpuset s = {0};
+        CPUSET_FOREACH(c, cpus)
+                if (core_at[c] >= (int) from && core_at[c] < (int) to)
+                        cpuset_set(&s, (unsigned) c);
+        return s;
 }
 
 /* The key that put a replica on a node's cores: cpus = cores:N when given, else its accelerators. */
@@ -917,8 +928,9 @@ static struct where cpus_key(const struct replica_conf *r) {
 
 static int split_node(struct planning *pn, int node) {
         struct plan *p = pn->p;
-        struct cpuset *cores;
-        size_t n_cores = node_cores(pn, node, &cores);
+        const struct cpuset *cpus = &pn->cpus[node_index(pn, node)];
+        _cleanup_free_ int *core_at = xmalloc((size_t) cpus->words * 64 * sizeof(int) + sizeof(int));
+        size_t n_cores = number_cores(pn, cpus, core_at);
         size_t users = 0, even = 0, fixed = 0, first_user = 0, last_fixed = 0;
 
         for (size_t i = 0; i < p->n_replicas; i++) {
@@ -932,17 +944,14 @@ static int split_node(struct planning *pn, int node) {
                 } else
                         even++;
         }
-        if (users == 0) {
-                free(cores);
+        if (users == 0)
                 return 0;
-        }
 
         size_t left = n_cores > fixed ? n_cores - fixed : 0, base = even ? left / even : 0,
                extra = even ? left % even : 0;
         if (fixed > n_cores || (even > 0 && base == 0)) {
                 /* Blame the cores:N that asked past what there is, else the first replica there. */
                 size_t culprit = fixed > n_cores ? last_fixed : first_user;
-                free(cores);
                 return fail(pn, cpus_key(p->replicas[culprit].conf),
                             "replica %s: node %d has %zu physical cores (after reserve-cpus) for %zu replicas: %zu "
                             "cores asked with cores:N and %zu replicas sharing the rest",
@@ -956,9 +965,8 @@ static int split_node(struct planning *pn, int node) {
                 if (!cpuset_isset(cpu_nodes(pn, pl), node))
                         continue;
                 size_t take = pl->conf->cores ? pl->conf->cores : base + (even_seen++ < extra), from = next;
-                struct cpuset mine = {0};
-                for (size_t k = 0; k < take; k++)
-                        cpuset_or(&mine, &cores[next++]);
+                next += take;
+                struct cpuset mine = cores_cpus(cpus, core_at, from, next);
                 cpuset_or(&pl->cpus, &mine);
                 _cleanup_free_ char *list = cpuset_format(&mine);
                 /* Cores are counted from 0, as CPUs and nodes are: "cores 0-3", never "cores 1-4". */
@@ -977,7 +985,6 @@ static int split_node(struct planning *pn, int node) {
                                     "(CPUs %s) (rule 5)",
                                 node, users, n_cores, range, list);
         }
-        free(cores);
         return 0;
 }
 
