@@ -537,7 +537,9 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = &list[i];
                 read_numa_node(root, w, a);
-                read_local_cpus(root, w, a);
+                /* 32 files of a 32-GPU host that nothing but `show` reads once numa_node names the node. */
+                if (flags & PCI_NAMES || a->sysfs_numa_node < 0)
+                        read_local_cpus(root, w, a);
                 read_iface(root, a);
                 accelerator_resolve_node(a, a->sysfs_numa_node, t);
                 a->compute = a->kind == PCI_ACCELERATOR && (!a->ids_known || pci_is_compute(a->vendor, a->class));

@@ -10,7 +10,8 @@ struct topology;
  * the PCI ID database, and resolves the node of each (nodes must be read already). A device that
  * libpci cannot read is reported from whatever files it has, with a warning in `w`; never fatal. */
 enum {
-        PCI_NAMES = 1 << 0,       /* names from the PCI ID database */
+        PCI_NAMES = 1 << 0,       /* names from the PCI ID database, and local CPUs even where numa_node
+                                   * says the node (both only shown) */
         PCI_DEVICES_TOO = 1 << 1, /* network adapters and NVMe drives as well */
         PCI_CONFIG = 1 << 2,      /* accelerators' and NICs' Device Control from config space (show) */
         PCI_NICS = 1 << 3,        /* network adapters, without NVMe drives (the plan's adapters) */

@@ -91,7 +91,11 @@ _printf_(8, 9) static void read_cpuset(struct reader *x, const char *dir, const 
                 _cleanup_free_ char *s = NULL;
                 if (!names[i])
                         continue;
-                snprintf(paths[i], sizeof(paths[i]), "%s/%s", dir, names[i]);
+                /* Once per core of every CPU: joined by hand, as snprintf() costs a tenth of the read. */
+                size_t dl = strlen(dir), nl = strlen(names[i]);
+                if (dl + 1 + nl >= sizeof(paths[i])) /* no caller's */
+                        continue;
+                memcpy(mempcpy(mempcpy(paths[i], dir, dl), "/", 1), names[i], nl + 1);
                 int r = root_read_file(x->root, paths[i], &s, NULL);
                 if (r >= 0)
                         r = i == 0 ? cpuset_parse_list(s, ret) : cpuset_parse_mask(s, ret);
@@ -179,6 +183,8 @@ static void read_cpu_topology(struct reader *x) {
         _cleanup_free_ bool *socket_done = xmalloc0((size_t) (n > 0 ? n : 1));
 
         CPUSET_FOREACH(c, &t->online_cpus) {
+                if (t->core_of[c] >= 0 && socket_done[c]) /* a sibling of a CPU read already */
+                        continue;
                 char dir[64];
                 snprintf(dir, sizeof(dir), SYS_CPU "/cpu%d/topology", c);
                 if (t->core_of[c] < 0) {

@@ -9,8 +9,9 @@
 struct root;
 
 enum {
-        TOPOLOGY_NAMES = 1 << 0,   /* name accelerators from the PCI ID database (only `show` prints them,
-                                    * and the database costs more than everything else) */
+        TOPOLOGY_NAMES = 1 << 0,   /* name accelerators from the PCI ID database, and read each one's
+                                    * local CPUs: only `show` prints them, and the database costs more
+                                    * than everything else */
         TOPOLOGY_DEVICES = 1 << 1, /* network adapters and NVMe drives too (`show`) */
         TOPOLOGY_TUNING = 1 << 2,  /* PCIe links and config space, the host's tuning (core/tuning.h):
                                     * `show`, `snapshot`; plan and apply do without */

@@ -47,7 +47,7 @@ struct inputs {
 
 enum {
         INPUTS_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */
-        INPUTS_NAMES = 1 << 1,  /* name accelerators from the PCI ID database */
+        INPUTS_NAMES = 1 << 1,  /* what `show` alone prints: names from the PCI ID database, local CPUs */
         INPUTS_DEVICES = 1 << 2, /* network adapters and NVMe drives too */
         INPUTS_TUNING = 1 << 3,  /* the host's tuning, PCIe links and config space (core/tuning.h) */
         INPUTS_NICS = 1 << 4,    /* network adapters, for the plan's nics = */
