@@ -52,11 +52,12 @@ static int open_under(const struct root *r, const char *path, int flags) {
 /* The nearest kept directory above `path`, or NULL; *ret_name is the rest of the path below it. */
 static const struct kept_dir *kept_parent(const struct root *r, const char *path, const char **ret_name) {
         const char *p = rel(path);
+        size_t len = strlen(p);
         const struct kept_dir *best = NULL;
 
         for (size_t i = 0; i < r->n_kept; i++) {
                 const struct kept_dir *k = &r->kept[i];
-                if (k->len < strlen(p) && p[k->len] == '/' && memcmp(k->path, p, k->len) == 0 &&
+                if (k->len < len && p[k->len] == '/' && memcmp(k->path, p, k->len) == 0 &&
                     (!best || k->len > best->len))
                         best = k;
         }

@@ -171,6 +171,21 @@ static void read_cpus(struct reader *x, struct cpuset *ret_present, bool *ret_kn
         *ret_known = online_found || have_dirs;
 }
 
+/* SYS_CPU "/cpuN/topology", written without printf(): it is made once per core, and printf()
+ * costs as much as the read. */
+static void cpu_topology_dir(char buf[static 64], int cpu) {
+        char digits[12];
+        size_t n = 0;
+
+        do
+                digits[n++] = (char) ('0' + cpu % 10);
+        while ((cpu /= 10) > 0);
+        char *p = mempcpy(buf, SYS_CPU "/cpu", strlen(SYS_CPU "/cpu"));
+        while (n > 0)
+                *p++ = digits[--n];
+        memcpy(p, "/topology", sizeof("/topology"));
+}
+
 /* SMT siblings and packages, read once per core and once per package rather than per CPU. */
 static void read_cpu_topology(struct reader *x) {
         struct topology *t = x->t;
@@ -186,7 +201,7 @@ static void read_cpu_topology(struct reader *x) {
                 if (t->core_of[c] >= 0 && socket_done[c]) /* a sibling of a CPU read already */
                         continue;
                 char dir[64];
-                snprintf(dir, sizeof(dir), SYS_CPU "/cpu%d/topology", c);
+                cpu_topology_dir(dir, c);
                 if (t->core_of[c] < 0) {
                         struct cpuset sib;
                         bool found;

@@ -52,6 +52,18 @@ int main(void) {
         check("\xe6\xa8\xe5\x9e\x8b", R R "\xe5\x9e\x8b", "one cut by a valid sequence, which stays");
         check("\xc3", R, "a lead byte alone");
         check("a\xff" "b\xc3\xa9" "c\x80", "a" R "b\xc3\xa9" "c" R, "valid and invalid mixed: each kept in its place");
+        /* utf8_valid() takes ASCII eight bytes at a time: a bad byte at each place in a word, and
+         * a sequence across two words, are still seen. */
+        for (int at = 0; at < 17; at++) {
+                char in[32], want[64], what[64];
+                memset(in, 'j', sizeof(in));
+                in[at] = (char) 0xff;
+                in[20] = 0;
+                snprintf(want, sizeof(want), "%.*s" R "%.*s", at, in, 19 - at, in + at + 1);
+                snprintf(what, sizeof(what), "a bad byte at offset %d of 20 otherwise ASCII ones", at);
+                check(in, want, what);
+        }
+        unchanged("seven b\xc3\xa9yond a word", "a two-byte sequence across two words");
         check("{\"name\": \"eth\xff\xfe\"}", "{\"name\": \"eth" R R "\"}",
               "a JSON document: the string's bytes replaced, its syntax kept");
 
