@@ -181,7 +181,9 @@ int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_li
         const char *name = slash ? slash + 1 : copy;
         if (slash)
                 *slash = 0;
-        _cleanup_close_ int dfd = open_under(r, slash ? copy : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* The parent through its nearest kept directory, as a file is: a node's access0 probed below
+         * the kept node directory walks two components, not six. */
+        _cleanup_close_ int dfd = open_file(r, slash ? copy : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return -errno;
         return lstat_at(dfd, name, ret, ret_link);
