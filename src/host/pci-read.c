@@ -85,8 +85,11 @@ static char *device_dir(struct root *root, const char *name) {
                         parts[n++] = t;
         }
         struct strbuf b = {0};
-        for (size_t i = 0; i < n; i++)
-                strbuf_printf(&b, "%s%s", i ? "/" : "", parts[i]);
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        strbuf_putc(&b, '/');
+                strbuf_append(&b, parts[i]);
+        }
         if (!startswith(strempty(b.s), "sys/devices/")) {
                 strbuf_done(&b);
                 return TAKE_PTR(entry);
@@ -177,24 +180,25 @@ static void read_ids(struct root *root, struct warnings *w, struct accelerator *
 
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *p = device_path(a, files[i]), *s = NULL;
-                _cleanup_free_ char *shown = xasprintf("/" PCI_DEVICES "/%s/%s", a->pci, files[i]);
-                _cleanup_free_ char *why = NULL;
                 uint64_t v;
                 int r = root_read_string(root, p, &s);
+                if (r >= 0 && parse_uint64(s, 16, &v) >= 0 && v <= 0xffff) {
+                        ids[i] = (uint16_t) v;
+                        continue;
+                }
+
+                _cleanup_free_ char *shown = xasprintf("/" PCI_DEVICES "/%s/%s", a->pci, files[i]), *why = NULL;
                 if (r == -EBADFD || r == -EISDIR)
                         why = xasprintf("%s is not a regular file", shown);
                 else if (r == -EFBIG)
                         why = xasprintf("%s is larger than any such file", shown);
                 else if (r < 0)
                         why = xasprintf("Cannot open %s: %s", shown, strerror(-r));
-                else if (parse_uint64(s, 16, &v) < 0 || v > 0xffff)
+                else
                         why = xasprintf("%s: '%s' is no PCI ID", shown, s);
-                if (why) {
-                        warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: %s; reported from the files present",
-                                     a->pci, why);
-                        return;
-                }
-                ids[i] = (uint16_t) v;
+                warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: %s; reported from the files present", a->pci,
+                             why);
+                return;
         }
         a->vendor = ids[0];
         a->device = ids[1];
