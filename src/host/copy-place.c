@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -262,6 +263,31 @@ static int split_place(const char *dir, char **ret_parent, char **ret_name) {
         return 0;
 }
 
+/* systemd runs even a '+' command of a unit with mount namespacing (DynamicUser=, ProtectSystem=,
+ * PrivateTmp=, ...) in a mount namespace of its own, gone when the command exits: a tmpfs mounted
+ * there would be gone before the server starts, and the server would find its copy's path empty.
+ * The server's namespace is made from the manager's when it starts, so a prepare that the manager
+ * (PID 1) started mounts the tmpfs in the manager's namespace. One run any other way (by hand, or
+ * in a namespace someone made on purpose with unshare) stays where it is. Before anything is
+ * opened: a descriptor keeps the namespace it was opened in. */
+static int join_host_mounts(void) {
+        struct stat self, host;
+
+        if (getppid() != 1)
+                return 0;
+        if (stat("/proc/self/ns/mnt", &self) < 0 || stat("/proc/1/ns/mnt", &host) < 0)
+                return log_warning_errno(-errno, "cannot tell this command's mount namespace from the host's: %m");
+        if (self.st_dev == host.st_dev && self.st_ino == host.st_ino)
+                return 0;
+        _cleanup_close_ int fd = open("/proc/1/ns/mnt", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || setns(fd, CLONE_NEWNS) < 0)
+                return log_warning_errno(-errno, "this command runs in a mount namespace of its own (the unit's "
+                                                 "sandboxing), and cannot join the host's to mount the copies' tmpfs "
+                                                 "where the server will see it: %m");
+        log_debug("joined the host's mount namespace for the copies' tmpfs");
+        return 0;
+}
+
 int copy_place_open(const char *dir, const struct cpuset *nodes, uint64_t size, uid_t uid, gid_t gid, bool dry,
                     struct copy_place *ret) {
         _cleanup_free_ char *parent = NULL, *name = NULL, *shown = name_escape(dir);
@@ -272,7 +298,10 @@ int copy_place_open(const char *dir, const struct cpuset *nodes, uint64_t size, 
                 log_warning("%s: not a directory of copies (an absolute path, not ending in / . or ..): refused", shown);
                 return -EINVAL;
         }
-        int r = held_dir_open(parent, !dry, &models);
+        int r = dry ? 0 : join_host_mounts();
+        if (r < 0)
+                return r;
+        r = held_dir_open(parent, !dry, &models);
         if (r == -ENOENT && dry)
                 return mount_tmpfs(-1, shown, nodes, tmpfs_size(size), uid, gid, true);
         if (r < 0)
