@@ -1,6 +1,10 @@
 // A small llama.cpp-style HTTP server around node-llama-cpp, for numaplan's tests.
 //
 //   node server.mjs --model FILE --listen HOST:PORT [--threads N] [--ctx N] [--mlock]
+//   node server.mjs --model FILE --host HOST --port PORT ...
+//
+// --host and --port are llama.cpp's llama-server's own options, so that a unit written for
+// llama-server (the README's worked example) runs this server as it is.
 //
 // --mlock locks the model's mapping in memory (node-llama-cpp's useMlock, llama.cpp's --mlock).
 //
@@ -20,7 +24,8 @@ import { parseArgs } from "node:util";
 import { getLlama, LlamaCompletion } from "node-llama-cpp";
 
 const MAX_BODY = 1 << 20;
-const USAGE = "usage: node server.mjs --model FILE [--listen HOST:PORT] [--threads N] [--ctx N] [--mlock] | --check";
+const USAGE =
+    "usage: node server.mjs --model FILE [--listen HOST:PORT | --host HOST --port PORT] [--threads N] [--ctx N] [--mlock] | --check";
 
 function log(msg) {
     process.stderr.write(`engine: ${msg}\n`);
@@ -37,7 +42,9 @@ function options() {
         ({ values } = parseArgs({
             options: {
                 model: { type: "string" },
-                listen: { type: "string", default: "127.0.0.1:8080" },
+                listen: { type: "string" },
+                host: { type: "string" },
+                port: { type: "string" },
                 threads: { type: "string" },
                 ctx: { type: "string", default: "256" },
                 mlock: { type: "boolean", default: false },
@@ -54,8 +61,11 @@ function options() {
     }
     if (values.check) return { check: true, threads: os.availableParallelism() };
     if (!values.model) die("--model FILE is required");
-    const m = /^(.*):(\d+)$/.exec(values.listen);
-    if (!m) die(`--listen wants HOST:PORT, got '${values.listen}'`);
+    if (values.listen !== undefined && (values.host !== undefined || values.port !== undefined))
+        die("--listen, or --host and --port, not both");
+    const listen = values.listen ?? `${values.host ?? "127.0.0.1"}:${values.port ?? "8080"}`;
+    const m = /^(.*):(\d+)$/.exec(listen);
+    if (!m) die(`--listen wants HOST:PORT, got '${listen}'`);
     const int = (name, s, min, max = 1 << 20) => {
         const n = Number(s);
         if (!/^\d+$/.test(s) || n < min || n > max) die(`--${name} wants an integer from ${min} to ${max}, got '${s}'`);
