@@ -11,15 +11,17 @@ numaplan=$2
 . "$(dirname "$0")/tap.sh"
 . "$src/tests/packages"
 
-readme_pkgs=$(grep -m1 '^apt-get update && apt-get install -y' "$src/README.md" |
-	sed 's/.*install -y \([^&]*\)&&.*/\1/' | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+# The quick start's build command: its first line and the lines its backslashes continue, as one.
+quick=$(awk '/^apt-get update && apt-get install -y/ { on = 1 } on { if (sub(/\\$/, "")) { line = line $0; next } print line $0; exit }' \
+	"$src/README.md")
+readme_pkgs=$(sed 's/.*install -y \([^&]*\)&&.*/\1/' <<<"$quick" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
 want=$(printf '%s\n' "${BUILD_PACKAGES[@]}" | sort | tr '\n' ' ')
 is "the README installs BUILD_PACKAGES" "$readme_pkgs" "$want"
 grep -q '^tests/run-all$' "$src/README.md" && ok "the README's test command is tests/run-all" ||
 	fail "the README's test command is tests/run-all"
 grep -q 'exec tests/run-all$' "$src/.ci/run" && ok ".ci/run runs the README's test command" ||
 	fail ".ci/run runs the README's test command"
-grep -q 'ninja -C build && ./build/src/numaplan show && ./build/src/numaplan plan$' "$src/README.md" && ok "the quick start runs show and plan" ||
+grep -q 'ninja -C build && ./build/src/numaplan show && ./build/src/numaplan plan$' <<<"$quick" && ok "the quick start runs show and plan" ||
 	fail "the quick start runs show and plan"
 
 # The binary it names: BUILD/src/numaplan, where meson puts it, and it runs.
