@@ -116,10 +116,14 @@ vm_check_eq "one line changed" "$(diff <(echo "$conf") "$CONF" | grep -c '^[<>]'
 vm_check "numaplan show" numaplan show --no-pager
 out=$(numaplan plan --no-pager 2>&1)
 vm_check_eq "step 3: numaplan plan" "$?" 0
-vm_check_match "it places llama-0 on node 0" "$out" \
-	'llama-0 +llama-server@0\.service +0000:21:00\.0 +0 +bind +0-1 \(numa\) +256\.0 MiB'
-vm_check_match "and llama-1 on node 1" "$out" \
-	'llama-1 +llama-server@1\.service +0000:41:00\.0 +1 +bind +2-3 \(numa\) +256\.0 MiB'
+# Each GPU's node as the guest has it now (an earlier scenario may have swapped them), and that
+# node's CPUs: 0-1 on node 0, 2-3 on node 1.
+n0=$(cat "$dev0/numa_node") n1=$(cat "$dev1/numa_node")
+cpus_of() { [ "$1" = 0 ] && echo 0-1 || echo 2-3; }
+vm_check_match "it places llama-0 on its GPU's node $n0" "$out" \
+	"llama-0 +llama-server@0\\.service +0000:21:00\\.0 +$n0 +bind +$(cpus_of "$n0") \\(numa\\) +256\\.0 MiB"
+vm_check_match "and llama-1 on node $n1" "$out" \
+	"llama-1 +llama-server@1\\.service +0000:41:00\\.0 +$n1 +bind +$(cpus_of "$n1") \\(numa\\) +256\\.0 MiB"
 
 # Step 4: apply, restart, verify, each command as the README has it.
 commands=$(readme_block "4. Apply, restart, verify" sh)
@@ -136,11 +140,12 @@ done <<<"$commands"
 vm_diag "numaplan verify said: $out"
 vm_check_match "verify: llama-server@0 pinned as planned" "$out" 'llama-server@0.service: pinned as planned'
 vm_check_match "verify: llama-server@1 pinned as planned" "$out" 'llama-server@1.service: pinned as planned'
-vm_check_eq "llama-server@1 runs on node 1's CPUs" "$(systemctl show -P AllowedCPUs llama-server@1.service)" 2-3
+vm_check_eq "llama-server@1 runs on node $n1's CPUs" "$(systemctl show -P AllowedCPUs llama-server@1.service)" \
+	"$(cpus_of "$n1")"
 pid=$(systemctl show -P MainPID llama-server@1.service)
-vm_check_match "and maps node 1's copy of the model (model-copies = per-node)" \
+vm_check_match "and maps node $n1's copy of the model (model-copies = per-node)" \
 	"$(awk '/llama-3\.1-8b-q4\.gguf/ { print $6; exit }' "/proc/$pid/maps")" \
-	'^/run/numaplan/models/node1/.*llama-3\.1-8b-q4\.gguf$'
+	"^/run/numaplan/models/node$n1/.*llama-3\\.1-8b-q4\\.gguf\$"
 
 # Step 5: keep it.
 keep='systemctl enable --now numaplan.service numaplan-verify.timer'
