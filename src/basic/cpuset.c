@@ -117,40 +117,42 @@ static bool only_space(const char *s) {
         return true;
 }
 
-int cpuset_parse_list(const char *s, struct cpuset *ret) {
-        struct cpuset set = {0};
-        const char *p = s;
-
-        if (only_space(p)) {
-                *ret = set;
+/* "LO" or "LO-HI" at *p, advancing it. */
+static int parse_range(const char **p, unsigned *ret_lo, unsigned *ret_hi) {
+        int r = parse_id(p, ret_lo);
+        if (r < 0)
+                return r;
+        *ret_hi = *ret_lo;
+        if (**p != '-')
                 return 0;
-        }
+        (*p)++;
+        r = parse_id(p, ret_hi);
+        return r < 0 ? r : *ret_hi < *ret_lo ? -EINVAL : 0;
+}
+
+static int parse_ranges(const char *p, struct cpuset *set) {
+        if (only_space(p))
+                return 0;
         for (;;) {
                 unsigned lo, hi;
-                int r = parse_id(&p, &lo);
+                int r = parse_range(&p, &lo, &hi);
                 if (r < 0)
                         return r;
-                hi = lo;
-                if (*p == '-') {
-                        p++;
-                        r = parse_id(&p, &hi);
-                        if (r < 0)
-                                return r;
-                        if (hi < lo)
-                                return -EINVAL;
-                }
                 for (unsigned i = lo; i <= hi; i++)
-                        cpuset_set(&set, i);
-                if (*p == ',') {
-                        p++;
-                        continue;
-                }
-                if (!only_space(p))
-                        return -EINVAL;
-                break;
+                        cpuset_set(set, i);
+                if (*p != ',')
+                        return only_space(p) ? 0 : -EINVAL;
+                p++;
         }
-        *ret = set;
-        return 0;
+}
+
+/* Into *ret directly, cleared once: a set is 1 KiB, and a CPU list is parsed per core. */
+int cpuset_parse_list(const char *s, struct cpuset *ret) {
+        cpuset_clear(ret);
+        int r = parse_ranges(s, ret);
+        if (r < 0)
+                cpuset_clear(ret);
+        return r;
 }
 
 static int hexval(char c) {

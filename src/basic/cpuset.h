@@ -46,7 +46,7 @@ int cpuset_next(const struct cpuset *s, int from);
 #define CPUSET_FOREACH(i, s) for (int i = cpuset_next((s), 0); i >= 0; i = cpuset_next((s), i + 1))
 
 /* "0-3,8-11" (trailing whitespace allowed; "" is the empty set). -EINVAL on bad syntax,
- * -ERANGE for an id >= CPUSET_MAX. */
+ * -ERANGE for an id >= CPUSET_MAX; *ret is then empty. */
 int cpuset_parse_list(const char *s, struct cpuset *ret);
 /* The kernel's hex mask, "00000000,0000ffff", most significant group first. */
 int cpuset_parse_mask(const char *s, struct cpuset *ret);

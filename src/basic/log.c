@@ -7,7 +7,7 @@
 #include "basic/log.h"
 #include "basic/terminal.h"
 
-static int max_level = LOG_NOTICE;
+int log_max_level = LOG_NOTICE;
 /* The kernel log, for a generator (log_open_kmsg()); -1: stderr. */
 static int kmsg_fd = -1;
 static const char *kmsg_ident;
@@ -35,11 +35,11 @@ void log_remember_error(const char *fmt, ...) {
 }
 
 void log_set_max_level(int level) {
-        max_level = level;
+        log_max_level = level;
 }
 
 int log_get_max_level(void) {
-        return max_level;
+        return log_max_level;
 }
 
 int log_open_kmsg(const char *ident) {
@@ -80,7 +80,7 @@ int log_internal(int level, int error, const char *fmt, ...) {
                 if (error != 0)
                         errno = error < 0 ? -error : error;
         }
-        if (level > max_level) {
+        if (level > log_max_level) {
                 errno = saved;
                 return error;
         }
@@ -118,7 +118,7 @@ int log_error_at(struct where at, const char *fmt, ...) {
         va_start(ap, fmt);
         remember(prefix, fmt, ap);
         va_end(ap);
-        if (LOG_ERR > max_level)
+        if (LOG_ERR > log_max_level)
                 return -EINVAL;
         if (kmsg_fd >= 0) {
                 va_start(ap, fmt);

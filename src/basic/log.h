@@ -18,8 +18,10 @@ int log_internal(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_error(...) log_internal(LOG_ERR, 0, __VA_ARGS__)
 #define log_warning(...) log_internal(LOG_WARNING, 0, __VA_ARGS__)
 #define log_notice(...) log_internal(LOG_NOTICE, 0, __VA_ARGS__)
-#define log_info(...) log_internal(LOG_INFO, 0, __VA_ARGS__)
-#define log_debug(...) log_internal(LOG_DEBUG, 0, __VA_ARGS__)
+/* Below the level shown, not even called: a debug line is written for every file read. */
+extern int log_max_level;
+#define log_info(...) (log_max_level >= LOG_INFO ? log_internal(LOG_INFO, 0, __VA_ARGS__) : 0)
+#define log_debug(...) (log_max_level >= LOG_DEBUG ? log_internal(LOG_DEBUG, 0, __VA_ARGS__) : 0)
 #define log_error_errno(r, ...) log_internal(LOG_ERR, (r), __VA_ARGS__)
 #define log_warning_errno(r, ...) log_internal(LOG_WARNING, (r), __VA_ARGS__)
 #define log_debug_errno(r, ...) log_internal(LOG_DEBUG, (r), __VA_ARGS__)

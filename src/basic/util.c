@@ -39,6 +39,15 @@ void *xrealloc(void *p, size_t n) {
         return p;
 }
 
+void *xgrow(void *p, size_t n, size_t size) {
+        if (n & (n - 1))
+                return p;
+        size_t cap = n ? 2 * n : 1;
+        if (cap < n || cap > SIZE_MAX / size)
+                oom();
+        return xrealloc(p, cap * size);
+}
+
 char *xstrdup(const char *s) {
         char *p = strdup(s);
         if (!p)

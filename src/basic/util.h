@@ -126,6 +126,9 @@ extern void (*oom_hook)(void);
 void *xmalloc(size_t n);
 void *xmalloc0(size_t n);
 void *xrealloc(void *p, size_t n);
+/* Room for item n (0-based) of an array that only ever grows here, one item at a time: the array
+ * doubles when n reaches a power of two, so that n appends copy O(n) bytes, not O(n²). */
+void *xgrow(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);

@@ -80,7 +80,7 @@ int smaps_mappings(const char *smaps, struct smaps_mapping **ret, size_t *ret_n)
                 if (eol == p)
                         ;
                 else if (maps_parse_line(p, eol, &e) == 0 && e.start < e.end) {
-                        v = xrealloc(v, (n + 1) * sizeof(*v));
+                        v = xgrow(v, n, sizeof(*v));
                         v[n++] = (struct smaps_mapping){.start = e.start, .end = e.end};
                 } else if (n == 0 || !memchr(p, ':', (size_t) (eol - p)) || isdigit((unsigned char) *p)) {
                         free(v);

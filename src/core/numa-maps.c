@@ -59,7 +59,7 @@ static struct file_pages *file_entry(struct page_tally *t, const char *path, siz
                            : f->id.ino == 0 && strlen(f->path) == len && strncmp(f->path, path, len) == 0)
                         return f;
         }
-        t->files = xrealloc(t->files, (t->n_files + 1) * sizeof(*t->files));
+        t->files = xgrow(t->files, t->n_files, sizeof(*t->files));
         t->files[t->n_files] = (struct file_pages){.path = xstrndup(path, len), .id = id};
         return &t->files[t->n_files++];
 }
@@ -70,7 +70,7 @@ static void file_add_node(struct file_pages *f, int node, uint64_t pages) {
                         f->nodes[i].pages = f->nodes[i].pages > UINT64_MAX - pages ? UINT64_MAX : f->nodes[i].pages + pages;
                         return;
                 }
-        f->nodes = xrealloc(f->nodes, (f->n_nodes + 1) * sizeof(*f->nodes));
+        f->nodes = xgrow(f->nodes, f->n_nodes, sizeof(*f->nodes));
         f->nodes[f->n_nodes++] = (struct node_pages){node, pages};
 }
 
@@ -400,7 +400,7 @@ static void collect_mapping(const struct mapping *m, void *userdata) {
         }
         if (off_nodes != 1)
                 mp.from_node = -1;
-        x->v = xrealloc(x->v, (x->n + 1) * sizeof(*x->v));
+        x->v = xgrow(x->v, x->n, sizeof(*x->v));
         x->v[x->n++] = mp;
 }
 

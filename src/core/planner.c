@@ -108,7 +108,7 @@ static int accel_node(const struct planning *pn, size_t accel) {
 
 static struct placement *add_placement(struct planning *pn, const struct replica_conf *r, int instance) {
         struct plan *p = pn->p;
-        p->replicas = xrealloc(p->replicas, (p->n_replicas + 1) * sizeof(*p->replicas));
+        p->replicas = xgrow(p->replicas, p->n_replicas, sizeof(*p->replicas));
         struct placement *pl = &p->replicas[p->n_replicas++];
         *pl = (struct placement){.conf = r};
         char n[16] = "";
@@ -243,13 +243,31 @@ static void expand_template(struct planning *pn, const struct replica_conf *r) {
         }
 }
 
+/* Puts v[order[k]] at v[k] for each k, in place, one cycle of the permutation at a time: a
+ * placement is 3 KiB, and a copy of them all would be a second array. Leaves `order` the identity. */
+static void reorder(struct placement *v, size_t *order, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                if (order[i] == i)
+                        continue;
+                struct placement held = v[i];
+                size_t j = i;
+                while (order[j] != i) {
+                        size_t k = order[j];
+                        v[j] = v[k];
+                        order[j] = j;
+                        j = k;
+                }
+                v[j] = held;
+                order[j] = j;
+        }
+}
+
 /* Listed accelerators are claimed first wherever their section stands, then count:N in config
  * order, then templates; the plan keeps config order, templates expanded in place. */
 static int expand(struct planning *pn) {
         const struct config *c = pn->c;
         struct plan *p = pn->p;
         size_t *first = xmalloc0((c->n_replicas + 1) * sizeof(size_t));
-        struct plan staged = {0};
         int r = 0;
 
         /* Explicit replicas get their slots now, templates a marker to expand later. */
@@ -279,15 +297,15 @@ static int expand(struct planning *pn) {
         }
         tfirst[c->n_replicas] = p->n_replicas;
 
-        staged.replicas = xmalloc0((p->n_replicas + 1) * sizeof(*p->replicas));
+        size_t *order = xmalloc0((p->n_replicas + 1) * sizeof(size_t)), n = 0;
         for (size_t i = 0; i < c->n_replicas; i++) {
                 size_t from = c->replicas[i].is_template ? tfirst[i] : first[i];
                 size_t to = c->replicas[i].is_template ? tfirst[i + 1] : first[i] + 1;
                 for (size_t j = from; j < to; j++)
-                        staged.replicas[staged.n_replicas++] = p->replicas[j];
+                        order[n++] = j;
         }
-        free(p->replicas);
-        p->replicas = staged.replicas;
+        reorder(p->replicas, order, n);
+        free(order);
         free(first);
         free(tfirst);
 

@@ -17,7 +17,7 @@ void warnings_add(struct warnings *l, enum warning_code code, const char *subjec
         va_end(ap);
         /* Values read from the host go into the words as the files held them. */
         char *msg = text_escape(raw);
-        l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+        l->v = xgrow(l->v, l->n, sizeof(*l->v));
         l->v[l->n++] = (struct warning){.code = code, .subject = subject ? xstrdup(subject) : NULL, .message = msg};
 }
 

@@ -67,9 +67,8 @@ static char *device_path(const struct accelerator *a, const char *file) {
  * tree and the link both. A bus entry that is a directory (a fixture) is used as it is. */
 static char *device_dir(struct root *root, const char *name) {
         _cleanup_free_ char *entry = xasprintf(PCI_DEVICES "/%s", name), *link = NULL;
-        struct stat st;
 
-        if (root_lstat(root, entry, &st, &link) < 0 || !link || link[0] == '/')
+        if (root_lstat(root, entry, NULL, &link) < 0 || !link || link[0] == '/')
                 return TAKE_PTR(entry);
         _cleanup_free_ char *target = xstrdup(link);
         /* "../../../devices/pci0000:17/0000:17:00.0/0000:18:00.0", relative to sys/bus/pci/devices */
@@ -164,7 +163,7 @@ static void find_candidates(struct root *root, unsigned flags, struct warnings *
                         continue;
                 }
                 (void) root_keep_dir(root, a.path); /* the rest of its files are read from it */
-                list = xrealloc(list, (n + 1) * sizeof(*list));
+                list = xgrow(list, n, sizeof(*list));
                 list[n++] = a;
         }
         *ret = TAKE_PTR(list);

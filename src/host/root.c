@@ -158,6 +158,15 @@ bool root_is_capture(const struct root *r) {
 }
 
 static int lstat_at(int dfd, const char *name, struct stat *ret, char **ret_link) {
+        if (!ret) {
+                /* Only the link wanted: readlinkat() alone says both (EINVAL: there, not a link). */
+                char buf[4096];
+                ssize_t n = readlinkat(dfd, name, buf, sizeof(buf) - 1);
+                if (n < 0 && errno != EINVAL)
+                        return -errno;
+                *ret_link = n >= 0 ? xstrndup(buf, (size_t) n) : NULL;
+                return 0;
+        }
         if (fstatat(dfd, name, ret, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         if (ret_link) {

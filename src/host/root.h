@@ -30,7 +30,8 @@ const char *root_path(const struct root *r);
 bool root_is_live(const struct root *r);
 /* True for a replayed capture (another machine's files, or files made to look like them). */
 bool root_is_capture(const struct root *r);
-/* lstat() of `path` under the root, and, for a symbolic link, its target (caller frees). */
+/* lstat() of `path` under the root, and, for a symbolic link, its target (caller frees). With
+ * `ret` NULL, only the target (NULL when not a link), at one system call instead of two. */
 struct stat;
 int root_lstat(struct root *r, const char *path, struct stat *ret, char **ret_link);
 /* "<root>/<path>" for libraries that want a path string (libpci). Caller frees. */

@@ -106,7 +106,6 @@ _printf_(8, 9) static void read_cpuset(struct reader *x, const char *dir, const 
                                          paths[i]);
                         return;
                 }
-                cpuset_clear(ret);
                 if (r != -ENOENT && !bad) {
                         bad = r;
                         bad_i = i;

@@ -213,8 +213,26 @@ static void errors(void) {
         error_at_done(&e); /* twice: a double free stops the sanitizer build */
 }
 
+/* Arrays grown an item at a time: each item lands in room made for it (the sanitizer build sees
+ * a write past the end), and what was there is kept. */
+static void growing(void) {
+        int *v = NULL;
+        size_t n = 0;
+        bool kept = true;
+
+        for (int i = 0; i < 1000; i++) {
+                v = xgrow(v, n, sizeof(*v));
+                v[n++] = i;
+                for (size_t j = 0; j < n; j++)
+                        kept = kept && v[j] == (int) j;
+        }
+        ok(kept && n == 1000, "1000 items appended one at a time are all there, in order");
+        free(v);
+}
+
 int main(void) {
         strbufs();
+        growing();
         strings();
         uint64s();
         ints();
