@@ -32,7 +32,8 @@ struct kept_dir {
 
 /* openat() wants a relative path: "/sys/x" and "sys/x" mean the same file under the root. */
 static const char *rel(const char *path) {
-        path += strspn(path, "/");
+        while (*path == '/') /* a loop, not strspn(): it runs several times for every file read */
+                path++;
         return *path ? path : ".";
 }
 
@@ -205,10 +206,9 @@ char *root_join(const struct root *r, const char *path) {
 
 /* A new entry of the record for `path`, or NULL when not recording or already recorded. */
 static struct root_entry *record_new(struct root *r, const char *path) {
-        const char *p = rel(path);
-
         if (!r->recording)
                 return NULL;
+        const char *p = rel(path);
         for (size_t i = 0; i < r->n_rec; i++)
                 if (streq(r->rec[i].path, p))
                         return NULL;
