@@ -201,14 +201,6 @@ int cpuset_parse_mask(const char *s, struct cpuset *ret) {
         return 0;
 }
 
-/* Decimal digits of `v` ending at `end`; returns where they start. */
-static char *put_id(char *end, unsigned v) {
-        do
-                *--end = (char) ('0' + v % 10);
-        while (v /= 10);
-        return end;
-}
-
 char *cpuset_format(const struct cpuset *s) {
         struct strbuf b = {0};
 
@@ -219,10 +211,10 @@ char *cpuset_format(const struct cpuset *s) {
                 while (cpuset_isset(s, j + 1))
                         j++;
                 if (j != i) {
-                        p = put_id(p, (unsigned) j);
+                        p = put_decimal(p, (unsigned) j);
                         *--p = '-';
                 }
-                p = put_id(p, (unsigned) i);
+                p = put_decimal(p, (unsigned) i);
                 if (b.len)
                         *--p = ',';
                 strbuf_append_n(&b, p, (size_t) (end - p));

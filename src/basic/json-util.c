@@ -61,17 +61,12 @@ struct int_members {
 
 /* v's decimal digits at p, as json-c prints an int; returns the end. */
 static char *put_int(char *p, int v) {
-        char digits[16], *d = digits + sizeof(digits);
-        unsigned u = v < 0 ? 0U - (unsigned) v : (unsigned) v;
+        char digits[16], *end = digits + sizeof(digits);
+        char *d = put_decimal(end, v < 0 ? 0U - (unsigned) v : (unsigned) v);
 
-        do
-                *--d = (char) ('0' + u % 10);
-        while ((u /= 10));
         if (v < 0)
                 *--d = '-';
-        size_t n = (size_t) (digits + sizeof(digits) - d);
-        memcpy(p, d, n);
-        return p + n;
+        return mempcpy(p, d, (size_t) (end - d));
 }
 
 /* What json-c's own object printer writes (json_object.c, json_object_object_to_json_string() and

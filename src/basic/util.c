@@ -48,6 +48,13 @@ void *xgrow(void *p, size_t n, size_t size) {
         return xrealloc(p, cap * size);
 }
 
+char *put_decimal(char *end, unsigned v) {
+        do
+                *--end = (char) ('0' + v % 10);
+        while (v /= 10);
+        return end;
+}
+
 char *xstrdup(const char *s) {
         char *p = strdup(s);
         if (!p)

@@ -134,6 +134,10 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
 char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
+/* The decimal digits of v, written without printf() so that they end at `end` (ids formatted per
+ * CPU or core); returns where they start. */
+char *put_decimal(char *end, unsigned v);
+
 /* Appends to a malloc'd, NUL-terminated string buffer. */
 struct strbuf {
         char *s;

@@ -173,16 +173,10 @@ static void read_cpus(struct reader *x, struct cpuset *ret_present, bool *ret_kn
 /* SYS_CPU "/cpuN/topology", written without printf(): it is made once per core (512 times on a
  * 1,024-CPU host). */
 static void cpu_topology_dir(char buf[static 64], int cpu) {
-        char digits[12];
-        size_t n = 0;
-
-        do
-                digits[n++] = (char) ('0' + cpu % 10);
-        while ((cpu /= 10) > 0);
+        char digits[12], *end = digits + sizeof(digits), *d = put_decimal(end, (unsigned) cpu);
         char *p = mempcpy(buf, SYS_CPU "/cpu", strlen(SYS_CPU "/cpu"));
-        while (n > 0)
-                *p++ = digits[--n];
-        memcpy(p, "/topology", sizeof("/topology"));
+
+        memcpy(mempcpy(p, d, (size_t) (end - d)), "/topology", sizeof("/topology"));
 }
 
 /* SMT siblings and packages, read once per core and once per package rather than per CPU. */
