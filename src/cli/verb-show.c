@@ -140,7 +140,7 @@ static json_object *accel_json(const struct topology *t, const struct accelerato
         json_object_object_add(o, "name", json_string_or_null(a->name));
         json_object_object_add(o, "numa_node", a->numa_node >= 0 ? json_object_new_int(a->numa_node) : NULL);
         json_object_object_add(o, "numa_source", json_object_new_string(numa_source_to_string(a->numa_source)));
-        json_object_object_add(o, "local_cpus", a->has_local_cpus ? json_cpuset(&a->local_cpus) : NULL);
+        json_object_object_add(o, "local_cpus", a->local_cpus ? json_cpuset(a->local_cpus) : NULL);
         if (a->kind == PCI_ACCELERATOR) {
                 json_object_object_add(o, "compute", json_object_new_boolean(a->compute));
                 json_object_object_add(o, "index", a->index >= 0 ? json_object_new_int(a->index) : NULL);
@@ -404,7 +404,7 @@ static void print_devices(const char *title, const char *none, const struct acce
         printf("\n%s:\n", title);
         for (size_t i = 0; i < n; i++) {
                 const struct accelerator *a = &v[i];
-                _cleanup_free_ char *lc = a->has_local_cpus ? cpuset_format(&a->local_cpus) : xstrdup("-");
+                _cleanup_free_ char *lc = a->local_cpus ? cpuset_format(a->local_cpus) : xstrdup("-");
                 char buf[32];
 
                 if (!shown(f, a))
@@ -568,7 +568,7 @@ static void print_matrix(const struct topology *t, const struct filter *f) {
                         table_add(tab, l ? l : "?");
                         by_node_only = by_node_only || (!v[i]->path || !strstr(v[i]->path, "devices/pci"));
                 }
-                _cleanup_free_ char *lc = v[i]->has_local_cpus ? cpuset_format(&v[i]->local_cpus) : xstrdup("-");
+                _cleanup_free_ char *lc = v[i]->local_cpus ? cpuset_format(v[i]->local_cpus) : xstrdup("-");
                 table_add(tab, lc);
                 if (v[i]->numa_node >= 0)
                         table_addf(tab, "%d", v[i]->numa_node);

@@ -4,6 +4,10 @@
 #include "basic/util.h"
 #include "core/pci.h"
 
+static uint32_t hex_value(char c) {
+        return (uint32_t) (isdigit((unsigned char) c) ? c - '0' : tolower((unsigned char) c) - 'a' + 10);
+}
+
 /* Up to max_digits hex digits; returns the end, or NULL when there were none or too many. */
 static const char *hex_field(const char *s, unsigned max_digits, uint32_t *ret) {
         uint32_t v = 0;
@@ -12,7 +16,7 @@ static const char *hex_field(const char *s, unsigned max_digits, uint32_t *ret) 
         for (; isxdigit((unsigned char) *s); s++, n++) {
                 if (n == max_digits)
                         return NULL;
-                v = v * 16 + (uint32_t) (isdigit((unsigned char) *s) ? *s - '0' : tolower((unsigned char) *s) - 'a' + 10);
+                v = v * 16 + hex_value(*s);
         }
         if (n == 0)
                 return NULL;
@@ -56,6 +60,40 @@ int pci_address_parse(const char *s, bool allow_short, struct pci_address *ret) 
         if (f[1] > 0xff || f[2] > 0x1f || f[3] > 7)
                 return -ERANGE;
         *ret = (struct pci_address){.domain = f[0], .bus = (uint8_t) f[1], .dev = (uint8_t) f[2], .func = (uint8_t) f[3]};
+        return 0;
+}
+
+/* `tag`, then exactly `digits` hex digits (a modalias's fields run together: "v000010DEd0000..."). */
+static const char *tagged_hex(const char *s, const char *tag, unsigned digits, uint32_t *ret) {
+        uint32_t v = 0;
+
+        if (!startswith(s, tag))
+                return NULL;
+        s += strlen(tag);
+        for (unsigned i = 0; i < digits; i++, s++) {
+                if (!isxdigit((unsigned char) *s))
+                        return NULL;
+                v = v * 16 + hex_value(*s);
+        }
+        *ret = v;
+        return s;
+}
+
+int pci_modalias_parse(const char *s, uint16_t *ret_vendor, uint16_t *ret_device, uint32_t *ret_class) {
+        static const struct {
+                const char *tag;
+                unsigned digits;
+        } fields[] = {{"pci:v", 8}, {"d", 8}, {"sv", 8}, {"sd", 8}, {"bc", 2}, {"sc", 2}, {"i", 2}};
+        uint32_t f[ELEMENTSOF(fields)];
+
+        for (size_t i = 0; i < ELEMENTSOF(fields); i++)
+                if (!(s = tagged_hex(s, fields[i].tag, fields[i].digits, &f[i])))
+                        return -EINVAL;
+        if (*s || f[0] > 0xffff || f[1] > 0xffff)
+                return -EINVAL;
+        *ret_vendor = (uint16_t) f[0];
+        *ret_device = (uint16_t) f[1];
+        *ret_class = f[4] << 16 | f[5] << 8 | f[6];
         return 0;
 }
 

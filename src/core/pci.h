@@ -17,6 +17,10 @@ struct pci_address {
  * allow_short, "3b:00.0" meaning domain 0. Hex digits of either case; nothing else. -EINVAL on
  * bad syntax, -ERANGE for a device above 0x1f or a function above 7. */
 int pci_address_parse(const char *s, bool allow_short, struct pci_address *ret);
+/* A device's modalias as the kernel writes it, "pci:v%08Xd%08Xsv%08Xsd%08Xbc%02Xsc%02Xi%02X": its
+ * vendor and device IDs and its 24-bit class (base, sub, programming interface). -EINVAL on
+ * anything else, an ID above 0xffff included. */
+int pci_modalias_parse(const char *s, uint16_t *ret_vendor, uint16_t *ret_device, uint32_t *ret_class);
 /* The canonical form, "%04x:%02x:%02x.%u": what sysfs and lspci -D print. */
 #define PCI_ADDRESS_MAX 24
 void pci_address_format(const struct pci_address *a, char buf[PCI_ADDRESS_MAX]);

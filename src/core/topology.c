@@ -20,6 +20,7 @@ struct topology *topology_free(struct topology *t) {
                 for (size_t i = 0; i < ns[l]; i++) {
                         free(lists[l][i].name);
                         free(lists[l][i].path);
+                        free(lists[l][i].local_cpus);
                         free(lists[l][i].iface);
                         for (size_t k = 0; k < lists[l][i].n_ifaces; k++)
                                 free(lists[l][i].ifaces[k].name);
@@ -131,11 +132,11 @@ void accelerator_resolve_node(struct accelerator *a, int sysfs_numa_node, const 
 
         a->numa_node = -1;
         a->numa_source = NUMA_SOURCE_NONE;
-        if (!a->has_local_cpus)
+        if (!a->local_cpus)
                 return;
 
         /* Only online CPUs count; an empty mask says nothing (it would fit every node). */
-        struct cpuset local = a->local_cpus;
+        struct cpuset local = *a->local_cpus;
         cpuset_and(&local, &t->online_cpus);
         if (cpuset_is_empty(&local))
                 return;

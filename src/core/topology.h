@@ -71,8 +71,8 @@ struct accelerator {
         char *name; /* from the PCI ID database; NULL without one */
         int numa_node; /* -1: no source says */
         enum numa_source numa_source;
-        bool has_local_cpus;
-        struct cpuset local_cpus;
+        struct cpuset *local_cpus; /* NULL when not read (show reads it, and placing a device that has
+                                    * no numa_node) or unreadable: a set is 1 KiB, a device 200 bytes */
         bool compute;
         int index; /* among its vendor's compute accelerators in PCI-address order, as CUDA and
                     * ROCm count them with PCI bus order; -1 for the rest */

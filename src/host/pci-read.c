@@ -5,7 +5,7 @@
  *
  * Cost shapes this file. libpci (with libudev and zlib) takes longer to load than all of
  * `numactl --hardware` takes to run, and its ID database longer still. So numaplan reads class,
- * IDs and node from each device's files itself, opening the directory of a device it keeps once;
+ * IDs and node from each device's files itself (class and IDs from its modalias, one file);
  * loads libpci only for config space (show, snapshot, verify --metrics), and only for devices that
  * have a config file, handing it just those (pci_get_dev, no scan of the bus); and looks a name up
  * in udev's hwdb, else in pci.ids for that device alone. libpci reports errors through a callback
@@ -103,6 +103,30 @@ static bool read_hex(struct root *root, const struct accelerator *a, const char 
         return root_read_string(root, p, &s) >= 0 && parse_uint64(s, 16, ret) >= 0;
 }
 
+/* Class and IDs from modalias, one file where class, vendor and device are three: the kernel
+ * writes it for every PCI device, though a capture may lack it (then read_ids() reads the IDs).
+ * A snapshot keeps the three files too. False, with a warning, when no class can be read. */
+static bool read_class(struct root *root, struct warnings *w, struct accelerator *a) {
+        static const char *const kept[] = {"class", "vendor", "device"};
+        _cleanup_free_ char *p = device_path(a, "modalias"), *s = NULL;
+        uint64_t class;
+
+        if (root_read_string(root, p, &s) >= 0 && pci_modalias_parse(s, &a->vendor, &a->device, &a->class) >= 0) {
+                a->ids_known = true;
+                for (size_t i = 0; i < ELEMENTSOF(kept) && root_is_recording(root); i++) {
+                        _cleanup_free_ char *k = device_path(a, kept[i]);
+                        root_record_file(root, k);
+                }
+                return true;
+        }
+        if (!read_hex(root, a, "class", &class) || class > 0xffffff) {
+                warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: no readable class; skipped", a->pci);
+                return false;
+        }
+        a->class = (uint32_t) class;
+        return true;
+}
+
 static bool wanted(uint32_t class, unsigned flags, enum pci_kind *ret) {
         bool devices = flags & PCI_DEVICES_TOO;
         if (pci_class_is_accelerator(class))
@@ -140,7 +164,6 @@ static void find_candidates(struct root *root, unsigned flags, struct warnings *
         (void) root_keep_dir(root, PCI_DEVICES); /* each entry's link is read from it */
         while ((de = readdir(d))) {
                 struct accelerator a = {.numa_node = -1};
-                uint64_t class;
 
                 pcie_link_init(&a.pcie);
                 if (de->d_name[0] == '.')
@@ -152,17 +175,10 @@ static void find_candidates(struct root *root, unsigned flags, struct warnings *
                 pci_address_format(&a.address, a.pci);
                 a.path = device_dir(root, de->d_name);
                 a.index = -1;
-                if (!read_hex(root, &a, "class", &class) || class > 0xffffff) {
-                        warnings_add(w, WARNING_PCI_INCOMPLETE, a.pci, "PCI device %s: no readable class; skipped", a.pci);
+                if (!read_class(root, w, &a) || !wanted(a.class, flags, &a.kind)) {
                         free(a.path);
                         continue;
                 }
-                a.class = (uint32_t) class;
-                if (!wanted(a.class, flags, &a.kind)) {
-                        free(a.path);
-                        continue;
-                }
-                (void) root_keep_dir(root, a.path); /* the rest of its files are read from it */
                 list = xgrow(list, n, sizeof(*list));
                 list[n++] = a;
         }
@@ -227,13 +243,14 @@ static void read_local_cpus(struct root *root, struct warnings *w, struct accele
                 _cleanup_free_ char *p = device_path(a, files[i]), *s = NULL;
                 if (root_read_file(root, p, &s, NULL) < 0)
                         continue;
-                int r = i == 0 ? cpuset_parse_list(s, &a->local_cpus) : cpuset_parse_mask(s, &a->local_cpus);
+                _cleanup_free_ struct cpuset *set = xmalloc(sizeof(*set));
+                int r = i == 0 ? cpuset_parse_list(s, set) : cpuset_parse_mask(s, set);
                 if (r < 0) {
                         warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "/%s: malformed CPU %s, ignored", p,
                                      i == 0 ? "list" : "mask");
                         continue;
                 }
-                a->has_local_cpus = true;
+                a->local_cpus = TAKE_PTR(set);
                 return;
         }
 }
@@ -519,7 +536,7 @@ static void take_kind(struct accelerator *list, size_t n, enum pci_kind kind, st
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
                 k += list[i].kind == kind;
-        *ret = xmalloc0((k + 1) * sizeof(**ret)); /* a device is over 1 KiB: its CPU set */
+        *ret = xmalloc0((k + 1) * sizeof(**ret));
         *ret_n = 0;
         for (size_t i = 0; i < n; i++)
                 if (list[i].kind == kind)
@@ -536,7 +553,8 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
                 return 0;
 
         for (size_t i = 0; i < n; i++)
-                read_ids(root, w, &list[i]);
+                if (!list[i].ids_known)
+                        read_ids(root, w, &list[i]);
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = &list[i];
                 read_numa_node(root, w, a);

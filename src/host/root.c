@@ -154,6 +154,10 @@ bool root_is_live(const struct root *r) {
         return r->host && !r->recording;
 }
 
+bool root_is_recording(const struct root *r) {
+        return r->recording;
+}
+
 bool root_is_capture(const struct root *r) {
         return !r->host;
 }

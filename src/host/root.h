@@ -28,6 +28,8 @@ const char *root_path(const struct root *r);
 /* True when facts may come from this process's own system calls (the root is this machine's
  * and nothing is being recorded); false for a replayed capture, whose files must answer. */
 bool root_is_live(const struct root *r);
+/* A snapshot is being taken: what is read is kept. */
+bool root_is_recording(const struct root *r);
 /* True for a replayed capture (another machine's files, or files made to look like them). */
 bool root_is_capture(const struct root *r);
 /* lstat() of `path` under the root, and, for a symbolic link, its target (caller frees). With

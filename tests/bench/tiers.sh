@@ -2,8 +2,10 @@
 # What the memory kinds cost the plan on the hosts that have many nodes, in one hyperfine run:
 # plan --json of the built-in default on the 8-GPU fixture (dgx-2s-8gpu: 2 nodes, 64 CPUs), the
 # GB200-like tray (gb200-tray: 2 CPU nodes, 4 GPUs, 32 GPU memory nodes, 144 CPUs) and the big
-# host (big-16n-1024c-32gpu: 16 nodes, 1,024 CPUs), each beside lstopo-no-graphics --input of the
-# same root. Prints, per host, its nodes and CPUs, plan's and lstopo's means and own work (a
+# host (16 nodes, 1,024 CPUs) twice: with 8 GPUs (big-16n-1024c-8gpu, made here by
+# tests/fixtures/make-hosts.py: the 8-GPU fixture's replicas, so that only nodes and CPUs grow) and
+# with 32 (big-16n-1024c-32gpu: four times the replicas too), each beside lstopo-no-graphics
+# --input of the same root. Prints, per host, its nodes and CPUs, plan's and lstopo's means and own work (a
 # command's time less an empty C program's in the same run, tests/bench/lib.sh), plan over
 # lstopo, and plan over its time on the 8-GPU fixture (goal: at most 2x), and whether plan's own
 # work grows from that host to each other at most linearly: no faster than the larger of the
@@ -17,17 +19,20 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 . "$src/tests/bench/lib.sh"
 empty=$(empty_program "$dir")
-hosts=(dgx-2s-8gpu gb200-tray big-16n-1024c-32gpu)
+python3 "$src/tests/fixtures/make-hosts.py" "$dir" big-16n-1024c-8gpu
+hosts=(dgx-2s-8gpu gb200-tray big-16n-1024c-8gpu big-16n-1024c-32gpu)
+root_of() { if [ -d "$dir/$1" ]; then echo "$dir/$1"; else echo "$src/tests/fixtures/hosts/$1"; fi; }
 args=(--command-name empty "$empty")
 for h in "${hosts[@]}"; do
-	root=$src/tests/fixtures/hosts/$h
+	root=$(root_of "$h")
 	args+=(--command-name "plan @$h" "$numaplan plan --json -c /dev/null --sysfs-root $root"
 		--command-name "lstopo @$h" "lstopo-no-graphics --input $root --of console")
 done
 hyperfine -N --style none --warmup 20 --runs "${RUNS:-200}" --export-json "$dir/run.json" "${args[@]}" >/dev/null
-python3 - "$dir/run.json" "$src/tests/fixtures/hosts" "${hosts[@]}" <<'PY'
+python3 - "$dir/run.json" "$dir" "$src/tests/fixtures/hosts" "${hosts[@]}" <<'PY'
 import json, os, statistics, sys
-run, fixtures, hosts = sys.argv[1], sys.argv[2], sys.argv[3:]
+run, made, fixtures, hosts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def root_of(h): return os.path.join(made if os.path.isdir(os.path.join(made, h)) else fixtures, h)
 times = {r["command"]: r["times"] for r in json.load(open(run))["results"]}
 empty = statistics.mean(times["empty"])
 def mean(c): return statistics.mean(times[c])
@@ -41,14 +46,14 @@ print("%-22s %5s %5s %10s %10s %10s %10s %8s %8s" % ("host", "nodes", "CPUs", "p
 base = hosts[0]
 ok = True
 for h in hosts:
-    root = os.path.join(fixtures, h)
+    root = root_of(h)
     p, l = "plan @" + h, "lstopo @" + h
     r8 = mean(p) / mean("plan @" + base)
     print("%-22s %5d %5d %10.2f %10.2f %10.2f %10.2f %7.2fx %7.2fx" % (
         h, count(root, "node"), count(root, "cpu"), mean(p) * 1e3, own(p) * 1e3, mean(l) * 1e3, own(l) * 1e3,
         mean(p) / mean(l), r8))
     if h != base:
-        broot = os.path.join(fixtures, base)
+        broot = root_of(base)
         grow_p, grow_l = own(p) / own("plan @" + base), own(l) / own("lstopo @" + base)
         linear = max(count(root, "node") / count(broot, "node"), count(root, "cpu") / count(broot, "cpu"))
         for goal, met in (("plan at most 2x its time on %s: %.2fx" % (base, r8), r8 <= 2),

@@ -229,7 +229,7 @@ no_types='find sys/kernel/iommu_groups -name type -delete'
 
 hostile empty-files 'for f in sys/kernel/iommu_groups/*/type proc/cmdline proc/swaps proc/sys/kernel/osrelease \
 	proc/sys/kernel/numa_balancing proc/sys/vm/zone_reclaim_mode; do : >"$f"; done
-	for d in sys/bus/pci/devices/*/; do for f in vendor device class numa_node local_cpulist current_link_speed; do
+	for d in sys/bus/pci/devices/*/; do for f in modalias vendor device class numa_node local_cpulist current_link_speed; do
 		if [ -e "$d$f" ]; then : >"$d$f"; fi; done; done'
 hostile dirs 'for f in proc/cmdline proc/swaps proc/sys/kernel/osrelease proc/sys/vm/zone_reclaim_mode; do
 	rm "$f" && mkdir "$f"; done; d=sys/bus/pci/devices/0000:21:00.0/; rm "$d/numa_node" && mkdir "$d/numa_node"'

@@ -33,6 +33,28 @@ static void test_addresses(void) {
            "addresses sort by domain, bus, device, function");
 }
 
+static void test_modalias(void) {
+        uint16_t v = 0, d = 0;
+        uint32_t c = 0;
+
+        ok(pci_modalias_parse("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02i00", &v, &d, &c) == 0 && v == 0x10de &&
+                   d == 0x2330 && c == 0x030200,
+           "a modalias gives vendor, device and class");
+        ok(pci_modalias_parse("pci:v00008086d00000B25sv00008086sd00000000bc0Bsc40i01", &v, &d, &c) == 0 && c == 0x0b4001,
+           "hex digits of either case, the programming interface last");
+        ok(pci_modalias_parse("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02", &v, &d, &c) == -EINVAL,
+           "a field missing is refused");
+        ok(pci_modalias_parse("pci:v000010DEd0002330sv000010DEsd000016C1bc03sc02i00", &v, &d, &c) == -EINVAL,
+           "a field of too few digits is refused");
+        ok(pci_modalias_parse("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02i00x", &v, &d, &c) == -EINVAL,
+           "nothing may follow");
+        ok(pci_modalias_parse("pci:v000110DEd00002330sv000010DEsd000016C1bc03sc02i00", &v, &d, &c) == -EINVAL,
+           "a vendor ID above 0xffff is refused");
+        ok(pci_modalias_parse("usb:v1D6Bp0002d0606dc09dsc00dp01ic09isc00ip00in00", &v, &d, &c) == -EINVAL &&
+                   pci_modalias_parse("", &v, &d, &c) == -EINVAL,
+           "another bus's modalias, or none, is refused");
+}
+
 static void test_classes(void) {
         ok(pci_class_is_accelerator(0x030000), "VGA is listed");
         ok(pci_class_is_accelerator(0x030200), "3D controller is listed");
@@ -63,31 +85,32 @@ static void test_node_fallback(void) {
         accelerator_resolve_node(&a, 3, &t);
         ok(a.numa_node == 3 && a.numa_source == NUMA_SOURCE_NUMA_NODE, "numa_node >= 0 wins");
 
-        a.has_local_cpus = true;
-        cpuset_parse_list("8-11", &a.local_cpus);
+        struct cpuset local;
+        a.local_cpus = &local;
+        cpuset_parse_list("8-11", &local);
         accelerator_resolve_node(&a, -1, &t);
         ok(a.numa_node == 3 && a.numa_source == NUMA_SOURCE_LOCAL_CPUS, "-1: local CPUs inside node 3");
 
-        cpuset_parse_list("0-15", &a.local_cpus);
+        cpuset_parse_list("0-15", &local);
         accelerator_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1 && a.numa_source == NUMA_SOURCE_NONE, "-1: local CPUs across nodes say nothing");
 
-        cpuset_parse_list("", &a.local_cpus);
+        cpuset_parse_list("", &local);
         accelerator_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1, "-1: an empty local mask says nothing");
 
-        cpuset_parse_list("16-31", &a.local_cpus);
+        cpuset_parse_list("16-31", &local);
         accelerator_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1, "-1: offline local CPUs say nothing");
 
-        a.has_local_cpus = false;
+        a.local_cpus = NULL;
         accelerator_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1 && a.numa_source == NUMA_SOURCE_NONE, "-1 without local CPUs: none");
 
         /* Firmware that lists every CPU in every node: a mask inside both is no answer. */
         cpuset_parse_list("0-15", &nodes[1].cpus);
-        a.has_local_cpus = true;
-        cpuset_parse_list("0-3", &a.local_cpus);
+        a.local_cpus = &local;
+        cpuset_parse_list("0-3", &local);
         accelerator_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1, "-1: local CPUs inside two nodes say nothing");
 }
@@ -143,6 +166,7 @@ static void test_node_index(void) {
 
 int main(void) {
         test_addresses();
+        test_modalias();
         test_classes();
         test_node_fallback();
         test_node_index();
