@@ -103,20 +103,24 @@ static bool read_hex(struct root *root, const struct accelerator *a, const char 
         return root_read_string(root, p, &s) >= 0 && parse_uint64(s, 16, ret) >= 0;
 }
 
+/* A snapshot keeps the files that modalias stood in for, as a capture without it is read. */
+static void record_files(struct root *root, const struct accelerator *a, const char *const *files, size_t n) {
+        for (size_t i = 0; i < n && root_is_recording(root); i++) {
+                _cleanup_free_ char *p = device_path(a, files[i]);
+                root_record_file(root, p);
+        }
+}
+
 /* Class and IDs from modalias, one file where class, vendor and device are three: the kernel
  * writes it for every PCI device, though a capture may lack it (then read_ids() reads the IDs).
- * A snapshot keeps the three files too. False, with a warning, when no class can be read. */
+ * False, with a warning, when no class can be read. */
 static bool read_class(struct root *root, struct warnings *w, struct accelerator *a) {
-        static const char *const kept[] = {"class", "vendor", "device"};
         _cleanup_free_ char *p = device_path(a, "modalias"), *s = NULL;
         uint64_t class;
 
         if (root_read_string(root, p, &s) >= 0 && pci_modalias_parse(s, &a->vendor, &a->device, &a->class) >= 0) {
                 a->ids_known = true;
-                for (size_t i = 0; i < ELEMENTSOF(kept) && root_is_recording(root); i++) {
-                        _cleanup_free_ char *k = device_path(a, kept[i]);
-                        root_record_file(root, k);
-                }
+                record_files(root, a, (const char *const[]){"class"}, 1);
                 return true;
         }
         if (!read_hex(root, a, "class", &class) || class > 0xffffff) {
@@ -186,13 +190,18 @@ static void find_candidates(struct root *root, unsigned flags, struct warnings *
         *ret_n = n;
 }
 
-/* The vendor and device IDs, from their files. A file that cannot be read is said as libpci said
- * it when it read them ("Cannot open ..."), naming the bus entry, so that a replayed capture
- * warns as the captured host did; the device is then reported without IDs. */
+/* The vendor and device IDs, from their files where modalias did not give them. A file that
+ * cannot be read is said as libpci said it when it read them ("Cannot open ..."), naming the bus
+ * entry, so that a replayed capture warns as the captured host did; the device is then reported
+ * without IDs. */
 static void read_ids(struct root *root, struct warnings *w, struct accelerator *a) {
         static const char *const files[] = {"vendor", "device"};
         uint16_t ids[ELEMENTSOF(files)];
 
+        if (a->ids_known) { /* from modalias */
+                record_files(root, a, files, ELEMENTSOF(files));
+                return;
+        }
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *p = device_path(a, files[i]), *s = NULL;
                 uint64_t v;
@@ -553,8 +562,7 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
                 return 0;
 
         for (size_t i = 0; i < n; i++)
-                if (!list[i].ids_known)
-                        read_ids(root, w, &list[i]);
+                read_ids(root, w, &list[i]);
         for (size_t i = 0; i < n; i++) {
                 struct accelerator *a = &list[i];
                 read_numa_node(root, w, a);

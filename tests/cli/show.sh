@@ -185,4 +185,22 @@ if [ "$rc" = 2 ] && grep -qx "numaplan: error: no PCI device 0000:99:00.0 on thi
 else fail "show of a missing device" "rc $rc" "$err" "$out"; fi
 run show --json -c /dev/null --sysfs-root "$nics" 99:00.0
 is "and with --json, the error document" "$rc $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["error"]["code"])' "$scratch/out")" "2 2"
+# Class and IDs come from modalias where the kernel wrote one, from class, vendor and device where
+# it did not (older captures) or wrote something else.
+cp -r "$fixtures/hosts/dgx-2s-8gpu" "$scratch/alias"
+gpu=$(readlink -f "$scratch/alias/sys/bus/pci/devices/0000:18:00.0")
+nic=$(readlink -f "$scratch/alias/sys/bus/pci/devices/0000:17:00.0")
+echo 0xffff >"$gpu/vendor" # read over by its modalias
+rm "$nic/modalias" && echo 0x8086 >"$nic/vendor"
+bmc=$(readlink -f "$scratch/alias/sys/bus/pci/devices/0000:03:00.0")
+echo "pci:v00001A03d2000" >"$bmc/modalias" # cut short: the files answer
+run show --json --sysfs-root "$scratch/alias"
+is "modalias gives the IDs, and the files where it is missing or malformed" "$rc $(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+devs = {x["pci"]: x for x in d["accelerators"] + d["nics"]}
+print(devs["0000:18:00.0"]["vendor"], devs["0000:17:00.0"]["vendor"], devs["0000:03:00.0"]["vendor"],
+      devs["0000:03:00.0"]["class"], [w["code"] for w in d["warnings"] if w["code"] == "pci-incomplete"])' \
+	"$scratch/out" 2>&1)" "0 0x10de 0x8086 0x1a03 0x030000 []"
+
 done_testing
