@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -180,18 +179,37 @@ char *strip_trailing(char *s) {
 
 void format_bytes(char *buf, size_t n, uint64_t bytes) {
         static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-        double v = (double) bytes;
+        unsigned __int128 scaled = (unsigned __int128) bytes * 10, scale = 1;
         size_t u = 0;
 
-        /* Up a unit from what one decimal would print as 1024.0 (1048575 bytes is 1.0 MiB). */
-        while (v >= 1023.95 && u + 1 < ELEMENTSOF(units)) {
-                v /= 1024.0;
+        /* Up a unit from what one decimal would print as 1024.0 (1048575 bytes is 1.0 MiB): while
+         * bytes / scale >= 1023.95, which no byte count equals. In integers, not printf's %.1f:
+         * every reason and drop-in of a plan says sizes, and the float path was most of that. */
+        while (scaled * 2 > scale * 20479 && u + 1 < ELEMENTSOF(units)) {
+                scale *= 1024;
                 u++;
         }
-        if (u == 0)
-                snprintf(buf, n, "%" PRIu64 " B", bytes);
-        else
-                snprintf(buf, n, "%.1f %s", v, units[u]);
+        /* Tenths, a half rounded to even as %.1f rounds it. */
+        unsigned __int128 tenths = scaled / scale, rest = scaled % scale;
+        if (rest * 2 > scale || (rest * 2 == scale && tenths % 2))
+                tenths++;
+        char digits[48], *end = digits + sizeof(digits) - 1, *p = end;
+        *end = 0;
+        p -= strlen(units[u]);
+        memcpy(p, units[u], strlen(units[u]));
+        *--p = ' ';
+        if (u > 0) {
+                p = put_decimal(p, (unsigned) (tenths % 10));
+                *--p = '.';
+        }
+        p = put_decimal(p, (unsigned) (tenths / 10));
+        size_t len = (size_t) (end - p);
+        if (n == 0)
+                return;
+        if (len >= n)
+                len = n - 1;
+        memcpy(buf, p, len);
+        buf[len] = 0;
 }
 
 int error_at_setv(struct error_at *e, struct where at, const char *fmt, va_list ap) {

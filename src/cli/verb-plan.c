@@ -157,7 +157,7 @@ static void print_table(const struct inputs *in) {
         const struct plan *p = in->plan;
         _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
         _cleanup_table_ struct table *nodes = table_new(node_headers, ELEMENTSOF(node_headers));
-        _cleanup_free_ char *sources = config_sources(in->config);
+        const char *sources = config_sources(in->config);
 
         /* With no file, `sources` already says "the built-in default". */
         printf("plan from %s%s\n\n", sources,

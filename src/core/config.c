@@ -817,11 +817,27 @@ static void parse_ctx_done(struct parse_ctx *ctx) {
         free(ctx->first_line);
 }
 
+/* Made again as each file is read, from all of them. */
+static void make_sources(struct config *c) {
+        struct strbuf b = {0};
+
+        for (size_t i = 0; c->files[i]; i++) {
+                /* A path is any bytes: a newline in one would start a line of the drop-in. */
+                _cleanup_free_ char *shown = name_escape(c->files[i]);
+                strbuf_printf(&b, "%s%s", i ? ", " : "", shown);
+        }
+        if (b.len == 0)
+                strbuf_append(&b, "the built-in default");
+        free(c->sources);
+        c->sources = strbuf_steal(&b);
+}
+
 int config_parse_text(struct config *c, const char *text, size_t len, const char *name, struct error_at *err) {
         size_t n = strv_length(c->files);
         c->files = xrealloc(c->files, (n + 2) * sizeof(char *));
         c->files[n] = xstrdup(name);
         c->files[n + 1] = NULL;
+        make_sources(c);
 
         struct parse_ctx ctx = {.c = c, .file = c->files[n], .text = text, .end = text + len, .err = err};
         int line = ini_parse_stream(reader, &ctx, handler, &ctx);
@@ -849,6 +865,7 @@ char **config_units_of_text(const char *text, size_t len, const char *name) {
 struct config *config_new(void) {
         struct config *c = xmalloc0(sizeof(*c));
         c->files = xmalloc0(sizeof(char *));
+        make_sources(c);
         apply_numaplan_defaults(c);
         return c;
 }
@@ -918,19 +935,11 @@ struct config *config_free(struct config *c) {
                         numaplan_items[k].free((char *) c + numaplan_items[k].offset);
         free(c->replicas);
         strv_free(c->files);
+        free(c->sources);
         free(c);
         return NULL;
 }
 
-char *config_sources(const struct config *c) {
-        struct strbuf b = {0};
-
-        for (size_t i = 0; c->files[i]; i++) {
-                /* A path is any bytes: a newline in one would start a line of the drop-in. */
-                _cleanup_free_ char *shown = name_escape(c->files[i]);
-                strbuf_printf(&b, "%s%s", i ? ", " : "", shown);
-        }
-        if (b.len == 0)
-                strbuf_append(&b, "the built-in default");
-        return strbuf_steal(&b);
+const char *config_sources(const struct config *c) {
+        return c->sources;
 }

@@ -125,6 +125,7 @@ struct accel_override {
 
 struct config {
         char **files; /* read, in order; NULL-terminated */
+        char *sources; /* what config_sources() returns: said in every drop-in, so made once */
         bool builtin_default; /* no replica sections anywhere: the built-in default template */
         struct where key_at[_NUMAPLAN_KEY_MAX];
 
@@ -178,8 +179,8 @@ static inline void config_freep(struct config **c) {
 
 const char *policy_to_string(enum policy p);
 /* The files for a drop-in header: "/etc/numaplan/numaplan.conf" or "a, b", or "the built-in default";
- * each path as text_escape() writes it, on one line. */
-char *config_sources(const struct config *c);
+ * each path as text_escape() writes it, on one line. The configuration's own: do not free. */
+const char *config_sources(const struct config *c);
 
 static inline bool replica_has(const struct replica_conf *r, enum replica_key k) {
         return r->key_at[k].file != NULL;

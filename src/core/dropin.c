@@ -153,7 +153,8 @@ static void prepare_command(struct strbuf *b, const struct placement *pl, const 
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
                     const struct placement *pl, const struct dropin_env *env) {
         struct strbuf b = {0};
-        _cleanup_free_ char *sources = config_sources(c), *nodes = cpuset_format(&pl->nodes),
+        const char *sources = config_sources(c);
+        _cleanup_free_ char *nodes = cpuset_format(&pl->nodes),
                             *cpus = cpuset_format(&pl->cpus);
 
         strbuf_printf(&b, "%s from %s. Do not edit: run numaplan apply.\n", DROPIN_HEADER, sources);
@@ -239,7 +240,7 @@ char *dropin_render_irqbalance(const struct irq_targets *t, const struct config 
                         device_irqs_add(&banned, t->v[i].dev->irqs.v[k].irq);
         if (banned.n == 0)
                 return NULL;
-        _cleanup_free_ char *sources = config_sources(c);
+        const char *sources = config_sources(c);
         strbuf_printf(&b, "%s from %s. Do not edit: run numaplan apply.\n", DROPIN_HEADER, sources);
         strbuf_append(&b, "# irqbalance leaves alone the interrupts numaplan steers (irq-affinity = yes), by their "
                           "numbers at this boot:\n");

@@ -321,7 +321,7 @@ static void generate(const struct globals *g, const char *config_path) {
         /* Last, as apply's: the marker says every drop-in is in place. */
         if (deploy_write_marker(in.marker, fresh ? WRITE_VOLATILE : 0) < 0)
                 return;
-        _cleanup_free_ char *sources = config_sources(in.config);
+        const char *sources = config_sources(in.config);
         log_notice("placed %zu replica%s from %s: %s%s", placed, placed == 1 ? "" : "s", sources, placed ? names.s : "none",
                    names.len >= PLACED_SAID_MAX ? ", ..." : "");
         if (left_out)

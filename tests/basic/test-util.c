@@ -182,6 +182,11 @@ static void bytes(void) {
                 {(UINT64_C(3) << 40) + (UINT64_C(1) << 39), "3.5 TiB"},
                 {UINT64_C(1) << 50, "1.0 PiB"},
                 {UINT64_MAX, "16384.0 PiB"}, /* no unit past PiB: the number grows */
+                {1280, "1.2 KiB"},           /* 1.25: a half rounds to even, as printf's %.1f does */
+                {1331, "1.3 KiB"},           /* 1.2998: rounds up */
+                {1792, "1.8 KiB"},           /* 1.75: to even, up */
+                {1048524, "1023.9 KiB"},     /* 1023.949: the last below the next unit */
+                {1048525, "1.0 MiB"},        /* 1023.950: the first above */
         };
         char buf[FORMAT_BYTES_MAX];
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {

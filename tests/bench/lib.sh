@@ -10,3 +10,28 @@ empty_program() {
 	cc -O2 -o "$1/empty" "$1/empty.c"
 	echo "$1/empty"
 }
+
+# timed_rounds OUT.json HYPERFINE-ARGS...: ROUNDS (default 5) hyperfine runs of RUNS/ROUNDS runs
+# each (RUNS: default 300), merged into OUT.json as one run whose results also hold "rounds", each
+# command's times round by round. A round times every command within a minute or so: a slow spell
+# of the machine (another tenant, a daemon waking) then weighs on all the commands of one round,
+# where one long run would put it on whichever commands ran during it. ratios.py takes a goal's
+# figure in each round and judges by their median.
+timed_rounds() {
+	local out=$1 rounds=${ROUNDS:-5} r
+	shift
+	local per=$(((${RUNS:-300} + rounds - 1) / rounds))
+	for r in $(seq "$rounds"); do
+		hyperfine -N --style none --runs "$per" --export-json "$out.$r" "$@" >/dev/null
+	done
+	python3 - "$out" "$rounds" <<'PY'
+import json, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+runs = [json.load(open("%s.%d" % (out, r)))["results"] for r in range(1, rounds + 1)]
+merged = []
+for i, first in enumerate(runs[0]):
+    each = [run[i]["times"] for run in runs]
+    merged.append({"command": first["command"], "times": [t for ts in each for t in ts], "rounds": each})
+json.dump({"results": merged}, open(out, "w"))
+PY
+}

@@ -10,6 +10,9 @@
 # Usage: ratios.py RUN.json [--median] [--empty NAME] NAME=COMMAND... -- GOAL...
 #   RUN.json: hyperfine's, or {"results": [{"command": ..., "times": [seconds...]}...]}
 #   --median: ratios of medians, not means (a run on a clock with outliers: an emulator's guest)
+#   A run whose results hold "rounds" (lib.sh's timed_rounds) is judged round by round: each
+#   goal's figure over its limit in every round, and the median of those decides; the figures
+#   printed are those of all the times together.
 #   NAME=COMMAND: the command of the run (as hyperfine names it, --command-name) printed as NAME;
 #     a NAME that ends in " @HOST" is compared only with peers of the same " @HOST", each peer of
 #     the goals on every host the run has it (one run can time two hosts)
@@ -43,6 +46,29 @@ def on_host(name, host):
     """The same command on another host: "lstopo @1024" on 64 is "lstopo @64"."""
     base = name.rsplit(" @", 1)[0] if " @" in name else name
     return base if host is None else "%s @%s" % (base, host)
+
+
+def judge(goal, mean, own, stat, ratio):
+    """A goal's words, its figure as said, and its value and limit (met: value <= limit)."""
+    kind, name, rest = goal
+    if kind == "whole":
+        factor, peer = rest
+        what = "%s at most %gx %s" % (name, factor, peer) + (" (%ss)" % stat if stat != "mean" else "")
+        value, limit = mean[name] / mean[peer], factor
+        return what, "%.2fx" % value, value, limit
+    if kind == "own":
+        factor, peer = rest
+        what = "own work of %s at most %gx %s's" % (name, factor, peer) + (" (%ss)" % stat if stat != "mean" else "")
+        value = own(name) / own(peer) if own(peer) > 0 else math.inf
+        return what, ratio(own(name), own(peer)), value, factor
+    (a, b), (c, d) = name, rest
+    grows, peer = own(a) / own(b), own(c) / own(d)
+    what = "%s grows no faster than %s (own work, from %s to %s)" % (
+        a.rsplit(" @", 1)[0], c.rsplit(" @", 1)[0], host_of(b) or b, host_of(a) or a)
+    # And what it adds, against what the peer adds.
+    said = "%.2fx against %.2fx (+%.2f ms, %s the peer's +%.2f ms)" % (
+        grows, peer, (own(a) - own(b)) * 1e3, ratio(own(a) - own(b), own(c) - own(d)), (own(c) - own(d)) * 1e3)
+    return what, said, grows, peer
 
 
 def main(argv):
@@ -93,31 +119,20 @@ def main(argv):
             if empty and name != empty:
                 line += " (own %s)" % ratio(own(name), own(p))
         print(line)
-    for kind, name, rest in goals:
-        if kind == "whole":
-            factor, peer = rest
-            value, what = mean[name] / mean[peer], "%s at most %gx %s" % (name, factor, peer)
-            if stat != "mean":
-                what += " (%ss)" % stat
-            ok = value <= factor
-            said = "%.2fx" % value
-        elif kind == "own":
-            factor, peer = rest
-            what = "own work of %s at most %gx %s's" % (name, factor, peer)
-            if stat != "mean":
-                what += " (%ss)" % stat
-            ok = own(peer) > 0 and own(name) / own(peer) <= factor
-            said = ratio(own(name), own(peer))
-        else:
-            (a, b), (c, d) = name, rest
-            grows, peer = own(a) / own(b), own(c) / own(d)
-            what = "%s grows no faster than %s (own work, from %s to %s)" % (
-                a.rsplit(" @", 1)[0], c.rsplit(" @", 1)[0], host_of(b) or b, host_of(a) or a)
-            ok = grows <= peer
-            # And what it adds, against what the peer adds.
-            said = "%.2fx against %.2fx (+%.2f ms, %s the peer's +%.2f ms)" % (
-                grows, peer, (own(a) - own(b)) * 1e3, ratio(own(a) - own(b), own(c) - own(d)),
-                (own(c) - own(d)) * 1e3)
+    rounds = min((len(r.get("rounds", [])) for r in res.values()), default=0)
+    per_round = []
+    for k in range(rounds):
+        figures = {name: getattr(statistics, stat)(r["rounds"][k]) for name, r in res.items()}
+        per_round.append(figures)
+    for goal in goals:
+        what, said, value, limit = judge(goal, mean, own, stat, ratio)
+        ok = limit > 0 and value <= limit
+        if per_round:
+            q = [v / l if l > 0 else math.inf for v, l in
+                 (judge(goal, f, lambda n, f=f: f[n] - f[empty] if empty else None, stat, ratio)[2:] for f in per_round)]
+            ok = statistics.median(q) <= 1
+            said += "; in %d rounds %.3f of the limit (median; %.3f to %.3f), met in %d" % (
+                len(q), statistics.median(q), min(q), max(q), sum(x <= 1 for x in q))
         print("goal: %s: %s, %s" % (what, said, "met" if ok else "NOT met"))
     return 0
 

@@ -10,7 +10,9 @@
 #      tests/fixtures/make-hosts.py in a temporary directory (about 70,000 files; never committed):
 #      plan --json and show --json at most 0.15x lstopo in own work, and a peak memory (GNU time's
 #      maximum resident set) below lstopo's.
-# RUNS (300) and LIMIT_RUNS (5) set the runs of each part; LIMITS=0 leaves the second out.
+# RUNS (300) and LIMIT_RUNS (5) set the runs of each part; LIMITS=0 leaves the second out. The
+# first part runs in ROUNDS (5) rounds (lib.sh's timed_rounds), and its goals are judged by the
+# median of their rounds.
 # Needs: hyperfine hwloc-nox time python3 (apt-get install -y hyperfine hwloc-nox time).
 # Usage: tests/bench/scale.sh [NUMAPLAN]
 set -eu
@@ -50,7 +52,7 @@ echo "== 64 CPUs (dgx-2s-8gpu) and 1,024 CPUs (big-16n-1024c-32gpu), $(nproc) CP
 args=(--command-name empty --prepare true "$empty")
 commands 64 "$src/tests/fixtures/hosts/dgx-2s-8gpu"
 commands 1024 "$src/tests/fixtures/hosts/big-16n-1024c-32gpu"
-hyperfine -N --style none --warmup 20 --runs "${RUNS:-300}" --export-json "$dir/scale.json" "${args[@]}" >/dev/null
+timed_rounds "$dir/scale.json" --warmup 5 "${args[@]}"
 goals=("own:plan --json @1024<=0.08*lstopo @1024" "own:show @1024<=0.1*lstopo @1024"
 	"own:generator @1024<=1.2*plan @1024")
 for c in plan "plan --json" show "show --json" generator; do
