@@ -65,12 +65,16 @@ static char *escape(const char *s, bool backslash) {
                         strbuf_append(&b, "\\r");
                 else if (unsafe(n, cp)) {
                         /* not UTF-8, or a C0 or C1 control or DEL: every byte as \xNN */
-                        for (size_t i = 0; i < (n ? n : 1); i++)
-                                strbuf_printf(&b, "\\x%02x", p[i]);
+                        for (size_t i = 0; i < (n ? n : 1); i++) {
+                                static const char hex[] = "0123456789abcdef";
+                                char x[4] = {'\\', 'x', hex[p[i] >> 4], hex[p[i] & 15]};
+                                strbuf_append_n(&b, x, sizeof(x));
+                        }
                         p += n ? n : 1;
                         continue;
                 } else {
-                        strbuf_printf(&b, "%.*s", (int) n, (const char *) p);
+                        /* As it is: every name and table cell passes here, so no printf(). */
+                        strbuf_append_n(&b, (const char *) p, n);
                         p += n;
                         continue;
                 }

@@ -47,7 +47,7 @@ void *xgrow(void *p, size_t n, size_t size) {
         return xrealloc(p, cap * size);
 }
 
-char *put_decimal(char *end, unsigned v) {
+char *put_decimal(char *end, uint64_t v) {
         do
                 *--end = (char) ('0' + v % 10);
         while (v /= 10);
@@ -119,6 +119,20 @@ void strbuf_append(struct strbuf *b, const char *s) {
 
 void strbuf_putc(struct strbuf *b, char c) {
         strbuf_append_n(b, &c, 1);
+}
+
+void strbuf_join_v(struct strbuf *b, ...) {
+        va_list ap;
+
+        va_start(ap, b);
+        for (const char *s; (s = va_arg(ap, const char *));)
+                strbuf_append(b, s);
+        va_end(ap);
+}
+
+const char *format_uint(char buf[static DECIMAL_MAX], uint64_t v) {
+        buf[DECIMAL_MAX - 1] = 0;
+        return put_decimal(buf + DECIMAL_MAX - 1, v);
 }
 
 void strbuf_printf(struct strbuf *b, const char *fmt, ...) {

@@ -136,7 +136,7 @@ char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
 /* The decimal digits of v, written without printf() so that they end at `end` (ids formatted per
  * CPU or core); returns where they start. */
-char *put_decimal(char *end, unsigned v);
+char *put_decimal(char *end, uint64_t v);
 
 /* Appends to a malloc'd, NUL-terminated string buffer. */
 struct strbuf {
@@ -147,6 +147,13 @@ void strbuf_append(struct strbuf *b, const char *s);
 void strbuf_append_n(struct strbuf *b, const char *s, size_t n);
 void strbuf_putc(struct strbuf *b, char c);
 void strbuf_printf(struct strbuf *b, const char *fmt, ...) _printf_(2, 3);
+/* Appends each string given, in order: literal text and values joined without a format to parse
+ * (a drop-in is written this way once per replica). */
+#define strbuf_join(b, ...) strbuf_join_v((b), __VA_ARGS__, (const char *) NULL)
+void strbuf_join_v(struct strbuf *b, ...) __attribute__((sentinel));
+/* v in decimal, in `buf` (returned where the digits start): for strbuf_join(). */
+#define DECIMAL_MAX 21
+const char *format_uint(char buf[static DECIMAL_MAX], uint64_t v);
 static inline char *strbuf_steal(struct strbuf *b) {
         char *s = b->s ? b->s : xstrdup("");
         *b = (struct strbuf){0};

@@ -19,14 +19,14 @@ static void describe_accelerators(const struct topology *t, const struct placeme
                         without++;
         }
         if (with) {
-                strbuf_printf(b, "accelerator%s ", with > 1 ? "s" : "");
+                strbuf_append(b, with > 1 ? "accelerators " : "accelerator ");
                 for (size_t j = 0, k = 0; j < pl->n_accels; j++) {
                         const struct accelerator *a = &t->accels[pl->accels[j]];
                         if (a->numa_node >= 0)
-                                strbuf_printf(b, "%s%s", k++ ? ", " : "", a->pci);
+                                strbuf_join(b, k++ ? ", " : "", a->pci);
                 }
                 _cleanup_free_ char *h = cpuset_format(&nodes);
-                strbuf_printf(b, " on node%s %s", cpuset_count(&nodes) > 1 ? "s" : "", h);
+                strbuf_join(b, cpuset_count(&nodes) > 1 ? " on nodes " : " on node ", h);
         }
         if (without) {
                 strbuf_printf(b, "%saccelerator%s ", with ? "; " : "", without > 1 ? "s" : "");
@@ -56,7 +56,7 @@ static void describe_memory(const struct plan *p, const struct placement *pl, st
         if (cpuset_count(&pl->nodes) == 1) {
                 const struct plan_node *n = plan_node(p, cpuset_next(&pl->nodes, 0));
                 format_bytes(usable, sizeof(usable), n ? n->usable : 0);
-                strbuf_printf(b, "%s %s %s usable on node %s", mem, pl->memory ? "of" : "and", usable, nodes);
+                strbuf_join(b, mem, pl->memory ? " of " : " and ", usable, " usable on node ", nodes);
         } else {
                 strbuf_printf(b, "%s %s over nodes %s (usable:", mem,
                               pl->policy == POLICY_INTERLEAVE ? "interleaved" : "bound", nodes);
@@ -157,26 +157,29 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
         _cleanup_free_ char *nodes = cpuset_format(&pl->nodes),
                             *cpus = cpuset_format(&pl->cpus);
 
-        strbuf_printf(&b, "%s from %s. Do not edit: run numaplan apply.\n", DROPIN_HEADER, sources);
-        strbuf_printf(&b, "# replica %s: ", pl->name);
+        char ncpus_buf[DECIMAL_MAX], ncores_buf[DECIMAL_MAX];
+        const char *ncpus = format_uint(ncpus_buf, pl->n_cpus), *ncores = format_uint(ncores_buf, pl->n_cores);
+
+        /* Joined, not printf()'d: plan and apply write a drop-in per replica. */
+        strbuf_join(&b, DROPIN_HEADER " from ", sources, ". Do not edit: run numaplan apply.\n# replica ", pl->name, ": ");
         describe_accelerators(t, pl, &b);
         strbuf_append(&b, "; ");
         describe_memory(p, pl, &b);
         strbuf_append(&b, "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=");
         path_value(&b, env->marker);
         strbuf_append(&b, "\n\n[Service]\n");
-        strbuf_printf(&b, "NUMAPolicy=%s\nNUMAMask=%s\n", policy_to_string(pl->policy), nodes);
-        strbuf_printf(&b, "CPUAffinity=%s\nAllowedCPUs=%s\n", pl->cpu_affinity_numa ? "numa" : cpus, cpus);
+        strbuf_join(&b, "NUMAPolicy=", policy_to_string(pl->policy), "\nNUMAMask=", nodes, "\n");
+        strbuf_join(&b, "CPUAffinity=", pl->cpu_affinity_numa ? "numa" : cpus, "\nAllowedCPUs=", cpus, "\n");
         if (pl->policy != POLICY_PREFERRED) /* preferred lets the kernel fall back: no hard limit */
-                strbuf_printf(&b, "AllowedMemoryNodes=%s\n", nodes);
+                strbuf_join(&b, "AllowedMemoryNodes=", nodes, "\n");
         if (pl->environment)
-                strbuf_printf(&b, "Environment=%s\n", pl->environment);
+                strbuf_join(&b, "Environment=", pl->environment, "\n");
         /* For the commands that place a server elsewhere (docker run --cpuset-cpus=${NUMAPLAN_CPUS})
          * and the servers' thread counts (llama-server --threads ${NUMAPLAN_NCORES}). */
-        strbuf_printf(&b, "Environment=NUMAPLAN_CPUS=%s NUMAPLAN_MEMS=%s NUMAPLAN_NCPUS=%u NUMAPLAN_NCORES=%u\n", cpus,
-                      nodes, pl->n_cpus, pl->n_cores);
+        strbuf_join(&b, "Environment=NUMAPLAN_CPUS=", cpus, " NUMAPLAN_MEMS=", nodes, " NUMAPLAN_NCPUS=", ncpus,
+                    " NUMAPLAN_NCORES=", ncores, "\n");
         if (pl->conf->openmp) /* one thread a physical core, each kept on its own */
-                strbuf_printf(&b, "Environment=OMP_NUM_THREADS=%u OMP_PROC_BIND=close OMP_PLACES=cores\n", pl->n_cores);
+                strbuf_join(&b, "Environment=OMP_NUM_THREADS=", ncores, " OMP_PROC_BIND=close OMP_PLACES=cores\n");
         _cleanup_free_ char *model = dropin_model_path(pl, env);
         if (model) {
                 strbuf_append(&b, "Environment=");

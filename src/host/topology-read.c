@@ -86,7 +86,6 @@ _printf_(8, 9) static void read_cpuset(struct reader *x, const char *dir, const 
         size_t bad_i = 0;
 
         *ret_found = false;
-        cpuset_clear(ret);
         for (size_t i = 0; i < ELEMENTSOF(names); i++) {
                 _cleanup_free_ char *s = NULL;
                 if (!names[i])
@@ -111,6 +110,8 @@ _printf_(8, 9) static void read_cpuset(struct reader *x, const char *dir, const 
                         bad_i = i;
                 }
         }
+        /* Cleared here, not before: a list parses into it cleared, and this runs once a core. */
+        cpuset_clear(ret);
         if (bad) {
                 va_list ap;
                 va_start(ap, fmt);
