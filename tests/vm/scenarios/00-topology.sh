@@ -1,7 +1,8 @@
 #!/bin/bash
 # Smoke test of the guest itself: systemd 252 as PID 1, cgroup v2 with cpuset, two NUMA nodes at
 # distance 21, a display device on each node as numaplan sees it, and the sysfs bind-mount trick that
-# makes the node-1 device look like an NVIDIA H200 (0x10de:0x2335, class 0x030200).
+# makes the node-1 device look like an NVIDIA H200 (0x10de:0x2335, class 0x030200: its modalias, and
+# the class, vendor and device files a capture without modalias is read from).
 # shellcheck source=tests/vm/scenario-lib.sh
 . "$VM_LIB"
 
@@ -102,10 +103,11 @@ fake() { # fake FILE VALUE
 	printf '%s\n' "$2" >"fake-$1"
 	mount --bind "$PWD/fake-$1" "$dev/$1" && mounted+=("$dev/$1")
 }
-if fake class 0x030200 2>fake.err && fake vendor 0x10de 2>>fake.err && fake device 0x2335 2>>fake.err; then
-	vm_ok "bind-mount class, vendor, device of $pci"
+if fake modalias pci:v000010DEd00002335sv000010DEsd00000000bc03sc02i00 2>fake.err && fake class 0x030200 2>>fake.err &&
+	fake vendor 0x10de 2>>fake.err && fake device 0x2335 2>>fake.err; then
+	vm_ok "bind-mount modalias, class, vendor, device of $pci"
 else
-	vm_not_ok "bind-mount class, vendor, device of $pci" "$(cat fake.err)"
+	vm_not_ok "bind-mount modalias, class, vendor, device of $pci" "$(cat fake.err)"
 fi
 vm_check_eq "sysfs now says class 0x030200" "$(cat "$dev/class")" 0x030200
 vm_check "numaplan show --json succeeds with the fake ids" show after.flat

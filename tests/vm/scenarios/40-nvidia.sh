@@ -1,6 +1,7 @@
 #!/bin/bash
-# No QEMU device is an NVIDIA GPU: bind-mounting class, vendor and device files over the node-1
-# VGA's makes it an H200 3D controller for libpci; its replica then gets CUDA_VISIBLE_DEVICES.
+# No QEMU device is an NVIDIA GPU: bind-mounting modalias, class, vendor and device files over the
+# node-1 VGA's makes it an H200 3D controller for numaplan and libpci; its replica then gets
+# CUDA_VISIBLE_DEVICES.
 . "$VM_LIB"
 . "$SCENARIO_DIR/numaplan.lib"
 
@@ -9,7 +10,8 @@ fake=$(mktemp -d)
 echo 0x030200 >"$fake/class"
 echo 0x10de >"$fake/vendor"
 echo 0x2335 >"$fake/device"
-for f in class vendor device; do mount --bind "$fake/$f" "$dev/$f"; done
+echo pci:v000010DEd00002335sv000010DEsd00000000bc03sc02i00 >"$fake/modalias"
+for f in modalias class vendor device; do mount --bind "$fake/$f" "$dev/$f"; done
 
 flat=$("$NUMAPLAN" show --json | json_flat)
 vm_check_eq "show: the node-1 device is a 3D controller" "$(json_get accelerators.1.class <<<"$flat")" 0x030200
@@ -43,7 +45,7 @@ systemctl stop $unit
 "$NUMAPLAN" remove $unit >/dev/null
 rm -f "$UNITS/$unit"
 systemctl daemon-reload
-for f in class vendor device; do umount "$dev/$f"; done
+for f in modalias class vendor device; do umount "$dev/$f"; done
 rm -rf "$fake"
 mv "$CONF.saved" "$CONF"
 vm_check_eq "the device is QEMU's again" "$(cat "$dev/vendor")" 0x1234

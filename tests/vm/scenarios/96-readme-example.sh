@@ -52,7 +52,7 @@ cleanup() {
 	fi
 	rm -rf /etc/numaplan "$UNITS/llama-server@.service" "$UNITS"/llama-server@*.service.d \
 		/usr/local/bin/llama-server /srv/models/llama-3.1-8b-q4.gguf
-	for f in class vendor device; do umount "$dev0/$f" "$dev1/$f" 2>/dev/null; done
+	for f in modalias class vendor device; do umount "$dev0/$f" "$dev1/$f" 2>/dev/null; done
 	rm -rf "$fake"
 	for f in "$saved"/*; do [ -e "$f" ] && mv "$f" "$UNITS/"; done
 	[ -e "$UNITS/numaplan" ] && mv "$UNITS/numaplan" /etc/
@@ -64,8 +64,9 @@ trap cleanup EXIT
 echo 0x030200 >"$fake/class"
 echo 0x10de >"$fake/vendor"
 echo 0x2335 >"$fake/device"
+echo pci:v000010DEd00002335sv000010DEsd00000000bc03sc02i00 >"$fake/modalias"
 for dev in "$dev0" "$dev1"; do
-	for f in class vendor device; do mount --bind "$fake/$f" "$dev/$f"; done
+	for f in modalias class vendor device; do mount --bind "$fake/$f" "$dev/$f"; done
 done
 # Node asks for a home (os.homedir()), and this guest has no nss-systemd to name a dynamic user's:
 # the dynamic user's private /tmp is one.
