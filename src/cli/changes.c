@@ -8,7 +8,7 @@
 #include "cli/changes.h"
 #include "cli/verbs.h"
 #include "core/irqs.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "host/copy-place.h"
 #include "host/hugepages.h"
 #include "host/irq-steer.h"

@@ -8,7 +8,7 @@
 #include "cli/verbs.h"
 #include "core/dropin.h"
 #include "core/irqs.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "host/hugepages.h"
 #include "host/irq-steer.h"
 #include "host/root.h"

@@ -13,7 +13,7 @@
 #include "cli/verbs.h"
 #include "core/memory-place.h"
 #include "core/numa-maps.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/observed.h"
 #include "core/verify-checks.h"
 #include "host/cgroup.h"

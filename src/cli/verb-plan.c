@@ -8,7 +8,7 @@
 #include "cli/output.h"
 #include "cli/verbs.h"
 #include "core/dropin.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "stage/inputs.h"
 
 static json_object *node_list_json(const struct cpuset *s) {

@@ -12,7 +12,7 @@
 #include "basic/util.h"
 #include "cli/verbs.h"
 #include "core/dropin.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "stage/inputs.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"

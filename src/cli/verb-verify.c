@@ -17,7 +17,7 @@
 #include "cli/verbs.h"
 #include "core/dropin.h"
 #include "core/irqs.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
 #include "core/verify-checks.h"

@@ -4,7 +4,8 @@
 /* A replica's systemd drop-in, as text. Pure: the same placement gives the same bytes. */
 
 #include "core/irqs.h"
-#include "core/planner.h"
+#include "core/placement.h"
+#include "core/topology.h"
 
 #define DROPIN_NAME "50-numaplan.conf"
 /* The first line of every file numaplan writes: how `remove` and `apply` recognise their own. */

@@ -4,7 +4,7 @@
 
 #include "basic/util.h"
 #include "core/hugepages.h"
-#include "core/planner.h"
+#include "core/placement.h"
 
 void pools_done(struct pools *p) {
         free(p->v);

@@ -4,7 +4,7 @@
 #include "basic/util.h"
 #include "core/irq-list.h"
 #include "core/irqs.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/topology.h"
 #include "core/warnings.h"
 

@@ -4,7 +4,7 @@
 /* A replica's network adapters at its start (nics =, numaplan.conf(5), NETWORK ADAPTERS), and the
  * variables that tell its servers which to use. Pure: structs in, structs and text out.
  *
- * The choice is the plan's (plan_nics(), core/planner.h), made from the PCIe tree, which is whole
+ * The choice is the plan's (plan_nics(), core/planner-nics.h), made from the PCIe tree, which is whole
  * from the first moment of a boot; the names (an adapter's interface, its RDMA devices) are the
  * start's: drivers and udev give them after the generator and numaplan.service have run, so
  * `numaplan prepare` resolves them when the replica starts (nic_resolve()) and writes

@@ -8,7 +8,7 @@
 #include "basic/escape.h"
 #include "basic/util.h"
 #include "core/nic-choice.h"
-#include "core/planner.h"
+#include "core/planner-nics.h"
 
 /* A virtual function belongs to the VM it is passed to, not to the host's servers. */
 static bool eligible(const struct accelerator *n) {

@@ -13,6 +13,7 @@
 
 #include "basic/util.h"
 #include "core/memory-place.h"
+#include "core/planner-nics.h"
 #include "core/planner.h"
 #include "core/unit-name.h"
 
@@ -41,16 +42,6 @@ _printf_(3, 4) static int fail(struct planning *pn, struct where at, const char 
 
 /* A decision and its reasons, in words, for `numaplan plan -v` and plan --json's "why". */
 #define explain placement_explain
-void placement_explain(struct placement *pl, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        char *line = xvasprintf(fmt, ap);
-        va_end(ap);
-        pl->why = xrealloc(pl->why, (pl->n_why + 1) * sizeof(char *));
-        pl->why[pl->n_why++] = line;
-}
-
 static char *format_size(uint64_t v) {
         char buf[FORMAT_BYTES_MAX];
         format_bytes(buf, sizeof(buf), v);
@@ -1257,32 +1248,4 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
         record_nodes(&pn);
         *ret = TAKE_PTR(p);
         return 0;
-}
-
-struct plan *plan_free(struct plan *p) {
-        if (!p)
-                return NULL;
-        for (size_t i = 0; i < p->n_replicas; i++) {
-                free(p->replicas[i].name);
-                free(p->replicas[i].unit);
-                free(p->replicas[i].accels);
-                free(p->replicas[i].environment);
-                free(p->replicas[i].container);
-                free(p->replicas[i].hugepages);
-                free(p->replicas[i].warmup_url);
-                free(p->replicas[i].copies);
-                free(p->replicas[i].nics);
-                strv_free_n(p->replicas[i].why, p->replicas[i].n_why);
-        }
-        free(p->replicas);
-        free(p->nodes);
-        free(p);
-        return NULL;
-}
-
-const struct plan_node *plan_node(const struct plan *p, int id) {
-        for (size_t i = 0; i < p->n_nodes; i++)
-                if (p->nodes[i].id == id)
-                        return &p->nodes[i];
-        return NULL;
 }

@@ -2,7 +2,7 @@
 #include <inttypes.h>
 
 #include "basic/util.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/topology.h"
 #include "core/tuning-checks.h"
 

@@ -5,7 +5,7 @@
 #include "basic/util.h"
 #include "core/irqs.h"
 #include "core/memory-place.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
 #include "core/verify-checks.h"

@@ -25,7 +25,7 @@
 #include "basic/util.h"
 #include "core/config.h"
 #include "core/dropin.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/unit-name.h"
 #include "generator/generator.h"
 #include "host/config-files.h"

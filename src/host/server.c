@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "basic/util.h"
 #include "host/server.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/observed.h"
 #include "core/verify-checks.h"
 #include "host/cgroup.h"

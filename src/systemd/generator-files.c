@@ -8,7 +8,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "core/planner.h"
+#include "core/placement.h"
 #include "core/unit-name.h"
 #include "systemd/generator-files.h"
 
