@@ -36,8 +36,17 @@ static bool unsafe(size_t n, unsigned cp) {
         return n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0);
 }
 
+/* Printable ASCII, which needs no decoding: nearly every byte of a drop-in, a name or a cell. */
+static bool plain(unsigned char c) {
+        return c >= 0x20 && c < 0x7f;
+}
+
 const char *find_unsafe(const char *s, const char *allowed) {
         for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                if (plain(*p)) {
+                        p++;
+                        continue;
+                }
                 unsigned cp = 0;
                 size_t n = utf8_length(p, &cp);
                 if (unsafe(n, cp) && !(n == 1 && allowed && strchr(allowed, (char) *p)))
@@ -53,6 +62,15 @@ static char *escape(const char *s, bool backslash) {
         if (!s)
                 return xstrdup("(null)");
         for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                /* A run of plain bytes goes in at once. */
+                size_t run = 0;
+                while (plain(p[run]) && !(p[run] == '\\' && backslash))
+                        run++;
+                if (run) {
+                        strbuf_append_n(&b, (const char *) p, run);
+                        p += run;
+                        continue;
+                }
                 unsigned cp = 0;
                 size_t n = utf8_length(p, &cp);
                 if (*p == '\\' && backslash)
@@ -73,8 +91,7 @@ static char *escape(const char *s, bool backslash) {
                         p += n ? n : 1;
                         continue;
                 } else {
-                        /* As it is: every name and table cell passes here, so no printf(). */
-                        strbuf_append_n(&b, (const char *) p, n);
+                        strbuf_append_n(&b, (const char *) p, n); /* a character beyond ASCII, as it is */
                         p += n;
                         continue;
                 }

@@ -30,5 +30,13 @@ int main(void) {
                "text_escape: a unit's backslash stays, bytes that are no UTF-8 and control bytes are escaped");
         _cleanup_free_ char *twice = text_escape(m);
         is_str(twice, m, "and escaping it again changes nothing");
+        /* find_unsafe(): the first byte a unit file or a log line may not hold as it is. */
+        const char *text = "[Service]\nCPUAffinity=0-3\n";
+        ok(find_unsafe(text, "\n") == NULL, "find_unsafe: a drop-in's text with its newlines allowed");
+        ok(find_unsafe(text, NULL) == text + 9, "find_unsafe: its first newline when none is allowed");
+        const char *bell = "caf\xc3\xa9 \a";
+        ok(find_unsafe(bell, NULL) == bell + 6, "find_unsafe: past UTF-8 to a control byte");
+        const char *cut = "plain then \xe6\xa8";
+        ok(find_unsafe(cut, NULL) == cut + 11, "find_unsafe: a truncated sequence");
         return done_testing();
 }

@@ -35,3 +35,17 @@ for i, first in enumerate(runs[0]):
 json.dump({"results": merged}, open(out, "w"))
 PY
 }
+
+# syscall_floor DIR NAME ROOT COMMAND...: records the files COMMAND opens beneath ROOT (strace),
+# builds DIR/NAME, a program that opens and reads just those, as syscall-floor.py writes it and as
+# the empty program is built, and prints its command line: what COMMAND's own work cannot go below
+# while it reads those files. Its output goes nowhere; a command that writes must be able to run
+# twice (clear what it wrote before the timed runs).
+syscall_floor() {
+	local dir=$1 name=$2 root=$3
+	shift 3
+	strace -f -y -e trace=openat,openat2,readlinkat -o "$dir/$name.strace" "$@" >/dev/null 2>&1
+	python3 "$(dirname "${BASH_SOURCE[0]}")/syscall-floor.py" "$root" "$dir/$name.strace" >"$dir/$name.c"
+	cc -O2 -o "$dir/$name" "$dir/$name.c"
+	echo "$dir/$name $root"
+}

@@ -20,19 +20,26 @@
 #         own:NAME<=FACTOR*PEER      an own work at most FACTOR times the peer's
 #         growth:A/B<=C/D            A's own work over B's at most C's over D's (how a cost grows
 #                                    from one host to another, against how a peer's does)
+#         beyond:A/B<=C/D            the same for A's work beyond its system calls: A's own work
+#                                    less that of "syscalls of A" (lib.sh's syscall_floor), over
+#                                    B's the same, at most C's own work over D's; said with A's
+#                                    own work's growth and its system calls' growth beside it
 import json
 import math
 import statistics
 import sys
 
 
+FLOOR = "syscalls of "
+
+
 def parse_goal(g):
     kind = "whole"
-    for k in ("own", "growth"):
+    for k in ("own", "growth", "beyond"):
         if g.startswith(k + ":"):
             kind, g = k, g[len(k) + 1:]
     left, right = g.split("<=", 1)
-    if kind == "growth":
+    if kind in ("growth", "beyond"):
         return kind, tuple(left.split("/", 1)), tuple(right.split("/", 1))
     factor, peer = right.split("*", 1)
     return kind, left, (float(factor), peer)
@@ -63,12 +70,19 @@ def judge(goal, mean, own, stat, ratio):
         return what, ratio(own(name), own(peer)), value, factor
     (a, b), (c, d) = name, rest
     grows, peer = own(a) / own(b), own(c) / own(d)
-    what = "%s grows no faster than %s (own work, from %s to %s)" % (
-        a.rsplit(" @", 1)[0], c.rsplit(" @", 1)[0], host_of(b) or b, host_of(a) or a)
+    hosts = "from %s to %s" % (host_of(b) or b, host_of(a) or a)
     # And what it adds, against what the peer adds.
-    said = "%.2fx against %.2fx (+%.2f ms, %s the peer's +%.2f ms)" % (
-        grows, peer, (own(a) - own(b)) * 1e3, ratio(own(a) - own(b), own(c) - own(d)), (own(c) - own(d)) * 1e3)
-    return what, said, grows, peer
+    adds = "+%.2f ms, %s the peer's +%.2f ms" % (
+        (own(a) - own(b)) * 1e3, ratio(own(a) - own(b), own(c) - own(d)), (own(c) - own(d)) * 1e3)
+    if kind == "beyond":
+        beyond = (own(a) - own(FLOOR + a)) / (own(b) - own(FLOOR + b))
+        what = "%s's work beyond its system calls grows no faster than %s (own work, %s)" % (
+            a.rsplit(" @", 1)[0], c.rsplit(" @", 1)[0], hosts)
+        said = "%.2fx against %.2fx (its whole own work %.2fx, %s; its system calls alone %.2fx)" % (
+            beyond, peer, grows, adds, own(FLOOR + a) / own(FLOOR + b))
+        return what, said, beyond, peer
+    what = "%s grows no faster than %s (own work, %s)" % (a.rsplit(" @", 1)[0], c.rsplit(" @", 1)[0], hosts)
+    return what, "%.2fx against %.2fx (%s)" % (grows, peer, adds), grows, peer
 
 
 def main(argv):
@@ -103,7 +117,7 @@ def main(argv):
 
     peers = []
     for kind, name, rest in goals:
-        if kind != "growth" and rest[1] not in peers:
+        if kind not in ("growth", "beyond") and rest[1] not in peers:
             peers.append(rest[1])
     width = max(len(n) for n in names)
     if empty:
