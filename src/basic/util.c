@@ -209,14 +209,15 @@ void format_bytes(char *buf, size_t n, uint64_t bytes) {
                 tenths++;
         char digits[48], *end = digits + sizeof(digits) - 1, *p = end;
         *end = 0;
-        p -= strlen(units[u]);
-        memcpy(p, units[u], strlen(units[u]));
+        size_t unit_len = strlen(units[u]);
+        p -= unit_len;
+        memcpy(p, units[u], unit_len);
         *--p = ' ';
         if (u > 0) {
-                p = put_decimal(p, (unsigned) (tenths % 10));
+                p = put_decimal(p, (uint64_t) (tenths % 10));
                 *--p = '.';
         }
-        p = put_decimal(p, (unsigned) (tenths / 10));
+        p = put_decimal(p, (uint64_t) (tenths / 10));
         size_t len = (size_t) (end - p);
         if (n == 0)
                 return;

@@ -150,10 +150,14 @@ static void prepare_command(struct strbuf *b, const struct placement *pl, const 
         strbuf_append(b, "\n");
 }
 
+/* The first line of every drop-in apply writes: whose it is, and from which files. */
+static void header(struct strbuf *b, const struct config *c) {
+        strbuf_join(b, DROPIN_HEADER " from ", config_sources(c), ". Do not edit: run numaplan apply.\n");
+}
+
 char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
                     const struct placement *pl, const struct dropin_env *env) {
         struct strbuf b = {0};
-        const char *sources = config_sources(c);
         _cleanup_free_ char *nodes = cpuset_format(&pl->nodes),
                             *cpus = cpuset_format(&pl->cpus);
 
@@ -161,7 +165,8 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
         const char *ncpus = format_uint(ncpus_buf, pl->n_cpus), *ncores = format_uint(ncores_buf, pl->n_cores);
 
         /* Joined, not printf()'d: plan and apply write a drop-in per replica. */
-        strbuf_join(&b, DROPIN_HEADER " from ", sources, ". Do not edit: run numaplan apply.\n# replica ", pl->name, ": ");
+        header(&b, c);
+        strbuf_join(&b, "# replica ", pl->name, ": ");
         describe_accelerators(t, pl, &b);
         strbuf_append(&b, "; ");
         describe_memory(p, pl, &b);
@@ -243,8 +248,7 @@ char *dropin_render_irqbalance(const struct irq_targets *t, const struct config 
                         device_irqs_add(&banned, t->v[i].dev->irqs.v[k].irq);
         if (banned.n == 0)
                 return NULL;
-        const char *sources = config_sources(c);
-        strbuf_printf(&b, "%s from %s. Do not edit: run numaplan apply.\n", DROPIN_HEADER, sources);
+        header(&b, c);
         strbuf_append(&b, "# irqbalance leaves alone the interrupts numaplan steers (irq-affinity = yes), by their "
                           "numbers at this boot:\n");
         for (size_t i = 0; i < t->n; i++)

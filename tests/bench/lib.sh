@@ -44,8 +44,9 @@ PY
 syscall_floor() {
 	local dir=$1 name=$2 root=$3
 	shift 3
-	strace -f -y -e trace=openat,openat2,readlinkat -o "$dir/$name.strace" "$@" >/dev/null 2>&1
-	python3 "$(dirname "${BASH_SOURCE[0]}")/syscall-floor.py" "$root" "$dir/$name.strace" >"$dir/$name.c"
-	cc -O2 -o "$dir/$name" "$dir/$name.c"
+	# Any failure fails the script: a floor of nothing would pass for a fast one.
+	strace -f -y -e trace=openat,openat2,readlinkat -o "$dir/$name.strace" "$@" >/dev/null 2>&1 || return
+	python3 "$(dirname "${BASH_SOURCE[0]}")/syscall-floor.py" "$root" "$dir/$name.strace" >"$dir/$name.c" || return
+	cc -O2 -o "$dir/$name" "$dir/$name.c" || return
 	echo "$dir/$name $root"
 }
