@@ -105,14 +105,22 @@ int read_fd_all(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len)
         return 0;
 }
 
-/* O_NONBLOCK: opening a FIFO must not wait for a writer before its type is known. */
-int read_regular_fd(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
+int fd_verify_regular(int fd) {
         struct stat st;
 
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+        return 0;
+}
+
+/* O_NONBLOCK: opening a FIFO must not wait for a writer before its type is known. */
+int read_regular_fd(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len) {
+        int r = fd_verify_regular(fd);
+
+        if (r < 0)
+                return r;
         return read_fd_all(fd, max, flags, ret, ret_len);
 }
 

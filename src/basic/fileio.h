@@ -33,8 +33,10 @@ int read_file(const char *path, char **ret);
 /* The same with another limit (a process's maps may be tens of MiB). */
 int read_file_max(const char *path, size_t max, char **ret);
 
-/* A regular file open as `fd` (-EISDIR for a directory, -EBADFD for a FIFO, device or socket),
- * read as read_fd_all() does: the one check every reader of a file makes. */
+/* 0 for a regular file open as `fd`; -EISDIR for a directory, -EBADFD for a FIFO, device or socket. */
+int fd_verify_regular(int fd);
+/* A regular file open as `fd` (fd_verify_regular()), read as read_fd_all() does: the one check
+ * every reader of a file makes. */
 int read_regular_fd(int fd, size_t max, unsigned flags, char **ret, size_t *ret_len);
 /* Everything `fd` gives until end of file, NUL-terminated; -EFBIG past `max` bytes. With
  * READ_ONE_SHOT a short read is the end (sysfs attributes hand over all at once). */

@@ -95,6 +95,10 @@ static inline const char *startswith(const char *s, const char *prefix) {
         size_t n = strlen(prefix);
         return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
+static inline bool endswith(const char *s, const char *suffix) {
+        size_t n = strlen(s), m = strlen(suffix);
+        return n >= m && streq(s + n - m, suffix);
+}
 /* qsort() comparator for an array of strings. */
 static inline int strcmp_ptr(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);

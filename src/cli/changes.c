@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <inttypes.h>
+#include <unistd.h>
 
 #include "basic/diff.h"
 #include "basic/json-util.h"
@@ -175,8 +176,8 @@ static void say_irqbalance_waits(const struct changeset *cs, const struct irq_st
 }
 
 int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, struct irq_step *irqs,
-                      const char *marker, bool check, bool diff, bool reload, bool restart, bool json) {
-        struct deploy_options o = {.reload = reload, .restart = restart, .marker = marker};
+                      const char *unplaced, bool check, bool diff, bool reload, bool restart, bool json) {
+        struct deploy_options o = {.reload = reload, .restart = restart, .unplaced = unplaced};
         struct deploy_result res = {.stage = DEPLOY_CONNECT};
         struct deployment d = {0};
 
@@ -191,7 +192,12 @@ int deploy_and_report(const struct changeset *cs, const struct pool_changes *poo
                 if (irqs)
                         changes_irqs(irqs, true);
                 print_changes(cs, pools, irqs ? irqs->done : NULL, true, json);
-                return any_change(cs, pools, irqs ? irqs->done : NULL) ? EXIT_FAILED : EXIT_OK;
+                bool blocked = unplaced && access(unplaced, F_OK) == 0;
+                if (blocked)
+                        log_notice("%s is there: the boot step has not placed the replicas at this boot, and their drop-ins keep "
+                                   "them from starting until an apply succeeds",
+                                   unplaced);
+                return any_change(cs, pools, irqs ? irqs->done : NULL) || blocked ? EXIT_FAILED : EXIT_OK;
         }
         int r = deploy(&d, cs, &o, &res);
         deployment_done(&d);

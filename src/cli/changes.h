@@ -33,9 +33,10 @@ struct irq_step {
  * `json`: {"changed": ..., "units": [{"unit", "action"}], "hugepages": [...], "interrupts": [...]}.
  * The huge page pools (reserved, or with `check` reckoned, by the caller; NULL for none) and the
  * interrupts (`irqs`, steered here after the commit; NULL for none) are reported beside the
- * drop-ins. Returns the exit code. */
+ * drop-ins. `unplaced` (apply's boot marker; NULL for remove) goes once all is done, and counts
+ * as a change for --check while it is there. Returns the exit code. */
 int deploy_and_report(const struct changeset *cs, const struct pool_changes *pools, struct irq_step *irqs,
-                      const char *marker, bool check, bool diff, bool reload, bool restart, bool json);
+                      const char *unplaced, bool check, bool diff, bool reload, bool restart, bool json);
 
 /* The huge page pools of a deployment: as JSON ([{"node", "page_kb", "wanted", ...}]), and as
  * report lines ("would be" with `check`). */

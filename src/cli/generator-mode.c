@@ -25,8 +25,9 @@ static void print_diff(const struct changeset *cs, size_t n, bool json) {
                 changes_print_diff(&cs[k], json ? stderr : stdout);
 }
 
-/* apply's own state, which generator mode has no use for: the record of remove, and apply's
- * marker (so that a drop-in apply wrote before the generator was installed cannot start). */
+/* apply's own state, which generator mode has no use for: the record of remove, and the marker an
+ * earlier numaplan's apply wrote and its drop-ins asserted (so that one written before the
+ * generator was installed cannot start). */
 static bool handover_pending(const struct inputs *in, char **ret_record, char **ret_marker) {
         *ret_record = xasprintf("%s/" GENERATOR_REMOVED, in->runtime_dir);
         *ret_marker = xasprintf("%s/applied", in->runtime_dir);
@@ -140,7 +141,7 @@ int generator_apply(const struct inputs *in, const struct changeset *gen, const 
         }
         if (connect_and_commit(&rm, changed && reload, &bus) != EXIT_OK)
                 return EXIT_ENV;
-        if (unlink_if_there(record) < 0 || unlink_if_there(apply_marker) < 0)
+        if (unlink_if_there(record) < 0 || unlink_if_there(apply_marker) < 0 || deploy_remove_marker(in->unplaced) < 0)
                 return EXIT_ENV;
         if (changed && reload) {
                 if (reload_and_check(bus, in, NULL, false) != EXIT_OK || deploy_restart_or_tell(bus, gen, restart) != 0 ||

@@ -97,6 +97,9 @@ static void own_pages(const struct inputs *in, struct unit_moves *v, size_t n, b
                 page_tally_init(&t[i], host_page_size(in->root) / 1024);
                 for (size_t k = 0; k < v[i].n_processes; k++)
                         (void) process_pages(in->root, v[i].processes[k].pid, &v[i].pl->nodes, &t[i]);
+                for (size_t k = 0; before && k < t[i].n_unread; k++) /* the counts below leave it out */
+                        log_warning("%s: %s: %s unknown", t[i].unread[k].path, t[i].unread[k].error,
+                                    page_source_lost(t[i].unread[k].source));
                 rp[i] = (struct replica_pages){.pages = &t[i], .processes = v[i].processes,
                                                .n_processes = v[i].n_processes, .models = v[i].pl->conf->models};
         }

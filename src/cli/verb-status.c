@@ -4,6 +4,7 @@
  * warm-up traffic: fast enough for a shell prompt or a monitoring probe. */
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "basic/fileio.h"
 #include "basic/json-util.h"
@@ -14,6 +15,7 @@
 #include "core/dropin.h"
 #include "core/placement.h"
 #include "stage/inputs.h"
+#include "systemd/boot-step.h"
 #include "systemd/bus.h"
 #include "systemd/changeset.h"
 #include "systemd/dropin-seen.h"
@@ -82,10 +84,16 @@ static const char *advice(const struct row *r) {
         return "";
 }
 
-static void print_json(const struct row *rows, size_t n, bool interrupted) {
+/* What the next boot runs, and whether a boot step that ran keeps the replicas from starting. */
+struct boot {
+        struct boot_step step;
+        bool blocked; /* apply's boot marker is there */
+};
+
+static void print_json(const struct row *rows, size_t n, bool interrupted, const struct boot *boot) {
         _cleanup_json_ json_object *o = json_object_new_object();
         json_object *units = json_object_new_array();
-        bool all = !interrupted;
+        bool all = !interrupted && !boot->blocked;
 
         for (size_t i = 0; i < n; i++) {
                 const struct row *r = &rows[i];
@@ -107,6 +115,8 @@ static void print_json(const struct row *rows, size_t n, bool interrupted) {
         }
         json_object_object_add(o, "ok", json_object_new_boolean(all));
         json_object_object_add(o, "apply_interrupted", json_object_new_boolean(interrupted));
+        json_object_object_add(o, "boot_step", json_string_or_null(boot_step_name(&boot->step)));
+        json_object_object_add(o, "unplaced", json_object_new_boolean(boot->blocked));
         json_object_object_add(o, "units", units);
         json_print(o);
 }
@@ -131,6 +141,19 @@ static void print_table(const struct row *rows, size_t n) {
                 table_add(t, advice(r));
         }
         table_print(t, stdout, NULL);
+}
+
+static void boot_done(struct boot *b) {
+        boot_step_done(&b->step);
+}
+
+/* The boot step on stdout after the table, or a warning when there is none. */
+static void say_boot_step(const struct boot_step *step) {
+        _cleanup_free_ char *text = boot_step_describe(step);
+        if (step->kind == BOOT_STEP_NONE)
+                log_warning("%s", text);
+        else
+                printf("\nboot step: %s\n", text);
 }
 
 struct rows {
@@ -170,14 +193,24 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (interrupted)
                 log_warning("an apply was interrupted midway (%s/" CHANGESET_JOURNAL "): run numaplan apply to finish it",
                             in.unit_dir);
+        _cleanup_(boot_done) struct boot boot = {.blocked = !in.generator && access(in.unplaced, F_OK) == 0};
+        boot_step_find(in.unit_dir, in.system_dirs, in.generator, &boot.step);
+        if (boot.blocked)
+                log_warning("%s is there: the boot step has not placed the replicas at this boot, and their drop-ins "
+                            "keep them from starting (journalctl -u numaplan.service says why); fix the cause and run "
+                            "numaplan apply",
+                            in.unplaced);
+        all = all && !boot.blocked;
         for (size_t i = 0; i < rows.n; i++)
                 all = all && rows.v[i].ok;
         if (a->json)
-                print_json(rows.v, rows.n, interrupted);
+                print_json(rows.v, rows.n, interrupted, &boot);
         else if (rows.n == 0)
                 printf("no replicas\n");
         else
                 print_table(rows.v, rows.n);
+        if (!a->json)
+                say_boot_step(&boot.step);
         return all ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -194,6 +227,8 @@ const struct verb verb_status = {
         .description = "For each replica unit (all, or the named ones): whether systemd has loaded it, whether\n"
                        "numaplan's drop-in is in effect and current, whether the running unit started before the\n"
                        "drop-in was written (then it runs unpinned until restarted), and the placement the plan\n"
-                       "gives it. Sends no traffic to the replicas; numaplan verify proves the rest. Exit 0 when\n"
-                       "every unit has its current drop-in in effect, 1 otherwise.",
+                       "gives it; then which boot step places the replicas at the next boot, warning when none\n"
+                       "will. Sends no traffic to the replicas; numaplan verify proves the rest. Exit 0 when every\n"
+                       "unit has its current drop-in in effect, 1 otherwise (also while a boot step that failed\n"
+                       "keeps the replicas from starting).",
 };

@@ -82,7 +82,7 @@ static void add_tasks(struct root *root, struct task_facts *tf) {
         for (size_t i = 0; i < tf->n_processes; i++) {
                 struct task *t;
                 size_t n;
-                if (process_tasks(root, tf->processes[i].pid, &t, &n) < 0)
+                if (process_tasks(root, tf->processes[i].pid, &t, &n, &tf->unread) < 0)
                         continue;
                 tf->tasks = xrealloc(tf->tasks, (tf->n_tasks + n + 1) * sizeof(*tf->tasks));
                 memcpy(tf->tasks + tf->n_tasks, t, n * sizeof(*t));
@@ -100,11 +100,11 @@ static void gather_tasks(struct root *root, const char *mount, const struct unit
 static void gather_pages(struct root *root, const struct task_facts *tf, const struct placement *pl,
                          struct page_tally *pages) {
         page_tally_init(pages, host_page_size(root) / 1024);
-        for (size_t i = 0; i < tf->n_processes; i++) {
-                int r = process_pages(root, tf->processes[i].pid, &pl->nodes, pages);
-                if (r == -EINVAL)
-                        log_warning("/proc/%d/numa_maps: a line numaplan cannot read; counted up to it",
-                                    (int) tf->processes[i].pid);
+        for (size_t i = 0, k = 0; i < tf->n_processes; i++) {
+                (void) process_pages(root, tf->processes[i].pid, &pl->nodes, pages);
+                for (; k < pages->n_unread; k++) /* memory-locality fails, saying the same */
+                        log_warning("%s: %s: %s unknown", pages->unread[k].path, pages->unread[k].error,
+                                    page_source_lost(pages->unread[k].source));
         }
 }
 
@@ -270,6 +270,7 @@ static void unit_report_done(struct unit_report *u) {
         free(u->tasks.processes);
         strv_free(u->tasks.cgroups);
         free(u->tasks.tasks);
+        strv_free(u->tasks.unread);
 }
 
 /* ---- output ---- */
@@ -296,6 +297,8 @@ static void held_json(json_object *pages, const struct page_tally *t, const stru
         json_object_object_add(locked, "planned", json_uint64(page_tally_on(t->locked, planned)));
         json_object_object_add(locked, "mappings_size", json_uint64(h->locked_size));
         json_object_object_add(locked, "beyond_mappings", json_uint64(h->locked_unmapped));
+        json_object_object_add(locked, "complete", json_object_new_boolean(!page_tally_unread_of(t, PAGE_SOURCE_STATUS) &&
+                                                                           !page_tally_unread_of(t, PAGE_SOURCE_SMAPS)));
         json_object_object_add(pages, "locked", locked);
         uint64_t unlisted = h->vm_pinned > h->pinned_listed ? h->vm_pinned - h->pinned_listed : 0;
         json_object_object_add(pinned, "vm_pinned", json_uint64(h->vm_pinned));
@@ -303,7 +306,19 @@ static void held_json(json_object *pages, const struct page_tally *t, const stru
         json_object_object_add(pinned, "by_node", json_by_node(t->pin_mapped, NUMA_NODES_MAX));
         json_object_object_add(pinned, "off_plan", json_uint64(h->pinned_off_plan));
         json_object_object_add(pinned, "unlisted", json_uint64(unlisted));
+        json_object_object_add(pinned, "complete", json_object_new_boolean(!page_tally_unread_of(t, PAGE_SOURCE_STATUS) &&
+                                                                           !page_tally_unread_of(t, PAGE_SOURCE_SMAPS) &&
+                                                                           !page_tally_unread_of(t, PAGE_SOURCE_FDINFO)));
         json_object_object_add(pages, "pinned", pinned);
+        json_object *unread = json_object_new_array();
+        for (size_t i = 0; i < t->n_unread; i++) {
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "path", json_object_new_string(t->unread[i].path));
+                json_object_object_add(o, "error", json_object_new_string(t->unread[i].error));
+                json_object_object_add(o, "unknown", json_object_new_string(page_source_lost(t->unread[i].source)));
+                json_object_array_add(unread, o);
+        }
+        json_object_object_add(pages, "unread", unread);
 }
 
 /* A file of the replica's: its pages, where they are, who else maps it. */

@@ -170,7 +170,8 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
         describe_accelerators(t, pl, &b);
         strbuf_append(&b, "; ");
         describe_memory(p, pl, &b);
-        strbuf_append(&b, "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=");
+        strbuf_append(&b, env->marker_blocks ? "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=!"
+                                             : "\n[Unit]\nAfter=numaplan.service\nAssertPathExists=");
         path_value(&b, env->marker);
         strbuf_append(&b, "\n\n[Service]\n");
         strbuf_join(&b, "NUMAPolicy=", policy_to_string(pl->policy), "\nNUMAMask=", nodes, "\n");
@@ -208,6 +209,15 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
         return strbuf_steal(&b);
 }
 
+bool dropin_runs_prepare(const struct topology *t, const struct placement *pl, const struct dropin_env *env) {
+        if (!env->exe)
+                return false;
+        if (pl->conf->models)
+                return true;
+        _cleanup_free_ char *nics = env->nics ? dropin_nic_items(t, pl) : NULL;
+        return nics != NULL;
+}
+
 char *dropin_model_path(const struct placement *pl, const struct dropin_env *env) {
         if (!pl->conf->models || !pl->conf->models[0])
                 return NULL;
@@ -240,13 +250,18 @@ static void describe_target(struct strbuf *b, const struct irq_target *t) {
 }
 
 char *dropin_render_irqbalance(const struct irq_targets *t, const struct config *c, const char *exe) {
-        struct device_irqs banned = {0};
         struct strbuf b = {0};
+        size_t n = 0;
 
         for (size_t i = 0; i < t->n; i++)
+                n += t->v[i].dev->irqs.n;
+        _cleanup_free_ unsigned *banned = xmalloc0((n + 1) * sizeof(*banned));
+        n = 0;
+        for (size_t i = 0; i < t->n; i++)
                 for (size_t k = 0; k < t->v[i].dev->irqs.n; k++)
-                        device_irqs_add(&banned, t->v[i].dev->irqs.v[k].irq);
-        if (banned.n == 0)
+                        banned[n++] = t->v[i].dev->irqs.v[k].irq;
+        n = irq_numbers_unique(banned, n); /* by number, once each */
+        if (n == 0)
                 return NULL;
         header(&b, c);
         strbuf_append(&b, "# irqbalance leaves alone the interrupts numaplan steers (irq-affinity = yes), by their "
@@ -257,9 +272,8 @@ char *dropin_render_irqbalance(const struct irq_targets *t, const struct config 
         strbuf_append(&b, "[Service]\nExecStart=\nExecStart=");
         command_word(&b, exe, true);
         strbuf_append(&b, " --foreground $IRQBALANCE_ARGS");
-        for (size_t k = 0; k < banned.n; k++)
-                strbuf_printf(&b, " --banirq=%u", banned.v[k].irq);
+        for (size_t k = 0; k < n; k++)
+                strbuf_printf(&b, " --banirq=%u", banned[k]);
         strbuf_append(&b, "\n");
-        device_irqs_done(&banned);
         return strbuf_steal(&b);
 }

@@ -70,30 +70,42 @@ static bool has_flag(const char *p, const char *eol, const char *flag) {
         return false;
 }
 
-int smaps_mappings(const char *smaps, struct smaps_mapping **ret, size_t *ret_n) {
-        struct smaps_mapping *v = NULL;
-        size_t n = 0;
+int smaps_parser_line(struct smaps_parser *p, const char *line, const char *eol) {
+        struct maps_entry e;
 
-        for (const char *p = smaps; *p;) {
-                const char *eol = strchrnul(p, '\n');
-                struct maps_entry e;
-                if (eol == p)
-                        ;
-                else if (maps_parse_line(p, eol, &e) == 0 && e.start < e.end) {
-                        v = xgrow(v, n, sizeof(*v));
-                        v[n++] = (struct smaps_mapping){.start = e.start, .end = e.end};
-                } else if (n == 0 || !memchr(p, ':', (size_t) (eol - p)) || isdigit((unsigned char) *p)) {
-                        free(v);
-                        return -EINVAL; /* before the first mapping, or no "Key:" line */
-                } else if (strncmp(p, "VmFlags:", 8) == 0)
-                        v[n - 1].locked = has_flag(p + 8, eol, "lo");
-                p = *eol ? eol + 1 : eol;
-        }
+        if (eol == line)
+                return 0;
+        if (maps_parse_line(line, eol, &e) == 0 && e.start < e.end) {
+                p->v = xgrow(p->v, p->n, sizeof(*p->v));
+                p->v[p->n++] = (struct smaps_mapping){.start = e.start, .end = e.end};
+        } else if (p->n == 0 || !memchr(line, ':', (size_t) (eol - line)) || isdigit((unsigned char) *line))
+                return -EINVAL; /* before the first mapping, or no "Key:" line */
+        else if (strncmp(line, "VmFlags:", 8) == 0)
+                p->v[p->n - 1].locked = has_flag(line + 8, eol, "lo");
+        return 0;
+}
+
+void smaps_parser_finish(struct smaps_parser *p, struct smaps_mapping **ret, size_t *ret_n) {
         /* The kernel lists them by address; a capture made by hand may not. */
-        if (n > 1)
-                qsort(v, n, sizeof(*v), smaps_mapping_compare);
-        *ret = v;
-        *ret_n = n;
+        if (p->n > 1)
+                qsort(p->v, p->n, sizeof(*p->v), smaps_mapping_compare);
+        *ret = TAKE_PTR(p->v);
+        *ret_n = p->n;
+        p->n = 0;
+}
+
+int smaps_mappings(const char *smaps, struct smaps_mapping **ret, size_t *ret_n) {
+        struct smaps_parser p = {0};
+
+        for (const char *s = smaps; *s;) {
+                const char *eol = strchrnul(s, '\n');
+                if (smaps_parser_line(&p, s, eol) < 0) {
+                        free(p.v);
+                        return -EINVAL;
+                }
+                s = *eol ? eol + 1 : eol;
+        }
+        smaps_parser_finish(&p, ret, ret_n);
         return 0;
 }
 

@@ -46,6 +46,15 @@ int status_held_kb(const char *status, uint64_t *ret_locked_kb, uint64_t *ret_pi
  * "Key:" line. */
 int smaps_mappings(const char *smaps, struct smaps_mapping **ret, size_t *ret_n);
 int smaps_mapping_compare(const void *a, const void *b);
+/* The same a line at a time, for a text read in pieces (smaps holds some 700 bytes a mapping):
+ * each line [line, eol) in order (-EINVAL as above), then smaps_parser_finish(). On an error the
+ * caller frees p->v. */
+struct smaps_parser {
+        struct smaps_mapping *v;
+        size_t n;
+};
+int smaps_parser_line(struct smaps_parser *p, const char *line, const char *eol);
+void smaps_parser_finish(struct smaps_parser *p, struct smaps_mapping **ret, size_t *ret_n);
 
 /* The buffers registered with an io_uring, from its /proc/PID/fdinfo/FD text: the lines after
  * "UserBufs:", one "N: 0xADDRESS/LENGTH" each ("N: <none>" for an empty slot, a length that

@@ -7,6 +7,29 @@ void device_irqs_done(struct device_irqs *d) {
         *d = (struct device_irqs){0};
 }
 
+static int compare_number(const void *a, const void *b) {
+        unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
+        return x < y ? -1 : x > y;
+}
+
+size_t irq_numbers_unique(unsigned *v, size_t n) {
+        size_t k = 0;
+        if (n > 1)
+                qsort(v, n, sizeof(*v), compare_number);
+        for (size_t i = 0; i < n; i++)
+                if (k == 0 || v[i] != v[k - 1])
+                        v[k++] = v[i];
+        return k;
+}
+
+void device_irqs_set(struct device_irqs *d, unsigned *irqs, size_t n) {
+        free(d->v);
+        d->n = irq_numbers_unique(irqs, n);
+        d->v = d->n ? xmalloc0(d->n * sizeof(*d->v)) : NULL;
+        for (size_t i = 0; i < d->n; i++)
+                d->v[i].irq = irqs[i];
+}
+
 struct device_irq *device_irqs_add(struct device_irqs *d, unsigned irq) {
         size_t i = d->n;
         for (size_t k = 0; k < d->n; k++)

@@ -26,7 +26,13 @@ struct device_irqs {
 };
 
 void device_irqs_done(struct device_irqs *d);
-/* Adds interrupt `irq` in number order (once), its affinities unknown; returns it. */
+/* Sorts the `n` numbers of `v` and drops repeats; returns how many remain. */
+size_t irq_numbers_unique(unsigned *v, size_t n);
+/* The list becomes the interrupts `irqs` (in any order, repeats allowed; sorted in place): each
+ * once, by number, its affinities unknown. For a device's many, where adding them one by one
+ * costs the square of their number. */
+void device_irqs_set(struct device_irqs *d, unsigned *irqs, size_t n);
+/* Adds interrupt `irq` in number order (once), its affinities unknown; returns it. For a few. */
 struct device_irq *device_irqs_add(struct device_irqs *d, unsigned irq);
 /* "45-47", "30, 45-47": the numbers as a list. */
 char *device_irqs_format(const struct device_irqs *d);

@@ -122,23 +122,33 @@ void irq_record_done(struct irq_record *r) {
         *r = (struct irq_record){0};
 }
 
+/* The index of the entry of `irq`, or of the first after it: by halves, a record may hold thousands. */
+static size_t record_index(const struct irq_record *r, unsigned irq) {
+        size_t lo = 0, hi = r->n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (r->v[mid].irq < irq)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
 const struct irq_record_entry *irq_record_find(const struct irq_record *r, unsigned irq) {
-        for (size_t i = 0; i < r->n; i++)
-                if (r->v[i].irq == irq)
-                        return &r->v[i];
-        return NULL;
+        size_t i = record_index(r, irq);
+        return i < r->n && r->v[i].irq == irq ? &r->v[i] : NULL;
 }
 
 void irq_record_put(struct irq_record *r, const struct irq_record_entry *e) {
-        struct irq_record_entry *had = (struct irq_record_entry *) irq_record_find(r, e->irq);
-        if (had) {
-                *had = *e;
+        size_t i = record_index(r, e->irq);
+        if (i < r->n && r->v[i].irq == e->irq) {
+                r->v[i] = *e;
                 return;
         }
-        size_t i = r->n;
-        r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
-        for (; i > 0 && r->v[i - 1].irq > e->irq; i--)
-                r->v[i] = r->v[i - 1];
+        if (r->n == r->allocated)
+                r->v = xrealloc(r->v, (r->allocated = r->allocated ? 2 * r->allocated : 16) * sizeof(*r->v));
+        memmove(&r->v[i + 1], &r->v[i], (r->n - i) * sizeof(*r->v));
         r->v[i] = *e;
         r->n++;
 }

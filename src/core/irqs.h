@@ -60,10 +60,12 @@ struct irq_record_entry {
 
 struct irq_record {
         struct irq_record_entry *v; /* by number */
-        size_t n;
+        size_t n, allocated;
 };
 
 void irq_record_done(struct irq_record *r);
+/* Puts `e` in its place by number, over the entry of its interrupt if there is one: at the end
+ * costs nothing, elsewhere a move of those after it, so a record is best built in order. */
 void irq_record_put(struct irq_record *r, const struct irq_record_entry *e);
 const struct irq_record_entry *irq_record_find(const struct irq_record *r, unsigned irq);
 /* A comment line, then "IRQ PCI BEFORE SET" lines (CPU lists; "-" for the empty set). -EINVAL on

@@ -48,7 +48,13 @@ struct nic_pick *nic_resolve(const struct topology *t, char *const *items, size_
                                       pci ? "at that address" : "has it");
                         continue;
                 }
-                v[n++] = (struct nic_pick){nic, pci ? nic_first_iface(nic) : items[k]};
+                /* In PCI-address order, as numaplan.conf(5) promises, whatever order nics = LIST names
+                 * them in: every replica then hands its libraries the adapters alike. Stable: one
+                 * adapter's interfaces keep the order given. */
+                size_t j = n++;
+                for (; j > 0 && pci_address_compare(&v[j - 1].nic->address, &nic->address) > 0; j--)
+                        v[j] = v[j - 1];
+                v[j] = (struct nic_pick){nic, pci ? nic_first_iface(nic) : items[k]};
         }
         *ret_n = n;
         *ret_problems = problems.len ? strbuf_steal(&problems) : NULL;

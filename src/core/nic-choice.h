@@ -28,8 +28,8 @@ struct nic_pick {
 
 /* Resolves what the drop-in hands prepare (--nics): each item a PCI address (an adapter the
  * plan chose: its first interface udev named, else its first) or an interface name (nics =
- * LIST). Returns the picks in the order given, one an adapter, and in *ret_problems what did
- * not resolve, in words, one a line (NULL when all did). */
+ * LIST). Returns the picks in PCI-address order (one adapter's interfaces in the order given), one
+ * an adapter, and in *ret_problems what did not resolve, in words, one a line (NULL when all did). */
 struct nic_pick *nic_resolve(const struct topology *t, char *const *items, size_t *ret_n, char **ret_problems);
 /* Whether every item resolved to an adapter with a named interface or an RDMA device: nothing
  * left for udev to name. */

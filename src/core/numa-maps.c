@@ -24,6 +24,13 @@ void page_tally_done(struct page_tally *t) {
         free(t->files);
         t->files = NULL;
         t->n_files = 0;
+        for (size_t i = 0; i < t->n_unread; i++) {
+                free(t->unread[i].path);
+                free(t->unread[i].error);
+        }
+        free(t->unread);
+        t->unread = NULL;
+        t->n_unread = 0;
 }
 
 uint64_t page_tally_sum(const uint64_t *by_node) {
@@ -337,18 +344,78 @@ static void held_totals_add(struct held_totals *ht, const struct process_held *h
         add(&ht->pinned_listed, listed);
 }
 
-int page_tally_add_held(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned,
-                        const struct process_held *held) {
-        struct tally_ctx x = {.t = t, .planned = planned, .held = held};
-        _cleanup_free_ struct maps_entry *entries = NULL;
+struct page_tally_reader {
+        struct tally_ctx x;
+        struct mapping m;
+};
 
-        /* A maps text that does not parse only loses the files' identities. */
-        if (maps && maps_files(maps, &entries, &x.n_maps) == 0)
-                x.maps = entries;
+struct page_tally_reader *page_tally_begin(struct page_tally *t, const struct maps_entry *maps, size_t n_maps,
+                                           const struct cpuset *planned, const struct process_held *held) {
+        struct page_tally_reader *rd = xmalloc0(sizeof(*rd));
+
+        rd->x = (struct tally_ctx){.t = t, .planned = planned, .held = held, .maps = maps, .n_maps = n_maps};
+        rd->m.max_node = -1;
         t->processes++;
         if (held)
                 held_totals_add(&t->held, held, t->base_kb);
-        return each_mapping(numa_maps, tally_mapping, &x);
+        return rd;
+}
+
+int page_tally_line(struct page_tally_reader *rd, const char *line, const char *eol) {
+        if (eol == line)
+                return 0;
+        int r = parse_line(line, eol, &rd->m);
+        if (r < 0)
+                return r;
+        tally_mapping(&rd->m, &rd->x);
+        return 0;
+}
+
+struct page_tally_reader *page_tally_end(struct page_tally_reader *rd) {
+        free(rd);
+        return NULL;
+}
+
+int page_tally_add_held(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned,
+                        const struct process_held *held) {
+        _cleanup_free_ struct maps_entry *entries = NULL;
+        size_t n_maps = 0;
+
+        /* A maps text that does not parse only loses the files' identities. */
+        if (maps && maps_files(maps, &entries, &n_maps) < 0)
+                n_maps = 0;
+        struct page_tally_reader *rd = page_tally_begin(t, entries, n_maps, planned, held);
+        int r = 0;
+        for (const char *p = numa_maps; *p && r >= 0;) {
+                const char *eol = strchrnul(p, '\n');
+                r = page_tally_line(rd, p, eol);
+                p = *eol ? eol + 1 : eol;
+        }
+        page_tally_end(rd);
+        return r;
+}
+
+void page_tally_add_unread(struct page_tally *t, enum page_source source, char *path, char *error) {
+        t->unread = xgrow(t->unread, t->n_unread, sizeof(*t->unread));
+        t->unread[t->n_unread++] = (struct page_unread){.source = source, .path = path, .error = error};
+}
+
+bool page_tally_unread_of(const struct page_tally *t, enum page_source source) {
+        for (size_t i = 0; i < t->n_unread; i++)
+                if (t->unread[i].source == source)
+                        return true;
+        return false;
+}
+
+const char *page_source_lost(enum page_source source) {
+        static const char *const lost[] = {
+                [PAGE_SOURCE_NUMA_MAPS] = "where its pages are",
+                [PAGE_SOURCE_MAPS] = "which file each mapping is, and which is program code",
+                [PAGE_SOURCE_STATUS] = "its locked and pinned memory (VmLck, VmPin)",
+                [PAGE_SOURCE_SMAPS] = "which mappings are locked or hold pinned buffers, so where those pages are",
+                [PAGE_SOURCE_FDINFO] = "which buffers an io_uring pinned, so where they are",
+        };
+        return (unsigned) source < ELEMENTSOF(lost) ? lost[source] : "?";
 }
 
 int page_tally_add(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned) {

@@ -44,6 +44,22 @@ struct held_totals {
         uint64_t pinned_off_plan; /* of those, the pages certainly off the planned nodes */
 };
 
+/* The files of a process's that its pages are counted from. One that could not be read, or broke
+ * off at a line numaplan cannot read, leaves something unknown: said so, never taken as none. */
+enum page_source {
+        PAGE_SOURCE_NUMA_MAPS,
+        PAGE_SOURCE_MAPS,
+        PAGE_SOURCE_STATUS,
+        PAGE_SOURCE_SMAPS,
+        PAGE_SOURCE_FDINFO,
+};
+
+struct page_unread {
+        enum page_source source;
+        char *path;  /* "/proc/PID/smaps" */
+        char *error; /* why, in words */
+};
+
 struct page_tally {
         uint64_t base_kb;
         uint64_t total[NUMA_NODES_MAX], anon[NUMA_NODES_MAX], file[NUMA_NODES_MAX], huge[NUMA_NODES_MAX];
@@ -54,6 +70,8 @@ struct page_tally {
         struct file_pages *files; /* file-backed pages by file, across processes */
         size_t n_files;
         unsigned processes;
+        struct page_unread *unread; /* what could not be read, in the order met */
+        size_t n_unread;
 };
 
 void page_tally_init(struct page_tally *t, uint64_t base_kb);
@@ -72,6 +90,22 @@ int page_tally_add(struct page_tally *t, const char *numa_maps, const char *maps
  * whole mapping, as a buffer allocated for the purpose is): pinned_off_plan. */
 int page_tally_add_held(struct page_tally *t, const char *numa_maps, const char *maps, const struct cpuset *planned,
                         const struct process_held *held);
+/* The same for a numa_maps read in pieces: page_tally_begin() with the process's file mappings
+ * (maps_files(), kept by the caller until the end) and what it holds, each line [line, eol) in
+ * order (-EINVAL or -ERANGE as above: the lines before it stay counted), then page_tally_end(),
+ * which returns NULL. */
+struct page_tally_reader;
+struct page_tally_reader *page_tally_begin(struct page_tally *t, const struct maps_entry *maps, size_t n_maps,
+                                           const struct cpuset *planned, const struct process_held *held);
+int page_tally_line(struct page_tally_reader *rd, const char *line, const char *eol);
+struct page_tally_reader *page_tally_end(struct page_tally_reader *rd);
+
+/* Records that `path` of a process could not be read, and why (both taken). */
+void page_tally_add_unread(struct page_tally *t, enum page_source source, char *path, char *error);
+/* Whether a file of that kind could not be read. */
+bool page_tally_unread_of(const struct page_tally *t, enum page_source source);
+/* What a file of that kind left unknown, in words ("where its pages are"). */
+const char *page_source_lost(enum page_source source);
 
 /* The file that holds most of f's pages; -1 when none is resident. */
 int file_pages_node(const struct file_pages *f);

@@ -109,6 +109,20 @@ int maps_files(const char *maps, struct maps_entry **ret, size_t *ret_n) {
         return 0;
 }
 
+int maps_files_line(const char *line, const char *eol, struct maps_entry **v, size_t *n) {
+        struct maps_entry e;
+
+        if (eol == line)
+                return 0;
+        if (maps_parse_line(line, eol, &e) < 0)
+                return -EINVAL;
+        if (e.id.ino != 0) {
+                *v = xgrow(*v, *n, sizeof(**v));
+                (*v)[(*n)++] = e;
+        }
+        return 0;
+}
+
 bool maps_line_range(const char *line, size_t len, uint64_t *ret_start, uint64_t *ret_end) {
         struct maps_entry e;
 

@@ -36,6 +36,9 @@ int maps_each_file(const char *maps, void (*fn)(const struct maps_entry *e, void
 
 /* Every file mapping of the text, in its order (*ret NULL when there is none). */
 int maps_files(const char *maps, struct maps_entry **ret, size_t *ret_n);
+/* The same a line at a time, for a text read in pieces: a file mapping on [line, eol) is appended
+ * to *v (n in *n); -EINVAL when the line does not parse. */
+int maps_files_line(const char *line, const char *eol, struct maps_entry **v, size_t *n);
 
 /* Which address ranges `migrate` scans: a line's [start, end) when it is the process's own
  * mapping; false for the kernel's (vdso, vvar, vsyscall), a guard gap (not even readable), or a

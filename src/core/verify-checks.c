@@ -320,6 +320,7 @@ void check_task_affinity(const struct verify_facts *f, struct check *c) {
                                       stale.len ? "; " : "", (int) p->pid, p->comm, d->mtime - p->start);
         }
 
+        size_t n_unread = strv_length(tf->unread);
         char *got = n_bad == 0 ? xasprintf("%zu process%s, %zu thread%s within", tf->n_processes,
                                            tf->n_processes == 1 ? "" : "es", tf->n_tasks, tf->n_tasks == 1 ? "" : "s")
                                : xasprintf("%u of %zu threads outside", n_bad, tf->n_tasks);
@@ -332,7 +333,17 @@ void check_task_affinity(const struct verify_facts *f, struct check *c) {
                 detail = xasprintf("%s%s: restart the unit (systemctl restart %s) so it starts with numaplan's "
                                    "placement; if it still runs outside, something else sets its affinity",
                                    bad.s, n_bad > 4 ? ", ..." : "", pl->unit);
-        set(c, n_bad == 0 && n_stale == 0, want, got, detail);
+        if (n_unread) {
+                /* A thread that cannot be read is not one within: unknown, and failed. */
+                char *g = xasprintf("%s, %zu unknown", got, n_unread), *dt = xasprintf(
+                        "cannot read %s%s: where %s may run is unknown%s%s", tf->unread[0], n_unread > 1 ? ", ..." : "",
+                        n_unread > 1 ? "those threads" : "that thread", detail ? "; " : "", strempty(detail));
+                free(got);
+                free(detail);
+                got = g;
+                detail = dt;
+        }
+        set(c, n_bad == 0 && n_stale == 0 && n_unread == 0, want, got, detail);
         strbuf_done(&bad);
         strbuf_done(&stale);
 }
@@ -551,6 +562,20 @@ static bool forbidden_pages(struct strbuf *d, const struct verify_facts *facts) 
         return found;
 }
 
+/* "cannot be judged: PATH: why (what it leaves unknown); ...": the files of its processes that
+ * could not be read, the first three named. */
+static char *unread_text(const struct page_tally *pages) {
+        struct strbuf b = {0};
+        strbuf_append(&b, "cannot be judged: ");
+        for (size_t i = 0; i < pages->n_unread && i < 3; i++) {
+                const struct page_unread *u = &pages->unread[i];
+                strbuf_printf(&b, "%s%s: %s (%s unknown)", i ? "; " : "", u->path, u->error, page_source_lost(u->source));
+        }
+        if (pages->n_unread > 3)
+                strbuf_printf(&b, "; and %zu more", pages->n_unread - 3);
+        return strbuf_steal(&b);
+}
+
 void check_memory_locality(const struct verify_facts *facts, struct check *c) {
         const struct page_tally *pages = facts->pages;
         const struct placement *pl = facts->pl;
@@ -561,6 +586,13 @@ void check_memory_locality(const struct verify_facts *facts, struct check *c) {
 
         format_percent(want_buf, sizeof(want_buf), pl->min_local_bp);
         char *want = xasprintf(">= %s", want_buf);
+        /* What could not be read is unknown, never none: the check fails, saying what and why. */
+        _cleanup_free_ char *unread = pages->n_unread ? unread_text(pages) : NULL;
+        bool where_unknown = page_tally_unread_of(pages, PAGE_SOURCE_NUMA_MAPS);
+        if (total == 0 && unread) {
+                set(c, false, want, xstrdup("unknown"), TAKE_PTR(unread));
+                return;
+        }
         if (total == 0) {
                 set(c, false, want, xstrdup("no pages"),
                     xstrdup(!tf->n_processes ? "the unit runs no process"
@@ -602,6 +634,12 @@ void check_memory_locality(const struct verify_facts *facts, struct check *c) {
         }
         if (!ok && !advised)
                 strbuf_printf(&d, "; numaplan migrate %s moves what is off the plan, without a restart", pl->unit);
+        if (unread) {
+                char *detail = xasprintf("%s; of what was read: %s", unread, d.s);
+                strbuf_done(&d);
+                set(c, false, want, where_unknown ? xstrdup("unknown") : format_share(planned, total), detail);
+                return;
+        }
         set(c, ok, want, format_share(planned, total), strbuf_steal(&d));
 }
 
@@ -686,12 +724,23 @@ static void by_node_text(struct strbuf *b, const uint64_t *v) {
                 strbuf_append(b, "none resident");
 }
 
+/* by_node_text(), or why the nodes are unknown: the first file of `source` or `also` unread. */
+static void held_nodes_text(struct strbuf *b, const struct page_tally *t, const uint64_t *v, enum page_source source,
+                            enum page_source also) {
+        for (size_t i = 0; i < t->n_unread; i++)
+                if (t->unread[i].source == source || t->unread[i].source == also) {
+                        strbuf_printf(b, "unknown, %s: %s", t->unread[i].path, t->unread[i].error);
+                        return;
+                }
+        by_node_text(b, v);
+}
+
 static void locked_text(struct strbuf *b, const struct page_tally *t) {
         const struct held_totals *h = &t->held;
         char sz[FORMAT_BYTES_MAX];
         format_bytes(sz, sizeof(sz), h->vm_locked * t->base_kb * 1024);
         strbuf_printf(b, "  locked: %" PRIu64 " pages (%s, VmLck); its locked mappings' resident pages: ", h->vm_locked, sz);
-        by_node_text(b, t->locked);
+        held_nodes_text(b, t, t->locked, PAGE_SOURCE_SMAPS, PAGE_SOURCE_SMAPS);
         if (h->locked_unmapped)
                 strbuf_printf(b, "; %" PRIu64 " beyond its locked mappings, pinned by a driver that counts them as "
                               "locked (vfio does)",
@@ -707,7 +756,7 @@ static void pinned_text(struct strbuf *b, const struct page_tally *t) {
         strbuf_printf(b, "  pinned: %" PRIu64 " pages (%s, VmPin)", h->vm_pinned, sz);
         if (h->pinned_listed) {
                 strbuf_printf(b, "; %" PRIu64 " in buffers registered with io_uring, whose mappings hold ", h->pinned_listed);
-                by_node_text(b, t->pin_mapped);
+                held_nodes_text(b, t, t->pin_mapped, PAGE_SOURCE_SMAPS, PAGE_SOURCE_FDINFO);
                 if (h->pinned_off_plan)
                         strbuf_printf(b, "; %" PRIu64 " off the plan: only a restart moves a pinned page", h->pinned_off_plan);
         }

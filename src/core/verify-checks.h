@@ -75,6 +75,7 @@ struct task_facts {
         struct task *tasks;
         size_t n_tasks;
         bool readable; /* the cgroup could be listed */
+        char **unread; /* threads that could not be read, "PATH: why" (NULL-terminated, may be NULL) */
 };
 
 /* Everything the checks look at; each uses what its phase has (NULL before). */

@@ -32,6 +32,7 @@ enum warning_subject { SUBJECT_HOST, SUBJECT_NODE, SUBJECT_PCI, SUBJECT_REPLICA 
         X(OFFLINE_CPUS, "offline-cpus", WARNING, HOST, "CPUs are present but offline") \
         X(CGROUP_V1, "cgroup-v1", WARNING, HOST, "no cgroup v2 cpuset controller: AllowedCPUs= and AllowedMemoryNodes= are not enforced") \
         X(OVERLAPPING_CPUS, "overlapping-cpus", WARNING, HOST, "firmware lists CPUs in more than one node") \
+        X(OVERLAPPING_MEMORY_TIERS, "overlapping-memory-tiers", WARNING, NODE, "the kernel lists a node in more than one memory tier") \
         X(PCI_INCOMPLETE, "pci-incomplete", WARNING, PCI, "a PCI device's sysfs directory lacks files numaplan reads") \
         X(PCI_UNREADABLE, "pci-unreadable", WARNING, HOST, "libpci cannot read config space") \
         X(DISTANCES_INVALID, "distances-invalid", WARNING, HOST, "a node's distance row is not what a kernel writes") \

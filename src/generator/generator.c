@@ -5,7 +5,9 @@
  * boot's host, changeset_for_plan() renders exactly the drop-ins `plan` prints, and the commit
  * writes them. What differs is the contract of a generator: it runs before most of the system,
  * so it talks to no one (no D-Bus), writes only below its directory, logs to the kernel log, ends
- * within GENERATOR_TIMEOUT_S, and exits 0 whatever happens, so that the rest of the system boots.
+ * within GENERATOR_TIMEOUT_S, and exits 0 whatever happens to the configuration or the host (2 only
+ * for drop-ins that would hand root a path another user could replace: it writes none then).
+ * systemd boots on either way.
  * When it cannot place the replicas it still writes their drop-ins, asserting the marker it then
  * does not write: the replicas fail to start with "Assertion failed" rather than start unpinned. */
 
@@ -30,11 +32,11 @@
 #include "generator/generator.h"
 #include "host/config-files.h"
 #include "stage/inputs.h"
+#include "stage/trust.h"
 #include "systemd/changeset.h"
 #include "systemd/deploy.h"
 #include "systemd/generator-files.h"
 
-#define DROPIN_SIZE_MAX (64U << 10)
 #define CONFIG_SCAN_MAX (4U << 20)
 
 /* --- Files below a directory, never through a link ------------------------------------------- */
@@ -295,38 +297,45 @@ static size_t check_written(const struct inputs *in, const struct changeset *cs,
         return placed;
 }
 
-static void generate(const struct globals *g, const char *config_path) {
+/* EXIT_OK, whatever went wrong with the configuration or the host (said, and the replicas kept
+ * from starting); EXIT_USAGE, with nothing written, for drop-ins that would hand root a path
+ * another user could replace (stage/trust.h): where it is installed is not the configuration's
+ * fault, and a replica started unplaced is better than none. */
+static int generate(const struct globals *g, const char *config_path) {
         _cleanup_inputs_ struct inputs in = {0};
         _cleanup_changeset_ struct changeset cs = {0};
         _cleanup_strbuf_ struct strbuf names = {0};
 
         if (inputs_load(g, config_path, false, 0, &in) != EXIT_OK || !plan_units_valid(in.plan)) {
                 block_all(g, config_path);
-                return;
+                return EXIT_OK;
         }
+        if (inputs_check_trusted(&in, NULL) != EXIT_OK)
+                return EXIT_USAGE;
         log_warnings(&in.warnings);
         report_plan_units(in.plan);
         /* systemd empties a generator's directory before every run: into an empty one the
          * drop-ins go without journal or fsync (changeset_commit_fresh()). */
         bool fresh = dir_is_empty_at(AT_FDCWD, in.unit_dir);
         if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0)
-                return;
+                return EXIT_OK;
         size_t left_out = leave_out_removed(&in, &cs);
         int r = !changeset_changed(&cs) ? 0 : fresh ? changeset_commit_fresh(&cs) : -EEXIST;
         if (r == -EEXIST)
                 r = changeset_commit(&cs);
         if (r < 0)
-                return;
+                return EXIT_OK;
         size_t placed = check_written(&in, &cs, fresh, &names);
         /* Last, as apply's: the marker says every drop-in is in place. */
         if (deploy_write_marker(in.marker, fresh ? WRITE_VOLATILE : 0) < 0)
-                return;
+                return EXIT_OK;
         const char *sources = config_sources(in.config);
         log_notice("placed %zu replica%s from %s: %s%s", placed, placed == 1 ? "" : "s", sources, placed ? names.s : "none",
                    names.len >= PLACED_SAID_MAX ? ", ..." : "");
         if (left_out)
                 log_notice("left out %zu replica%s that numaplan remove took out until the next boot", left_out,
                            left_out == 1 ? "" : "s");
+        return EXIT_OK;
 }
 
 static void generator_help(void) {
@@ -334,7 +343,9 @@ static void generator_help(void) {
                "numaplan as a systemd generator: writes each replica unit's drop-in, exactly as numaplan\n"
                "plan shows it, into NORMAL-DIR (systemd gives /run/systemd/generator), from the\n"
                "configuration and this boot's hardware. Run by systemd at boot and at every\n"
-               "daemon-reload; logs to the kernel log when systemd runs it; always exits 0.\n\n"
+               "daemon-reload; logs to the kernel log when systemd runs it. Exits 0, also when it cannot\n"
+               "place the replicas (it keeps them from starting then); 2, writing nothing, when its drop-ins\n"
+               "would have root run a binary another user could replace.\n\n"
                "  -c, --config FILE      read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/\n"
                "      --sysfs-root DIR   read DIR/sys and DIR/proc instead of /sys and /proc\n"
                "      --unit-dir DIR     where apply's drop-ins that outrank the generator's are (default\n"
@@ -435,6 +446,7 @@ static void after_worker(const struct globals *g, const char *reported, const ch
 
 static char reported[REPORT_MAX + 1]; /* the worker's lines, as the parent read them */
 static char worker_ended[128];        /* how it ended, when not by finishing */
+static int worker_exit;               /* its exit code, when it finished */
 
 struct worker_args {
         struct globals *g;
@@ -452,9 +464,9 @@ static int worker(void *userdata) {
         sigprocmask(SIG_SETMASK, &a->mask, NULL);
         if (a->pinned)
                 (void) sched_setaffinity(0, sizeof(a->cpus), &a->cpus);
-        generate(a->g, a->config);
+        int r = generate(a->g, a->config);
         fflush(NULL); /* its buffers are the parent's too */
-        _exit(EXIT_OK);
+        _exit(r);
 }
 
 /* Until the worker is gone, or the time is up (then it is killed, and waited for 2 s more).
@@ -499,6 +511,8 @@ static bool wait_for_worker(pid_t child, int report, int sfd) {
                                 break;
                         got += (size_t) n;
                 }
+                if (WIFEXITED(status))
+                        worker_exit = WEXITSTATUS(status);
                 if (!killed && WIFSIGNALED(status))
                         snprintf(worker_ended, sizeof(worker_ended), "stopped by signal %d (%s)", WTERMSIG(status),
                                  sigdescr_np(WTERMSIG(status)) ? sigdescr_np(WTERMSIG(status)) : "?");
@@ -526,7 +540,7 @@ static void finish_after_worker(struct globals *g, int argc, char **argv) {
         after_worker(g, reported, worker_ended);
 }
 
-static void run_bounded(struct globals *g, const char *config, int argc, char **argv) {
+static int run_bounded(struct globals *g, const char *config, int argc, char **argv) {
         struct worker_args a = {.g = g, .config = config};
         sigset_t mask;
         int p[2];
@@ -534,10 +548,8 @@ static void run_bounded(struct globals *g, const char *config, int argc, char **
         sigemptyset(&mask);
         sigaddset(&mask, SIGALRM);
         sigaddset(&mask, SIGCHLD);
-        if (pipe2(p, O_CLOEXEC) < 0) {
-                generate(g, config); /* unbounded, then, rather than not at all */
-                return;
-        }
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return generate(g, config); /* unbounded, then, rather than not at all */
         int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
         void *stack = mmap(NULL, WORKER_STACK_SIZE, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
@@ -548,8 +560,7 @@ static void run_bounded(struct globals *g, const char *config, int argc, char **
                         munmap(stack, WORKER_STACK_SIZE);
                 close(p[0]);
                 close(p[1]);
-                generate(g, config);
-                return;
+                return generate(g, config);
         }
         a.report_fd = p[1];
         /* SIGCHLD is how the worker's end is told: one ignored where the generator was started
@@ -579,8 +590,7 @@ static void run_bounded(struct globals *g, const char *config, int argc, char **
                 close(p[0]);
                 close(sfd);
                 munmap(stack, WORKER_STACK_SIZE);
-                generate(g, config);
-                return;
+                return generate(g, config);
         }
         alarm(GENERATOR_TIMEOUT_S);
         bool finished = wait_for_worker(child, p[0], sfd);
@@ -593,9 +603,10 @@ static void run_bounded(struct globals *g, const char *config, int argc, char **
         sigaction(SIGCHLD, &chld, NULL);
         if (finished) {
                 munmap(stack, WORKER_STACK_SIZE); /* a worker stuck in the kernel would still be on it */
-                return;
+                return worker_exit;
         }
         finish_after_worker(g, argc, argv);
+        return EXIT_OK;
 }
 
 /* As systemd tells it (in_initrd()): $SYSTEMD_IN_INITRD when set, else /etc/initrd-release, here
@@ -666,10 +677,9 @@ int generator_main(int argc, char **argv) {
         }
         /* Bounded: the boot waits for every generator. */
         g.generator_dir = dirs[0];
-        if (ended)
-                after_worker(&g, units ? units : "", ended);
-        else
-                run_bounded(&g, config, argc, argv);
+        if (!ended)
+                return run_bounded(&g, config, argc, argv);
+        after_worker(&g, units ? units : "", ended);
         return EXIT_OK;
 }
 

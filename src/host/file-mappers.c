@@ -20,6 +20,7 @@ struct scan {
         const struct file_mappers *m;
         size_t *hits; /* indices into m->ids of the files this process maps, each once */
         size_t n_hits;
+        size_t lines;
 };
 
 static void scan_mapping(const struct maps_entry *e, void *userdata) {
@@ -38,18 +39,30 @@ static void scan_mapping(const struct maps_entry *e, void *userdata) {
         s->hits[s->n_hits++] = i;
 }
 
-/* Reads one process's maps and records it as a mapper of each file asked about that it maps,
- * and its unit. With `wanted` (by index into m->ids), a process none of whose files is wanted is
- * not recorded, nor its unit read. Returns whether it was recorded; -errno when its maps cannot
- * be read (gone, or a kernel thread we may not read). */
+static int scan_line(const char *line, const char *eol, void *userdata) {
+        struct scan *s = userdata;
+        struct maps_entry e;
+        s->lines++;
+        if (eol > line && maps_parse_line(line, eol, &e) < 0)
+                return -EINVAL;
+        if (eol > line && e.id.ino != 0)
+                scan_mapping(&e, s);
+        return 0;
+}
+
+/* Reads one process's maps, a piece at a time (whatever its size), and records it as a mapper of
+ * each file asked about that it maps, and its unit. With `wanted` (by index into m->ids), a process
+ * none of whose files is wanted is not recorded, nor its unit read. Returns whether it was
+ * recorded; -errno when its maps cannot be read (gone, or a kernel thread we may not read). */
 static int scan_process(struct root *root, struct file_mappers *m, pid_t pid, const bool *wanted) {
-        _cleanup_free_ char *path = xasprintf("proc/%d/maps", (int) pid), *text = NULL;
-        int r = root_read_file(root, path, &text, NULL);
-        if (r < 0)
-                return r;
-        m->processes++;
+        _cleanup_free_ char *path = xasprintf("proc/%d/maps", (int) pid);
         struct scan s = {.m = m};
-        (void) maps_each_file(text, scan_mapping, &s);
+        int r = root_read_lines(root, path, scan_line, &s);
+        if (r < 0 && s.lines == 0) {
+                free(s.hits);
+                return r;
+        }
+        m->processes++; /* one that broke off counts with the files found up to there */
         bool want = s.n_hits > 0 && !wanted;
         for (size_t k = 0; wanted && !want && k < s.n_hits; k++)
                 want = wanted[s.hits[k]];

@@ -24,18 +24,24 @@ static bool irq_number(const char *s, unsigned *ret) {
 static void read_msi(struct root *root, struct accelerator *a) {
         _cleanup_free_ char *dir = xasprintf("%s/msi_irqs", a->path);
         _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_free_ unsigned *irqs = NULL;
+        size_t n = 0, allocated = 0;
         unsigned irq;
 
         if (root_opendir(root, dir, &d) < 0)
                 return;
         a->irqs.known = true;
+        /* In the directory's order, sorted once after: a NIC can have thousands. */
         for (struct dirent *de; (de = readdir(d));) {
                 if (!irq_number(de->d_name, &irq))
                         continue;
-                device_irqs_add(&a->irqs, irq);
+                if (n == allocated)
+                        irqs = xrealloc(irqs, (allocated = allocated ? 2 * allocated : 16) * sizeof(*irqs));
+                irqs[n++] = irq;
                 _cleanup_free_ char *entry = xasprintf("%s/%s", dir, de->d_name);
                 root_record_file(root, entry);
         }
+        device_irqs_set(&a->irqs, irqs, n);
         a->irqs.msi = a->irqs.n > 0;
 }
 

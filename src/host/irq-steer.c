@@ -156,27 +156,55 @@ static void give_back_one(const char *proc_irq, const struct irq_record_entry *r
                 irq_record_put(keep, rec);
 }
 
+struct want {
+        unsigned irq;
+        size_t target;
+};
+
+static int compare_want(const void *a, const void *b) {
+        const struct want *x = a, *y = b;
+        if (x->irq != y->irq)
+                return x->irq < y->irq ? -1 : 1;
+        return x->target < y->target ? -1 : x->target > y->target;
+}
+
 /* Every interrupt of the targets' devices, to its device's CPUs: an interrupt two devices share
- * (a legacy line) to both devices' CPUs. */
+ * (a legacy line) to both devices' CPUs, named by the first. Sorted first, so that the record is
+ * built in order: the devices' numbers interleave. */
 static void collect_wants(const struct irq_targets *t, struct irq_record *ret) {
         struct irq_record_entry *e = xmalloc0(sizeof(*e));
-        *ret = (struct irq_record){0};
+        size_t n = 0;
+
         for (size_t i = 0; t && i < t->n; i++)
-                for (size_t k = 0; k < t->v[i].dev->irqs.n; k++) {
-                        const struct irq_record_entry *had = irq_record_find(ret, t->v[i].dev->irqs.v[k].irq);
-                        *e = (struct irq_record_entry){.irq = t->v[i].dev->irqs.v[k].irq, .set = t->v[i].cpus};
-                        snprintf(e->pci, sizeof(e->pci), "%s", had ? had->pci : t->v[i].dev->pci);
-                        if (had)
-                                cpuset_or(&e->set, &had->set);
-                        irq_record_put(ret, e);
+                n += t->v[i].dev->irqs.n;
+        _cleanup_free_ struct want *w = xmalloc0((n + 1) * sizeof(*w));
+        n = 0;
+        for (size_t i = 0; t && i < t->n; i++)
+                for (size_t k = 0; k < t->v[i].dev->irqs.n; k++)
+                        w[n++] = (struct want){t->v[i].dev->irqs.v[k].irq, i};
+        if (n > 1)
+                qsort(w, n, sizeof(*w), compare_want);
+        *ret = (struct irq_record){0};
+        for (size_t k = 0; k < n; k++) {
+                const struct irq_target *target = &t->v[w[k].target];
+                if (k > 0 && w[k].irq == w[k - 1].irq) {
+                        cpuset_or(&ret->v[ret->n - 1].set, &target->cpus);
+                        continue;
                 }
+                *e = (struct irq_record_entry){.irq = w[k].irq, .set = target->cpus};
+                snprintf(e->pci, sizeof(e->pci), "%s", target->dev->pci);
+                irq_record_put(ret, e);
+        }
         free(e);
 }
+
+/* numaplan's own file, a line an interrupt: some 40 bytes each, more for CPU lists of many ranges. */
+#define RECORD_SIZE_MAX (64U << 20)
 
 static int read_record(const char *record, struct irq_record *ret, bool *ret_exists) {
         _cleanup_free_ char *text = NULL;
         unsigned line;
-        int r = read_file(record, &text);
+        int r = read_file_max(record, RECORD_SIZE_MAX, &text);
 
         *ret = (struct irq_record){0};
         *ret_exists = r != -ENOENT;
@@ -209,11 +237,6 @@ static int write_record(const char *record, const struct irq_record *r, bool exi
         return 0;
 }
 
-static int compare_change(const void *a, const void *b) {
-        const struct irq_change *x = a, *y = b;
-        return x->irq < y->irq ? -1 : x->irq > y->irq;
-}
-
 int irqs_steer(const char *proc_irq, const char *record, const struct irq_targets *want, bool dry,
                struct irq_changes *ret) {
         struct irq_record old, wants, keep = {0};
@@ -225,13 +248,15 @@ int irqs_steer(const char *proc_irq, const char *record, const struct irq_target
                 return r;
         collect_wants(want, &wants);
         c.v = xmalloc0((wants.n + old.n + 1) * sizeof(*c.v));
-        for (size_t i = 0; i < wants.n; i++)
-                steer_one(proc_irq, &wants.v[i], &old, dry, &c.v[c.n++], &keep);
-        for (size_t i = 0; i < old.n; i++)
-                if (!irq_record_find(&wants, old.v[i].irq))
-                        give_back_one(proc_irq, &old.v[i], dry, &c.v[c.n++], &keep);
-        if (c.n > 1)
-                qsort(c.v, c.n, sizeof(*c.v), compare_change);
+        /* Both lists in number order at once, so that `keep` and the changes grow at their end. */
+        for (size_t i = 0, j = 0; i < wants.n || j < old.n;) {
+                if (j < old.n && i < wants.n && old.v[j].irq == wants.v[i].irq)
+                        j++; /* steered again */
+                else if (j == old.n || (i < wants.n && wants.v[i].irq < old.v[j].irq))
+                        steer_one(proc_irq, &wants.v[i++], &old, dry, &c.v[c.n++], &keep);
+                else
+                        give_back_one(proc_irq, &old.v[j++], dry, &c.v[c.n++], &keep);
+        }
         if (!dry)
                 r = write_record(record, &keep, existed);
         irq_record_done(&old);

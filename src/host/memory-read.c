@@ -5,8 +5,10 @@
 #include <ctype.h>
 #include <sys/stat.h>
 
+#include "basic/escape.h"
 #include "basic/util.h"
 #include "core/memory-tiers.h"
+#include "core/pci.h"
 #include "host/memory-read.h"
 #include "host/root.h"
 
@@ -47,28 +49,39 @@ static void add_driver_managed(struct topology *t, const char *pci) {
 
 /* A coherent NVIDIA GPU (GH200, GB200) whose driver onlined its memory names the node in
  * numa_status; a GPU on PCIe has no such file. One with the file and no online node is a coherent
- * GPU whose memory the driver keeps to itself (CDMM, driver 580 and later): no node to name. */
-static void read_nvidia_gpus(struct root *root, struct topology *t) {
+ * GPU whose memory the driver keeps to itself (CDMM, driver 580 and later): no node to name. The
+ * directories are named by PCI address; any other name (a capture's bytes) is left out, named
+ * escaped, since show, plan's warnings and verify's details print what is kept. */
+static void read_nvidia_gpus(struct root *root, struct topology *t, struct warnings *w) {
         _cleanup_closedir_ DIR *d = NULL;
 
         if (root_opendir(root, NVIDIA_GPUS, &d) < 0)
                 return;
         for (struct dirent *de; (de = readdir(d));) {
+                struct pci_address addr;
+                char pci[PCI_ADDRESS_MAX];
                 if (de->d_name[0] == '.')
                         continue;
+                if (pci_address_parse(de->d_name, false, &addr) < 0) {
+                        _cleanup_free_ char *shown = name_escape(de->d_name);
+                        warnings_add(w, WARNING_SYSFS_MALFORMED, NULL,
+                                     "/" NVIDIA_GPUS "/%s: malformed: not a PCI address, left out", shown);
+                        continue;
+                }
+                pci_address_format(&addr, pci);
                 _cleanup_free_ char *p = xasprintf(NVIDIA_GPUS "/%s/numa_status", de->d_name), *s = NULL;
                 if (root_read_file(root, p, &s, NULL) < 0)
                         continue;
                 int id = numa_status_node(s);
                 struct node *n = id >= 0 ? node_by_id(t, id) : NULL;
                 if (!n) {
-                        add_driver_managed(t, de->d_name);
+                        add_driver_managed(t, pci);
                         continue;
                 }
-                const struct accelerator *a = topology_accel(t, de->d_name);
+                const struct accelerator *a = topology_accel(t, pci);
                 n->memory.kinds |= MEMORY_GPU;
                 free(n->memory.owner_pci);
-                n->memory.owner_pci = xstrdup(de->d_name);
+                n->memory.owner_pci = xstrdup(pci);
                 n->memory.accelerator = a ? (int) (a - t->accels) : -1;
         }
 }
@@ -207,10 +220,54 @@ static void read_hmat(struct root *root, struct node *n, struct warnings *w) {
         n->memory.write_latency = read_figure(root, dir, "write_latency", w);
 }
 
+struct kernel_tier {
+        int k;
+        struct cpuset nodes;
+};
+
+static int kernel_tier_compare(const void *a, const void *b) {
+        const struct kernel_tier *x = a, *y = b;
+        return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* The kernel puts a node in one tier. One listed in several (a capture made by hand, a read
+ * across a change of tiers) keeps the lowest, whatever order the directory lists them in, and is
+ * warned of with every tier that lists it. */
+static void assign_kernel_tiers(struct topology *t, struct kernel_tier *v, size_t n, struct warnings *w) {
+        if (n > 1)
+                qsort(v, n, sizeof(*v), kernel_tier_compare);
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                struct node *node = &t->nodes[i];
+                struct strbuf tiers = {0};
+                unsigned listed = 0;
+                int last = -1;
+                for (size_t j = 0; j < n; j++) {
+                        /* memory_tier4 and memory_tier04 (by hand) are one tier */
+                        if (!cpuset_isset(&v[j].nodes, (unsigned) node->id) || (listed && v[j].k == last))
+                                continue;
+                        if (!listed++)
+                                node->memory.kernel_tier = v[j].k;
+                        last = v[j].k;
+                        strbuf_printf(&tiers, "%s%d", tiers.len ? ", " : "", v[j].k);
+                }
+                if (listed > 1) {
+                        char subject[16];
+                        snprintf(subject, sizeof(subject), "%d", node->id);
+                        warnings_add(w, WARNING_OVERLAPPING_MEMORY_TIERS, subject,
+                                     "node %d is listed in memory tiers %s (/" MEMORY_TIERING "/memory_tierK/nodelist), "
+                                     "where the kernel puts a node in one: its kernel tier is taken as the lowest, %d",
+                                     node->id, tiers.s, node->memory.kernel_tier);
+                }
+                strbuf_done(&tiers);
+        }
+}
+
 /* The kernel's own tiers (memory_tiering/memory_tierK/nodelist), numbered by abstract distance:
  * not hwloc's numbering, shown beside it. */
 static void read_kernel_tiers(struct root *root, struct topology *t, struct warnings *w) {
         _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_free_ struct kernel_tier *v = NULL;
+        size_t n = 0;
 
         if (root_opendir(root, MEMORY_TIERING, &d) < 0)
                 return;
@@ -227,18 +284,16 @@ static void read_kernel_tiers(struct root *root, struct topology *t, struct warn
                         malformed(w, p, "the tier's nodes are not named");
                         continue;
                 }
-                CPUSET_FOREACH(id, &nodes) {
-                        struct node *n = node_by_id(t, id);
-                        if (n)
-                                n->memory.kernel_tier = k;
-                }
+                v = xgrow(v, n, sizeof(*v));
+                v[n++] = (struct kernel_tier){.k = k, .nodes = nodes};
         }
+        assign_kernel_tiers(t, v, n, w);
 }
 
 void memory_read(struct root *root, struct topology *t, struct warnings *w) {
         if (!t->has_node_dirs)
                 return;
-        read_nvidia_gpus(root, t);
+        read_nvidia_gpus(root, t, w);
         read_dax(root, t, w);
         for (size_t i = 0; i < t->n_nodes; i++)
                 read_hmat(root, &t->nodes[i], w);

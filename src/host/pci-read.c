@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
+#include "basic/escape.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "core/pci.h"
@@ -118,10 +119,18 @@ static bool read_class(struct root *root, struct warnings *w, struct accelerator
         _cleanup_free_ char *p = device_path(a, "modalias"), *s = NULL;
         uint64_t class;
 
-        if (root_read_string(root, p, &s) >= 0 && pci_modalias_parse(s, &a->vendor, &a->device, &a->class) >= 0) {
+        int r = root_read_string(root, p, &s);
+        if (r >= 0 && pci_modalias_parse(s, &a->vendor, &a->device, &a->class) >= 0) {
                 a->ids_known = true;
                 record_files(root, a, (const char *const[]){"class"}, 1);
                 return true;
+        }
+        if (r != -ENOENT) { /* there, and not the kernel's: said, as numaplan(8) promises */
+                _cleanup_free_ char *shown = name_escape(p); /* the path follows a capture's link */
+                warnings_add(w, WARNING_SYSFS_MALFORMED, NULL,
+                             "/%s: %s: PCI device %s's class and IDs are read from class, vendor and device instead",
+                             shown, r >= 0 ? "malformed" : r == -EBADFD || r == -EISDIR ? "not a regular file" : strerror(-r),
+                             a->pci);
         }
         if (!read_hex(root, a, "class", &class) || class > 0xffffff) {
                 warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: no readable class; skipped", a->pci);
@@ -173,7 +182,8 @@ static void find_candidates(struct root *root, unsigned flags, struct warnings *
                 if (de->d_name[0] == '.')
                         continue;
                 if (pci_address_parse(de->d_name, false, &a.address) < 0) {
-                        log_debug("PCI entry %s: not an address, ignored", de->d_name);
+                        _cleanup_free_ char *shown = name_escape(de->d_name);
+                        log_debug("PCI entry %s: not an address, ignored", shown);
                         continue;
                 }
                 pci_address_format(&a.address, a.pci);

@@ -264,6 +264,58 @@ int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len
         return 0;
 }
 
+/* A piece of the file at a time: enough lines per read() that a big smaps costs few calls. */
+#define LINES_CHUNK (64U << 10)
+
+int root_read_lines(struct root *r, const char *path, int (*fn)(const char *line, const char *eol, void *userdata),
+                    void *userdata) {
+        _cleanup_close_ int fd = open_file(r, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        size_t cap = LINES_CHUNK, len = 0, total = 0;
+
+        if (fd < 0)
+                return errno == ENXIO ? -EBADFD : -errno;
+        bool kernel = startswith(rel(path), "proc/") ? r->kernel_proc : startswith(rel(path), "sys/") && r->kernel_sys;
+        int e = kernel ? 0 : fd_verify_regular(fd);
+        if (e < 0)
+                return e;
+        _cleanup_free_ char *buf = xmalloc(cap + 1);
+        for (;;) {
+                if (len == cap) { /* one line fills the buffer */
+                        if (cap >= ROOT_LINE_MAX)
+                                return -EFBIG;
+                        cap *= 2;
+                        buf = xrealloc(buf, cap + 1);
+                }
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                /* Text holds no NUL; a line cut at one would be taken for the whole line. */
+                if (memchr(buf + len, 0, (size_t) n))
+                        return -EBADMSG;
+                len += (size_t) n;
+                total += (size_t) n;
+                char *p = buf, *end = buf + len, *nl;
+                while ((nl = memchr(p, '\n', (size_t) (end - p)))) {
+                        *nl = 0;
+                        e = fn(p, nl, userdata);
+                        if (e < 0)
+                                return e;
+                        p = nl + 1;
+                }
+                len = (size_t) (end - p);
+                memmove(buf, p, len);
+        }
+        buf[len] = 0;
+        if (len && (e = fn(buf, buf + len, userdata)) < 0)
+                return e;
+        log_debug("read /%s (%zu bytes, by line)", rel(path), total);
+        return 0;
+}
+
 int root_read_string(struct root *r, const char *path, char **ret) {
         char *s;
         int e = root_read_file(r, path, &s, NULL);

@@ -47,6 +47,16 @@ char *root_join(const struct root *r, const char *path);
  * for a FIFO, device or socket (never opened so as to block), -EFBIG past the size limit. In a
  * replayed root, symbolic links resolve inside it. */
 int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len);
+/* The longest line root_read_lines() takes: a numa_maps or maps line is a path and some counts. */
+#define ROOT_LINE_MAX (1U << 20)
+/* Reads a file a piece at a time and hands `fn` each line, [line, eol) without its newline and
+ * NUL-terminated, in order; a negative return of `fn` stops the reading and is returned. Memory
+ * stays that of the longest line, whatever the file's size: for the /proc files that grow with a
+ * process's mappings (smaps holds some 700 bytes a mapping: 70 MB for 100,000). The same checks as
+ * root_read_file(); -EFBIG for a line past ROOT_LINE_MAX, -EBADMSG for a NUL byte. Not recorded:
+ * a snapshot reads no process. */
+int root_read_lines(struct root *r, const char *path, int (*fn)(const char *line, const char *eol, void *userdata),
+                    void *userdata);
 /* Like root_read_file, with trailing whitespace stripped. -ENOENT when absent. */
 int root_read_string(struct root *r, const char *path, char **ret);
 /* root_read_string, leaving the file out of a recording: for what a snapshot has no use for (the

@@ -35,6 +35,7 @@ bool is_systemd_unit_dir(const char *dir) {
 void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->unit_dir = g->unit_dir ? g->unit_dir : runtime ? UNIT_DIR_RUNTIME : UNIT_DIR_PERSISTENT;
         free(in->runtime_dir);
+        free(in->unplaced);
         free(in->marker);
         in->system_dirs = is_systemd_unit_dir(in->unit_dir);
         if (g->runtime_dir)
@@ -43,7 +44,8 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
                 in->runtime_dir = xstrdup(RUNTIME_DIR);
         else
                 in->runtime_dir = xasprintf("%s/.numaplan", in->unit_dir);
-        in->marker = xasprintf("%s/applied", in->runtime_dir);
+        in->unplaced = xasprintf("%s/" UNPLACED_MARKER, in->runtime_dir);
+        in->marker = xstrdup(in->unplaced);
         /* Generator mode: the drop-ins are the generator's, and so is their marker, which it
          * writes where it may write, in its own directory; the lock stays apply's. */
         const char *gen = generator_dir_for(g->generator_dir, g->unit_dir, g->sysfs_root);
@@ -67,7 +69,8 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->models = xasprintf("%s/models", in->runtime_dir);
         free(in->nics);
         in->nics = xasprintf("%s/nics", in->runtime_dir);
-        in->env = (struct dropin_env){.marker = in->marker, .exe = in->exe, .models = in->models, .nics = in->nics};
+        in->env = (struct dropin_env){
+                .marker = in->marker, .marker_blocks = !in->generator, .exe = in->exe, .models = in->models, .nics = in->nics};
 }
 
 bool plan_units_valid(const struct plan *plan) {
@@ -183,6 +186,7 @@ void inputs_done(struct inputs *in) {
         root_free(in->root);
         warnings_done(&in->warnings);
         free(in->runtime_dir);
+        free(in->unplaced);
         free(in->marker);
         free(in->exe);
         free(in->models);

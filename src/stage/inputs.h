@@ -33,8 +33,9 @@ struct inputs {
          * remove take numaplan's drop-ins away. */
         bool generator;
         const char *apply_dirs[INPUTS_APPLY_DIRS_MAX];
-        char *runtime_dir; /* the lock is <runtime_dir>.lock, the marker <runtime_dir>/applied */
-        char *marker;
+        char *runtime_dir; /* the lock is <runtime_dir>.lock, the boot marker <runtime_dir>/unplaced */
+        char *unplaced;    /* <runtime_dir>/unplaced: there while a boot step has not placed the replicas */
+        char *marker;      /* what the drop-ins assert: `unplaced` absent, or the generator's marker there */
         char *exe; /* this binary, which the drop-ins run before a replica starts */
         char *models; /* <runtime_dir>/models: model-copies = per-node keeps its copies there */
         char *nics;   /* <runtime_dir>/nics: prepare writes each replica's adapters there */
@@ -44,6 +45,10 @@ struct inputs {
 #define UNIT_DIR_PERSISTENT "/etc/systemd/system"
 #define UNIT_DIR_RUNTIME "/run/systemd/system"
 #define RUNTIME_DIR "/run/numaplan"
+/* In the runtime directory: created by the boot step (apply --boot) as it starts and removed once
+ * an apply succeeded. apply's drop-ins assert its absence: a boot step that ran and failed keeps
+ * the replicas from starting with a plan this boot does not have; one that never ran keeps none. */
+#define UNPLACED_MARKER "unplaced"
 
 enum {
         INPUTS_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "basic/escape.h"
 #include "basic/fileio.h"
@@ -11,8 +12,11 @@
 #include "core/unit-name.h"
 #include "systemd/changeset.h"
 
-/* A drop-in is a few hundred bytes; anything far larger is not one of ours. */
-#define DROPIN_SIZE_MAX (64U << 10)
+/* A drop-in of numaplan's past DROPIN_SIZE_MAX, told by its first line: an older numaplan's
+ * irqbalance drop-in, which banned any number of interrupts. The kernel numbers them below a
+ * million, so it holds some 15 MiB at most; read whole, since the commit's journal keeps what it
+ * replaces. */
+#define DROPIN_OLD_MAX (24U << 20)
 
 const char *action_to_string(enum action a) {
         static const char *const names[] = {"unchanged", "created", "updated", "removed"};
@@ -46,8 +50,16 @@ static bool is_ours(const char *content) {
         return content && startswith(content, DROPIN_HEADER);
 }
 
+/* Whether the regular file `name` under `dfd` begins with numaplan's header. */
+static bool head_is_ours(int dfd, const char *name) {
+        char head[sizeof(DROPIN_HEADER)] = "";
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        return fd >= 0 && read(fd, head, sizeof(head) - 1) == (ssize_t) sizeof(head) - 1 && streq(head, DROPIN_HEADER);
+}
+
 /* A unit's drop-in as it is now: *ret NULL when there is none. -ELOOP for a symbolic link (of the
- * drop-in or its directory), -EBADFD for a FIFO, device or socket, -ENOTDIR, -EFBIG. */
+ * drop-in or its directory), -EBADFD for a FIFO, device or socket, -ENOTDIR, -EFBIG for a file
+ * past DROPIN_SIZE_MAX that is not numaplan's, -E2BIG for one of numaplan's past DROPIN_OLD_MAX. */
 static int read_dropin(int udfd, const char *unit, char **ret) {
         _cleanup_free_ char *dir = xasprintf("%s.d", unit);
         *ret = NULL;
@@ -59,6 +71,15 @@ static int read_dropin(int udfd, const char *unit, char **ret) {
         if (dfd < 0)
                 return dfd;
         int r = read_regular_at(dfd, DROPIN_NAME, DROPIN_SIZE_MAX, ret);
+        if (r == -EFBIG && head_is_ours(dfd, DROPIN_NAME)) {
+                r = read_regular_at(dfd, DROPIN_NAME, DROPIN_OLD_MAX, ret);
+                if (r == -EFBIG)
+                        r = -E2BIG;
+                else if (r >= 0 && !is_ours(*ret)) { /* replaced since */
+                        *ret = mfree(*ret);
+                        r = -EFBIG;
+                }
+        }
         return r == -ENOENT ? 0 : r;
 }
 
@@ -72,7 +93,9 @@ static const char *why_not_ours(int r) {
         case -ENOTDIR:
                 return "is not where a drop-in can be (a directory, or a <unit>.d that is a file)";
         case -EFBIG:
-                return "is larger than any drop-in";
+                return "is larger than any drop-in numaplan writes, and not numaplan's";
+        case -E2BIG:
+                return "is numaplan's, but past the 24 MiB it keeps a copy of to undo a change";
         default:
                 return NULL;
         }
@@ -111,12 +134,24 @@ char **changeset_our_units(const char *unit_dir) {
                 if (!unit_name_is_valid_service(unit, NULL))
                         continue;
                 /* A link or a special file is not ours, whatever it says; a drop-in behind a linked
-                 * <unit>.d is said (its name only looked at), since it is left in place. */
+                 * <unit>.d is said (its name only looked at), since it is left in place, and so is
+                 * any other that cannot be read: a file numaplan may have written is never passed
+                 * over in silence. A file that is not numaplan's by its first line is not said. */
                 int r = read_dropin(dirfd(d), unit, &content);
-                if (r == -ELOOP && fstatat(dirfd(d), behind, &st, 0) == 0)
-                        log_warning("%s: %s/%s is a symbolic link, which numaplan never writes or reads through: the %s "
-                                    "behind it is left in place; remove it by hand if numaplan wrote it",
-                                    unit, unit_dir, de->d_name, DROPIN_NAME);
+                bool linked = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+                if (r == -ELOOP && linked) {
+                        if (fstatat(dirfd(d), behind, &st, 0) == 0)
+                                log_warning("%s: %s/%s is a symbolic link, which numaplan never writes or reads through: "
+                                            "the %s behind it is left in place; remove it by hand if numaplan wrote it",
+                                            unit, unit_dir, de->d_name, DROPIN_NAME);
+                } else if (r < 0 && r != -EFBIG && r != -ENOTDIR) {
+                        _cleanup_free_ char *s = subject(unit_dir, unit, dirfd(d));
+                        const char *why = why_not_ours(r);
+                        if (why)
+                                log_warning("%s %s: left alone", s, why);
+                        else
+                                log_warning_errno(r, "cannot read %s: %m; left alone", s);
+                }
                 if (r < 0 || !is_ours(content))
                         continue;
                 units = xrealloc(units, (n + 2) * sizeof(char *));
@@ -128,6 +163,13 @@ char **changeset_our_units(const char *unit_dir) {
 }
 
 int unit_text_check(const char *path, const char *text) {
+        if (strlen(text) > DROPIN_SIZE_MAX) {
+                _cleanup_free_ char *where = name_escape(path);
+                return log_error_errno(-E2BIG,
+                                       "%s would be %zu KiB, past the %u KiB numaplan writes into a drop-in (and reads "
+                                       "back from one): refused, nothing written",
+                                       where, (strlen(text) + 1023) >> 10, DROPIN_SIZE_MAX >> 10);
+        }
         const char *bad = find_unsafe(text, "\n");
         if (!bad)
                 return 0;
@@ -198,17 +240,89 @@ int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const
         return 0;
 }
 
+/* How many times `word` is in `text`. */
+static size_t count_words(const char *text, const char *word) {
+        size_t n = 0;
+        for (const char *s = text; (s = strstr(s, word)); s += strlen(word))
+                n++;
+        return n;
+}
+
+/* Whether a unit file's `text` sets ExecStart= (an empty one included). */
+static bool sets_exec_start(const char *text) {
+        for (const char *l = text; *l; l += strcspn(l, "\n"), l += !!*l) {
+                const char *key = startswith(l + strspn(l, " \t"), "ExecStart");
+                if (key && key[strspn(key, " \t")] == '=')
+                        return true;
+        }
+        return false;
+}
+
+/* The unit's other drop-ins in this directory that set ExecStart= too. systemd applies a unit's
+ * drop-ins in the order of their names, so only the last one's command runs: said, whichever it is. */
+static void say_other_exec_start(const char *unit_dir, int udfd, const char *unit) {
+        _cleanup_free_ char *dir = xasprintf("%s.d", unit);
+        _cleanup_closedir_ DIR *d = udfd >= 0 ? opendir_at(udfd, dir) : NULL;
+
+        for (struct dirent *de; d && (de = readdir(d));) {
+                struct stat st;
+                _cleanup_free_ char *path = xasprintf("%s/%s/%s", unit_dir, dir, de->d_name), *text = NULL;
+                /* systemd reads *.conf but hidden files, through links; one linked to /dev/null is masked. */
+                if (de->d_name[0] == '.' || !endswith(de->d_name, ".conf") || streq(de->d_name, DROPIN_NAME) ||
+                    fstatat(dirfd(d), de->d_name, &st, 0) < 0 || S_ISCHR(st.st_mode))
+                        continue;
+                int r = read_file_max(path, DROPIN_SIZE_MAX, &text);
+                if (r < 0) {
+                        log_warning_errno(r, "cannot read %s to tell whether it sets ExecStart= too: %m", path);
+                        continue;
+                }
+                if (!sets_exec_start(text))
+                        continue;
+                if (strcmp(de->d_name, DROPIN_NAME) > 0)
+                        log_warning("%s sets ExecStart= too, and systemd applies a unit's drop-ins in the order of their "
+                                    "names: its command, after " DROPIN_NAME "'s, is the one that runs, without numaplan's "
+                                    "bans; give it a name that sorts before " DROPIN_NAME ", or put its arguments in "
+                                    "IRQBALANCE_ARGS, which numaplan's command keeps",
+                                    path);
+                else
+                        log_warning("%s sets ExecStart= too, and systemd applies a unit's drop-ins in the order of their "
+                                    "names: numaplan's " DROPIN_NAME ", after it, replaces its command; put its "
+                                    "arguments in IRQBALANCE_ARGS, which numaplan's command keeps",
+                                    path);
+        }
+}
+
 int changeset_put(struct changeset *cs, const char *unit, char *text) {
+        _cleanup_free_ char *path = dropin_path(cs->unit_dir, unit);
+        int r;
+
+        if (text && strlen(text) > DROPIN_SIZE_MAX) {
+                log_error("%s would be %zu KiB, banning %zu interrupts, past the %u KiB numaplan writes into a drop-in "
+                          "(and reads back from one), some 25,000 interrupts: refused, nothing written; set "
+                          "irq-affinity = yes on fewer replicas, or = no",
+                          path, (strlen(text) + 1023) >> 10, count_words(text, " --banirq="), DROPIN_SIZE_MAX >> 10);
+                free(text);
+                return -E2BIG;
+        }
+        if (text) { /* the one gate every unit text passes, this one's too */
+                r = unit_text_check(path, text);
+                if (r < 0) {
+                        free(text);
+                        return r;
+                }
+        }
+        _cleanup_close_ int udfd = open_unit_dir(cs->unit_dir);
         for (size_t i = 0; i < cs->n; i++)
-                if (streq(cs->v[i].unit, unit)) {
+                if (streq(cs->v[i].unit, unit)) { /* numaplan's, which the plan would remove */
+                        if (text)
+                                say_other_exec_start(cs->unit_dir, udfd, unit);
                         free(cs->v[i].new);
                         cs->v[i].new = text;
                         set_action(&cs->v[i]);
                         return 0;
                 }
-        _cleanup_close_ int udfd = open_unit_dir(cs->unit_dir);
         char *old = NULL;
-        int r = udfd < 0 && udfd != -ENOENT ? udfd : read_dropin(udfd, unit, &old);
+        r = udfd < 0 && udfd != -ENOENT ? udfd : read_dropin(udfd, unit, &old);
         if (r < 0) {
                 _cleanup_free_ char *s = subject(cs->unit_dir, unit, udfd);
                 const char *why = why_not_ours(r);
@@ -219,22 +333,23 @@ int changeset_put(struct changeset *cs, const char *unit, char *text) {
                 free(text);
                 return r;
         }
-        if (text) { /* the one gate every unit text passes, this one's too */
-                _cleanup_free_ char *path = dropin_path(cs->unit_dir, unit);
-                r = unit_text_check(path, text);
-                if (r < 0) {
-                        free(old);
-                        free(text);
-                        return r;
-                }
+        if (old && !is_ours(old)) {
+                /* Not a unit the admin gave numaplan: its files are the admin's, never replaced. */
+                r = text ? log_error_errno(-EEXIST,
+                                           "%s is not numaplan's (its first line is not numaplan's): it holds the "
+                                           "admin's own settings for %s, which numaplan never replaces: refused, "
+                                           "nothing written; give it another name ending in .conf, or set "
+                                           "irq-affinity = no",
+                                           path, unit)
+                         : 0;
+                free(old);
+                free(text);
+                return r;
         }
-        if (old && !is_ours(old) && !text)
-                old = mfree(old); /* someone else's, and nothing of numaplan's to write: left alone */
-        if (!old && !text)
-                return 0;
-        add(cs, unit, old, text);
-        if (old && !is_ours(old))
-                log_warning("%s was not written by numaplan; it will be replaced", cs->v[cs->n - 1].path);
+        if (text)
+                say_other_exec_start(cs->unit_dir, udfd, unit);
+        if (old || text)
+                add(cs, unit, old, text);
         return 0;
 }
 

@@ -38,10 +38,12 @@ struct changeset {
 int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
                        const struct plan *p, struct changeset *ret);
 /* Sets the drop-in of `unit`, a unit no replica is (irqbalance's), to `text` (taken; NULL: none of
- * numaplan's), in place of what the set holds for it. Logs; -errno as changeset_for_plan(). */
+ * numaplan's), in place of what the set holds for it. A file of that name that is not numaplan's
+ * is the admin's: -EEXIST with `text`, left alone without. Says the unit's other drop-ins that set
+ * ExecStart= too. Logs; -errno as changeset_for_plan(). */
 int changeset_put(struct changeset *cs, const char *unit, char *text);
 /* Whether `text` may be written into the unit file `path`: no control byte but newlines, only
- * UTF-8. Logs; -EINVAL when not. */
+ * UTF-8, no more than DROPIN_SIZE_MAX. Logs; -EINVAL, -E2BIG when not. */
 int unit_text_check(const char *path, const char *text);
 /* The removal of numaplan's drop-ins: of `units`, or of all when `units` is empty. */
 int changeset_for_removal(const char *unit_dir, char *const *units, struct changeset *ret);

@@ -21,7 +21,7 @@
 #include "core/dropin.h"
 #include "systemd/changeset.h"
 
-#define JOURNAL_SIZE_MAX (16U << 20)
+#define JOURNAL_SIZE_MAX (64U << 20) /* it holds what it replaces: even an old irqbalance drop-in */
 
 /* One change as the journal holds it. */
 struct entry {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <unistd.h>
 
 #include "basic/fileio.h"
 #include "basic/log.h"
@@ -12,8 +14,9 @@
 #include "systemd/systemd-dl.h"
 
 #define MARKER_TEXT "numaplan apply succeeded on this boot\n"
+#define UNPLACED_TEXT "numaplan's boot step has not placed the replicas at this boot: they start once numaplan apply succeeds\n"
 
-int deploy_write_marker(const char *marker, unsigned flags) {
+static int write_marker(const char *marker, const char *text, unsigned flags) {
         _cleanup_free_ char *dir_copy = xstrdup(marker), *name_copy = xstrdup(marker), *old = NULL;
         const char *dir = dirname(dir_copy), *name = basename(name_copy);
         _cleanup_close_ int dfd = -1;
@@ -24,16 +27,46 @@ int deploy_write_marker(const char *marker, unsigned flags) {
         if (r >= 0 && !(flags & WRITE_VOLATILE)) {
                 remove_stale_temporaries_at(dfd, name);
                 /* Idempotent like the drop-ins: an apply that changes nothing writes nothing. */
-                if (read_regular_at(dfd, name, 4096, &old) >= 0 && streq(old, MARKER_TEXT))
+                if (read_regular_at(dfd, name, 4096, &old) >= 0 && streq(old, text))
                         return 0;
         }
         if (r >= 0)
-                r = write_file_atomic_at_full(dfd, name, MARKER_TEXT, flags);
+                r = write_file_atomic_at_full(dfd, name, text, flags);
+        return r;
+}
+
+int deploy_write_marker(const char *marker, unsigned flags) {
+        int r = write_marker(marker, MARKER_TEXT, flags);
         if (r < 0)
                 return log_error_errno(r,
                                        "cannot create %s: %m; every replica's drop-in asserts it, so the replicas will "
                                        "not start: fix the cause and run numaplan apply again",
                                        marker);
+        return 0;
+}
+
+int deploy_block_replicas(const char *unplaced) {
+        int r = write_marker(unplaced, UNPLACED_TEXT, 0);
+        if (r < 0)
+                return log_error_errno(r, "cannot create %s: %m", unplaced);
+        return 0;
+}
+
+int deploy_remove_marker(const char *unplaced) {
+        _cleanup_free_ char *dir_copy = xstrdup(unplaced), *name_copy = xstrdup(unplaced);
+        const char *name = basename(name_copy);
+        _cleanup_close_ int dfd = open_dir_at(AT_FDCWD, dirname(dir_copy), false, NULL);
+
+        int r = dfd;
+        if (dfd >= 0) {
+                remove_stale_temporaries_at(dfd, name); /* of a boot step killed as it made it */
+                r = unlinkat(dfd, name, 0) < 0 ? -errno : 0;
+        }
+        if (r < 0 && r != -ENOENT) /* ENOENT: no boot step made it, or not even its directory */
+                return log_error_errno(r,
+                                       "cannot remove %s: %m; every replica's drop-in asserts it is not there, so the "
+                                       "replicas will not start: fix the cause and run numaplan apply again",
+                                       unplaced);
         return 0;
 }
 
@@ -124,10 +157,10 @@ int deploy(struct deployment *d, const struct changeset *cs, const struct deploy
                         return r < 0 ? r : -EIO;
         }
 
-        /* Last: the marker says the drop-ins are in place and systemd knows them. */
+        /* Last: the drop-ins are in place and systemd knows them, so the replicas may start. */
         ret->stage = DEPLOY_MARKER;
-        if (o->marker) {
-                r = deploy_write_marker(o->marker, 0);
+        if (o->unplaced) {
+                r = deploy_remove_marker(o->unplaced);
                 if (r < 0)
                         return r;
         }

@@ -2,7 +2,7 @@
 #pragma once
 
 /* The end apply and remove share: write a changeset (its commit), tell systemd, restart or name
- * the running units it concerns, and record that apply succeeded. Returns -errno; the verb turns
+ * the running units it concerns, and let the replicas start (apply's boot marker removed). Returns -errno; the verb turns
  * that and `struct deploy_result` into its report and exit code. */
 
 #include <stdbool.h>
@@ -13,7 +13,7 @@ struct changeset;
 struct deploy_options {
         bool reload;        /* reload systemd after a change (and ask it first, before writing) */
         bool restart;       /* restart running units whose drop-in changed */
-        const char *marker; /* create this file once all is done (apply); NULL for none */
+        const char *unplaced; /* remove this file once all is done (apply's boot marker); NULL for none */
 };
 
 enum deploy_stage {
@@ -21,7 +21,7 @@ enum deploy_stage {
         DEPLOY_COMMIT,  /* writing failed: everything restored, or named if it could not be */
         DEPLOY_RELOAD,  /* written, but systemd did not reload */
         DEPLOY_RESTART, /* written and reloaded; a restart failed */
-        DEPLOY_MARKER,  /* written and reloaded; the marker could not be created */
+        DEPLOY_MARKER,  /* written and reloaded; the boot marker could not be removed */
         DEPLOY_DONE,
 };
 
@@ -49,3 +49,9 @@ int deploy_restart_helpers(sd_bus *bus, const struct changeset *cs);
 /* Creates `marker` (and its directory) atomically; with WRITE_VOLATILE into a directory made
  * anew (a generator's): nothing there to look at first, and no fsync. Logs; -errno. */
 int deploy_write_marker(const char *marker, unsigned flags);
+/* Creates apply's boot marker, as the boot step starts: until an apply succeeds and removes it,
+ * apply's drop-ins keep the replicas from starting. Logs; -errno. */
+int deploy_block_replicas(const char *unplaced);
+/* Removes apply's boot marker, which keeps the replicas from starting while it is there; logs;
+ * -errno. */
+int deploy_remove_marker(const char *unplaced);

@@ -233,8 +233,8 @@ if [ $rc -eq 1 ] && [ -n "$said" ] && [ -z "$out" ] && [ -z "$err" ]; then ok "-
 	fail "-q apply --check" "exit $rc" "$out" "$err"; fi
 
 # ---- crash consistency: every write step killed, and failed, in turn ----
+mkdir -p "$units/.numaplan" && touch "$units/.numaplan/unplaced" # as after a boot whose apply failed: the marker goes
 cp -a "$units" "$scratch/state-old"
-rm -f "$scratch/state-old/.numaplan/applied" # as after a reboot: the marker is written again
 run apply --json --diff --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units"
 cp -a "$units" "$scratch/state-new"
 rm -rf "$units" && cp -a "$scratch/state-old" "$units"
@@ -255,9 +255,9 @@ for step in $(seq 1 40); do
 	rm -rf "$units" && cp -a "$scratch/state-old" "$units"
 	NUMAPLAN_TEST_FAIL_AT_STEP=$step "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" -c "$c2" --unit-dir "$units" >/dev/null 2>"$scratch/err"
 	rc=$?
-	# The shim names the file of each step: a drop-in's, or the marker's, which comes after the
-	# commit. Either way the exit is 3: a drop-in step with every file as it was; the marker step
-	# with the new drop-ins, no marker, and a message saying what to do.
+	# The shim names the file of each step: a drop-in's, or the boot marker's removal, which comes
+	# after the commit. Either way the exit is 3: a drop-in step with every file as it was; the
+	# marker step with the new drop-ins, the marker still there, and a message saying what to do.
 	if grep -q "fault-preload: failing write step $step (.numaplan-journal: unlink)" "$scratch/err"; then
 		# The last step of the commit: every drop-in in place, the journal left for the next run.
 		journal_steps=$((journal_steps + 1))
@@ -265,9 +265,9 @@ for step in $(seq 1 40); do
 			diff -r -x .numaplan -x .numaplan-journal "$units" "$scratch/state-new" >/dev/null; then
 			journal_reported=$((journal_reported + 1))
 		fi
-	elif grep -q "fault-preload: failing write step $step (applied: " "$scratch/err"; then
+	elif grep -q "fault-preload: failing write step $step (unplaced: " "$scratch/err"; then
 		marker_steps=$((marker_steps + 1))
-		if [ $rc -eq 3 ] && [ ! -e "$units/.numaplan/applied" ] && grep -q "run numaplan apply again" "$scratch/err" &&
+		if [ $rc -eq 3 ] && [ -e "$units/.numaplan/unplaced" ] && grep -q "run numaplan apply again" "$scratch/err" &&
 			diff -r -x .numaplan "$units" "$scratch/state-new" >/dev/null; then
 			marker_reported=$((marker_reported + 1))
 		fi
@@ -287,7 +287,7 @@ if [ "$journal_steps" = 1 ] && [ "$journal_reported" = 1 ]; then
 	ok "a failure removing the journal exits 3 with every drop-in in place, saying what to do"
 else fail "journal removal failure" "$journal_reported of $journal_steps journal steps as expected"; fi
 if [ "$marker_steps" -ge 1 ] && [ "$marker_reported" = "$marker_steps" ]; then
-	ok "a failure writing the marker exits 3, keeps the drop-ins, creates no marker and says what to do"
+	ok "a failure removing the boot marker exits 3, keeps the drop-ins and the marker, and says what to do"
 else fail "marker failure" "$marker_reported of $marker_steps marker steps as expected"; fi
 rm -rf "$units" && cp -a "$scratch/state-new" "$units"
 

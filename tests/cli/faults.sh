@@ -144,10 +144,10 @@ check "after those, the lock is free: apply exits 0, its drop-ins written" test 
 mkdir -p "$units/gone.service.d"
 : >"$units/gone.service.d/.#50-numaplan.conf.AbC123"
 : >"$units/a.service.d/.#50-numaplan.conf.XyZ789"
-mkdir -p "$units/.numaplan" && : >"$units/.numaplan/.#applied.QwE456"
+mkdir -p "$units/.numaplan" && : >"$units/.numaplan/.#unplaced.QwE456"
 apply "$c2"
-if [ $rc -eq 0 ] && no_temporaries "$units" && [ ! -e "$units/gone.service.d" ] && [ -z "$(ls -A "$units/.numaplan" | grep -v '^applied$')" ]; then
-	ok "stale temporaries (of a unit that left, and the marker's) are removed by the next apply"
+if [ $rc -eq 0 ] && no_temporaries "$units" && [ ! -e "$units/gone.service.d" ] && [ -z "$(ls -A "$units/.numaplan")" ]; then
+	ok "stale temporaries (of a unit that left, and the boot marker's) are removed by the next apply"
 else fail "stale temporaries" "exit $rc" "$(find "$units")"; fi
 
 # ---- parallel applies and removes ----

@@ -195,6 +195,7 @@ check "the generator then blocks each unit apply's drop-in would place" \
 grep -q "llama-server@0.service: $etc/llama-server@0.service.d/50-numaplan.conf, written by numaplan apply, outranks" \
 	"$scratch/co.err" && ok "and says so" || fail "says so" "$(cat "$scratch/co.err")"
 before=$(tree_state "$g")
+mkdir -p "$etc/.numaplan" && touch "$etc/.numaplan/unplaced" "$etc/.numaplan/applied" # a boot step that failed; an earlier numaplan's marker
 had=$(ls "$etc/llama-server@0.service.d/50-numaplan.conf" "$etc/.numaplan/applied" "$g/llama-server@0.service.d/50-numaplan.conf" 2>/dev/null | wc -l)
 "$numaplan" apply "${A[@]}" --generator-dir "$g" --check --diff >"$scratch/out" 2>"$scratch/err"
 rc=$?
@@ -205,7 +206,7 @@ is "apply in generator mode: exit 0" "$?" 0
 json_seen apply "$scratch/co.json"
 # Of apply's drop-in, apply's marker and the generator's drop-in, there before (had = 3).
 check "it removes apply's drop-ins" test "$had" = 3 -a ! -e "$etc/llama-server@0.service.d"
-check "and apply's marker" test "$had" = 3 -a ! -e "$etc/.numaplan/applied"
+check "and apply's markers, an earlier numaplan's and the boot step's" test "$had" = 3 -a ! -e "$etc/.numaplan/applied" -a ! -e "$etc/.numaplan/unplaced"
 is "and never writes the generator's directory" "$had $(tree_state "$g")" "3 $before"
 grep -q '"action": *"removed"' "$scratch/co.json" && ok "its JSON reports the removal" || fail "JSON" "$(cat "$scratch/co.json")"
 rm -rf "$g" && mkdir "$g"

@@ -155,6 +155,28 @@ run names-plan plan -c "$good" --sysfs-root "$names"
 text_ok "plan's text: no control byte, no invalid UTF-8 (exit $rc)" names-plan
 has "its warning escaped" names-plan "'\\x1b[31m' is no node number"
 
+# ---- The NVIDIA driver's GPU directories (/proc/driver/nvidia/gpus): a GPU's node, and one CDMM keeps ----
+gpus=$scratch/gpus
+cp -r "$fixtures/hosts/gb200-tray" "$gpus"
+mv "$gpus/proc/driver/nvidia/gpus/0009:01:00.0" "$gpus/proc/driver/nvidia/gpus/"$'gpu\x1b[31m\nA'
+mkdir -p "$gpus/proc/driver/nvidia/gpus/"$'cdmm\x1b[31m\nB\xff'
+printf 'Status:    offline\n' >"$gpus/proc/driver/nvidia/gpus/"$'cdmm\x1b[31m\nB\xff/numa_status'
+run gpus-show show -c /dev/null --sysfs-root "$gpus"
+text_ok "GPU directories named with ESC [ 31m and a newline: show's text clean (exit $rc)" gpus-show
+has "one that names a node: left out, its name escaped" gpus-show \
+	'/proc/driver/nvidia/gpus/gpu\x1b[31m\nA: malformed: not a PCI address, left out'
+has "one whose memory is no node: the same" gpus-show \
+	'/proc/driver/nvidia/gpus/cdmm\x1b[31m\nB\xff: malformed: not a PCI address, left out'
+has "the other GPUs as before" gpus-show 'GPU memory of 0008:01:00.0: node 2'
+run gpus-json show --json -c /dev/null --sysfs-root "$gpus"
+json_ok "show --json of it parses (exit $rc)" gpus-json
+warns() { # warns DESCRIPTION NAME CODE TEXT: NAME's show --json has a warning CODE whose message holds TEXT
+	is "$1" "$(get "$2-json" "any(w['code'] == '$3' and '$4' in w['message'] for w in d['warnings'])")" True
+}
+warns "its warning there, the name escaped" gpus sysfs-malformed 'gpus/gpu\\x1b[31m\\nA: malformed'
+is "no node's memory owned by a name that is no PCI address" \
+	"$(get gpus-json "[n['accelerator'] for n in d['nodes'] if n['id'] in (2, 10)]")" "['0008:01:00.0', None]"
+
 # ---- Every byte from 0x01 to 0xff (but '/') in one name, and the longest names ----
 all=$(copy_host all-bytes)
 every=$(python3 -c 'import sys; sys.stdout.buffer.write(bytes(b for b in range(1, 256) if b != 0x2f))')
@@ -221,9 +243,6 @@ hostile() { # hostile NAME COMMAND
 	if crashed "$1-plan" || ! { [ "$rc" = 0 ] || { [ "$rc" = 3 ] && [ -s "$scratch/$1-plan.err" ]; }; }; then
 		fail "$1: plan exits 0, or 3 saying why" "exit $rc" "$(head -c 2000 "$scratch/$1-plan.err")"
 	else json_ok "$1: plan exits $rc, its document parses" "$1-plan"; fi
-}
-warns() { # warns DESCRIPTION NAME CODE TEXT: NAME's show --json has a warning CODE whose message holds TEXT
-	is "$1" "$(get "$2-json" "any(w['code'] == '$3' and '$4' in w['message'] for w in d['warnings'])")" True
 }
 no_types='find sys/kernel/iommu_groups -name type -delete'
 

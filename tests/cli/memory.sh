@@ -70,6 +70,16 @@ assert [node(i)['kernel_memory_tier'] for i in range(6)] == [4, 4, 3, 3, 22, 12]
 assert all(a['memory_nodes'] == [] for a in d['accelerators']) and len(d['accelerators']) == 2"
 memory_of "$scratch/out" >"$scratch/tiered.memory"
 
+# ---- a node two of the kernel's tiers list: the lowest, warned of ----
+cp -r "$tiered" "$scratch/overlap"
+echo 0-1,4-5 >"$scratch/overlap/sys/devices/virtual/memory_tiering/memory_tier22/nodelist"
+run show --json -c /dev/null --sysfs-root "$scratch/overlap"
+is "show of a host whose tiers 4, 12 and 22 list nodes 0, 1 and 5 twice exits 0" "$rc" 0
+py "each keeps the lower tier, and overlapping-memory-tiers names each node with its tiers" "
+assert [node(i)['kernel_memory_tier'] for i in range(6)] == [4, 4, 3, 3, 22, 12], [node(i)['kernel_memory_tier'] for i in range(6)]
+w = sorted((w['node'], w['message']) for w in d['warnings'] if w['code'] == 'overlapping-memory-tiers')
+assert [s for s, m in w] == [0, 1, 5] and 'memory tiers 4, 22 ' in w[0][1] and 'memory tiers 12, 22 ' in w[2][1], w"
+
 # ---- snapshots replay the same ----
 for host in tray tiered; do
 	root=$tray

@@ -144,11 +144,12 @@ if grep -q "network adapters ens1f0np0 (0000:14:00.0; RDMA mlx5_0), ens2f0np0 (0
 	ok "... and says what it found, in one line"
 else fail "prepare's line" "$(cat "$scratch/err")"; fi
 prepare_of b.service
-is "a list: the interfaces named; the E810 without RDMA by its interface for UCX" "$rc
-$(grep -E '^(NUMAPLAN_NICS|NCCL_IB_HCA|UCX_NET_DEVICES)=' <<<"$env")" "0
-NUMAPLAN_NICS=\"ib0.8001,ens5f0\"
+is "a list (ib0.8001, ens5f0): the interfaces named, in PCI-address order; the E810 without RDMA by its interface for UCX" "$rc
+$(grep -E '^(NUMAPLAN_NICS|NCCL_SOCKET_IFNAME|NCCL_IB_HCA|UCX_NET_DEVICES)=' <<<"$env")" "0
+NUMAPLAN_NICS=\"ens5f0,ib0.8001\"
+NCCL_SOCKET_IFNAME=\"=ens5f0,ib0.8001\"
 NCCL_IB_HCA=\"=mlx5_2\"
-UCX_NET_DEVICES=\"mlx5_2:1,ens5f0\""
+UCX_NET_DEVICES=\"ens5f0,mlx5_2:1\""
 run prepare --sysfs-root "$vm" --nodes 1 --nics 0000:42:00.0 --dry-run
 if [ "$rc" -eq 0 ] && grep -qxF 'NCCL_IB_HCA="=rxe0"' <<<"$out" && grep -qxF 'UCX_NET_DEVICES="rxe0:1"' <<<"$out" &&
 	grep -qxF 'NUMAPLAN_NICS="ens1"' <<<"$out"; then

@@ -56,10 +56,12 @@ for t in apply show golden command-line faults hostile hostile-names irqs; do
 done
 printf '[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 1G\n' >"$scratch/c.conf"
 chmod 0644 "$scratch/c.conf"
-"$numaplan" apply --no-reload --sysfs-root "$fixtures/hosts/dgx-2s-8gpu" -c "$scratch/c.conf" --unit-dir "$scratch/units" \
-	>/dev/null 2>&1
-is "apply --no-reload of a replayed host exits 0" "$?" 0
-check "its marker follows the unit directory" test -e "$scratch/units/.numaplan/applied"
+"$numaplan" apply --boot --no-reload --sysfs-root "$fixtures/hosts/dgx-2s-8gpu" -c "$scratch/c.conf" \
+	--unit-dir "$scratch/units" >/dev/null 2>&1
+is "apply --boot --no-reload of a replayed host exits 0" "$?" 0
+check "its boot marker follows the unit directory" grep -qx "AssertPathExists=!$scratch/units/.numaplan/unplaced" \
+	"$scratch/units/a.service.d/50-numaplan.conf"
+check "and is gone once it succeeded" test -d "$scratch/units/.numaplan" -a ! -e "$scratch/units/.numaplan/unplaced"
 is "and /run is as it was: empty but for the journal's socket" "$(cd /run && find . -mindepth 1 | sort | tr '\n' ' ')" \
 	"./systemd ./systemd/journal ./systemd/journal/socket "
 is "none of them sent the journal an entry" "$(journal_entries)" 0

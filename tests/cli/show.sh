@@ -202,5 +202,10 @@ devs = {x["pci"]: x for x in d["accelerators"] + d["nics"]}
 print(devs["0000:18:00.0"]["vendor"], devs["0000:17:00.0"]["vendor"], devs["0000:03:00.0"]["vendor"],
       devs["0000:03:00.0"]["class"], [w["code"] for w in d["warnings"] if w["code"] == "pci-incomplete"])' \
 	"$scratch/out" 2>&1)" "0 0x10de 0x8086 0x1a03 0x030000 []"
+is "the malformed modalias said (sysfs-malformed, the file named), the missing one not" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print([w["message"].split(": ")[:2] for w in d["warnings"] if w["code"] == "sysfs-malformed" and "modalias" in w["message"]])' \
+	"$scratch/out" 2>&1)" "[['/sys/bus/pci/devices/0000:03:00.0/modalias', 'malformed']]"
 
 done_testing

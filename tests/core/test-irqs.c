@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Where apply steers interrupts, on hosts made here: a replica's accelerators to its CPUs, the
  * network adapters on its home nodes to the CPUs of every replica with irq-affinity = yes there,
- * nothing of the replicas without it; irqbalance's drop-in; irq-remote; and the record's text. */
+ * nothing of the replicas without it; irqbalance's drop-in; irq-remote; the record's text; and the
+ * lists of thousands of interrupts. */
 
 #include "basic/util.h"
 #include "core/dropin.h"
@@ -213,6 +214,99 @@ static void record(void) {
         }
 }
 
+/* A permutation of 0..n-1, the same at every run. */
+static void shuffle(unsigned *v, size_t n) {
+        uint64_t x = 88172645463325252ULL;
+        for (size_t i = n; i > 1; i--) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                size_t j = (size_t) (x % i);
+                unsigned k = v[i - 1];
+                v[i - 1] = v[j], v[j] = k;
+        }
+}
+
+/* Thousands of interrupts, as a host of 1,024 CPUs with a queue a CPU on each adapter has: each
+ * list in number order, each interrupt once, whatever order the kernel lists them in. */
+static void many(void) {
+        unsigned few[] = {47, 30, 45, 46, 46, 30};
+        is_int(irq_numbers_unique(few, ELEMENTSOF(few)), 4, "numbers sorted, repeats dropped");
+        ok(few[0] == 30 && few[1] == 45 && few[2] == 46 && few[3] == 47, "in order");
+        is_int(irq_numbers_unique(few, 0), 0, "none");
+
+        enum { N = 10000 };
+        unsigned *v = xmalloc0((N + 100) * sizeof(*v));
+        for (unsigned i = 0; i < N; i++)
+                v[i] = 1000 + i;
+        for (unsigned i = 0; i < 100; i++) /* some twice, as a directory read twice would list them */
+                v[N + i] = 1000 + 97 * i;
+        shuffle(v, N + 100);
+        struct device_irqs d = {0};
+        device_irqs_add(&d, 5); /* replaced */
+        device_irqs_set(&d, v, N + 100);
+        bool sorted = d.n == N, unknown = true;
+        for (size_t i = 0; i < d.n; i++) {
+                sorted = sorted && d.v[i].irq == 1000 + i;
+                unknown = unknown && !d.v[i].has_affinity && !d.v[i].has_effective;
+        }
+        ok(sorted, "10,000 interrupts listed shuffled, some twice: in order, each once");
+        ok(unknown, "their affinities unknown until read");
+        char *s = device_irqs_format(&d);
+        is_str(s, "1000-10999", "one run");
+        free(s);
+
+        /* Two adapters whose numbers interleave, and the one a GPU shares with one of them. */
+        struct accelerator a = {.pci = "0000:11:00.0"}, b = {.pci = "0000:12:00.0"}, g = {.pci = "0000:01:00.0"};
+        for (unsigned i = 0; i < N / 2; i++)
+                v[i] = 2 * i + 2000, v[N / 2 + i] = 2 * i + 2001;
+        shuffle(v, N / 2);
+        device_irqs_set(&a.irqs, v, N / 2);
+        device_irqs_set(&b.irqs, v + N / 2, N / 2);
+        unsigned shared[] = {2000, 45};
+        device_irqs_set(&g.irqs, shared, 2);
+        struct irq_target targets[] = {{.dev = &g, .replicas = (char *) "a"}, {.dev = &a, .replicas = (char *) "a"},
+                                       {.dev = &b, .replicas = (char *) "b"}};
+        struct irq_targets tg = {.v = targets, .n = ELEMENTSOF(targets)};
+        struct config *c = NULL;
+        struct error_at err = {0};
+        config_parse_string("", "test.conf", &c, &err);
+        struct strbuf want = {0};
+        strbuf_append(&want, "ExecStart=\"/usr/sbin/irqbalance\" --foreground $IRQBALANCE_ARGS --banirq=45");
+        for (unsigned i = 2000; i < 2000 + N; i++)
+                strbuf_printf(&want, " --banirq=%u", i);
+        strbuf_append(&want, "\n");
+        _cleanup_free_ char *text = dropin_render_irqbalance(&tg, c, "/usr/sbin/irqbalance");
+        const char *line = text ? strstr(text, "\nExecStart=\"") : NULL;
+        ok(line && streq(line + 1, want.s), "irqbalance's drop-in bans all 10,001, in order, once each");
+        ok(text && strstr(text, "# 0000:11:00.0 (replica a): IRQs 2000, 2002, 2004, "), "each adapter's own, in order");
+        ok(text && strlen(text) < DROPIN_SIZE_MAX, "within what numaplan reads back of a drop-in (%zu bytes)",
+           text ? strlen(text) : 0);
+        strbuf_done(&want);
+        config_free(c);
+        device_irqs_done(&a.irqs);
+        device_irqs_done(&b.irqs);
+        device_irqs_done(&g.irqs);
+        device_irqs_done(&d);
+        free(v);
+
+        /* The record, put out of order: by number, an interrupt once, its last entry kept. */
+        struct irq_record r = {0};
+        struct irq_record_entry *e = xmalloc0(sizeof(*e));
+        static const unsigned order[] = {30, 10, 20, 20, 40, 5};
+        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
+                *e = (struct irq_record_entry){.irq = order[i]};
+                snprintf(e->pci, sizeof(e->pci), "0000:%02zx:00.0", i);
+                irq_record_put(&r, e);
+        }
+        free(e);
+        ok(r.n == 5 && r.v[0].irq == 5 && r.v[1].irq == 10 && r.v[2].irq == 20 && r.v[3].irq == 30 && r.v[4].irq == 40,
+           "a record put out of order is by number");
+        const struct irq_record_entry *twenty = irq_record_find(&r, 20);
+        ok(twenty && streq(twenty->pci, "0000:03:00.0") && !irq_record_find(&r, 25) && !irq_record_find(&r, 50) &&
+                   irq_record_find(&r, 5) == &r.v[0],
+           "found by number, the last put of 20 kept; 25 and 50 not there");
+        irq_record_done(&r);
+}
+
 static void numbers(void) {
         struct device_irqs d = {0};
         device_irqs_add(&d, 47);
@@ -232,5 +326,6 @@ int main(void) {
         remote();
         record();
         numbers();
+        many();
         return done_testing();
 }

@@ -64,6 +64,22 @@ int main(void) {
         free(problems);
         free(skipped);
 
+        /* nics = ib0, ens1f0np0: the list's order is not the adapters' */
+        char *reversed[] = {"ib0", "ens1", "ens1f0np0", NULL};
+        _cleanup_free_ char *er = env_for(&t, reversed, &problems, &skipped);
+        ok(strstr(er, "NUMAPLAN_NICS=\"ens1f0np0,ens1,ib0\"\n") && strstr(er, "NCCL_SOCKET_IFNAME=\"=ens1f0np0,ens1,ib0\"\n"),
+           "the interfaces in PCI-address order, not the list's");
+        ok(strstr(er, "NCCL_IB_HCA=\"=mlx5_0,rxe0,mlx5_2\"\n") && strstr(er, "UCX_NET_DEVICES=\"mlx5_0:1,rxe0:1,mlx5_2:1,mlx5_2:2\"\n"),
+           "and so NCCL's and UCX's devices");
+        free(problems);
+        free(skipped);
+        char *one_adapter[] = {"ib0.8001", "ens1f0np0", "ib0", NULL};
+        _cleanup_free_ char *eo = env_for(&t, one_adapter, &problems, &skipped);
+        ok(strstr(eo, "NUMAPLAN_NICS=\"ens1f0np0,ib0.8001,ib0\"\n") != NULL,
+           "one adapter's interfaces keep the list's order among themselves");
+        free(problems);
+        free(skipped);
+
         char *plain[] = {"0000:60:00.0", "0000:61:00.0", "nope0", "0000:99:00.0", NULL};
         _cleanup_free_ char *e3 = env_for(&t, plain, &problems, &skipped);
         ok(strstr(e3, "NUMAPLAN_NICS=\"we\\\"ird\\$\\`\\\\\"\n") != NULL,

@@ -242,6 +242,15 @@ static void task_checks(void) {
         run_task_affinity(&s, &pl, &unreadable, &df, &c);
         ok(!c.ok && strstr(c.detail, "cannot list the processes"), "an unreadable cgroup cannot pass");
         check_done(&c);
+
+        char *unread[] = {(char *) "/proc/100/task/102/status: Permission denied", NULL};
+        df.mtime = 0;
+        tf.unread = unread;
+        run_task_affinity(&s, &pl, &tf, &df, &c);
+        ok(!c.ok && strstr(c.got, "3 threads within, 1 unknown") &&
+                   strstr(c.detail, "cannot read /proc/100/task/102/status: Permission denied: where that thread may run is unknown"),
+           "a thread that cannot be read fails task-affinity, named with why, not left out");
+        check_done(&c);
 }
 
 static void warmup_and_locality(void) {
@@ -288,6 +297,31 @@ static void warmup_and_locality(void) {
         run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "no pages"), "no resident pages cannot pass");
         check_done(&c);
+        page_tally_add_unread(&t, PAGE_SOURCE_NUMA_MAPS, xstrdup("/proc/7/numa_maps"), xstrdup("Permission denied"));
+        run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
+        ok(!c.ok && streq(c.got, "unknown") &&
+                   streq(c.detail, "cannot be judged: /proc/7/numa_maps: Permission denied (where its pages are unknown)"),
+           "a numa_maps that cannot be read: unknown, not no pages");
+        check_done(&c);
+        page_tally_done(&t);
+
+        /* 99% local, but a process's smaps could not be read: its locked pages' nodes are unknown. */
+        page_tally_init(&t, 4);
+        page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 anon=10 N0=10 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        t.held.vm_locked = 50000;
+        page_tally_add_unread(&t, PAGE_SOURCE_SMAPS, xstrdup("/proc/7/smaps"), xstrdup("Permission denied"));
+        run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
+        ok(!c.ok && streq(c.got, "99.0%") &&
+                   strstr(c.detail, "cannot be judged: /proc/7/smaps: Permission denied (which mappings are locked") &&
+                   strstr(c.detail, "; of what was read: 990 of its own 1000 pages"),
+           "an smaps that cannot be read fails memory-locality, saying why, with the share of what was read");
+        check_done(&c);
+        _cleanup_free_ char *held = held_report(&t);
+        ok(held && strstr(held, "locked: 50000 pages (195.3 MiB, VmLck); its locked mappings' resident pages: unknown, "
+                                "/proc/7/smaps: Permission denied\n"),
+           "the locked line says unknown, and why, not none resident");
+        if (held)
+                printf("#   %s", held);
         page_tally_done(&t);
 }
 

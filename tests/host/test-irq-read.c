@@ -197,11 +197,86 @@ static void gone_and_broken(void) {
         device_irqs_done(&f.dev.irqs);
 }
 
+/* Whether the changes are one a number from `first`, in order, even ones `a`, odd ones `b`. */
+static bool changes_are(const struct irq_changes *c, unsigned first, size_t n, enum irq_action a, enum irq_action b) {
+        if (c->n != n)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (c->v[i].irq != first + i || c->v[i].action != (c->v[i].irq % 2 ? b : a))
+                        return false;
+        return true;
+}
+
+/* Interrupts of two adapters whose numbers interleave, each set before to CPUs of a long list: the
+ * record past 1 MiB, read back; the changes and the record in number order. */
+static void steering_many(void) {
+        enum { N = 600, FIRST = 1000 };
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        _cleanup_free_ char *proc = xasprintf("%s/irq", d), *record = xasprintf("%s/run/irqs", d);
+        struct accelerator a = {.kind = PCI_NIC, .pci = "0000:11:00.0"}, b = {.kind = PCI_NIC, .pci = "0000:12:00.0"};
+        struct irq_target targets[2] = {{.dev = &a}, {.dev = &b}};
+        struct irq_targets want = {.v = targets, .n = 2};
+        struct strbuf before = {0};
+        struct irq_changes c;
+        unsigned *v = xmalloc0(N * sizeof(*v));
+
+        for (unsigned cpu = 0; cpu < 2048; cpu += 2)
+                strbuf_printf(&before, "%s%u", cpu ? "," : "", cpu);
+        strbuf_append(&before, "\n");
+        for (unsigned i = 0; i < N; i++) {
+                _cleanup_free_ char *p = xasprintf("irq/%u/smp_affinity_list", FIRST + i);
+                write_file(d, p, before.s);
+        }
+        for (unsigned i = 0; i < N / 2; i++) /* a's even, b's odd */
+                v[i] = FIRST + 2 * i, v[N / 2 + i] = FIRST + 2 * i + 1;
+        device_irqs_set(&a.irqs, v, N / 2);
+        device_irqs_set(&b.irqs, v + N / 2, N / 2);
+        cpuset_parse_list("2-3", &targets[0].cpus);
+        cpuset_parse_list("4-5", &targets[1].cpus);
+
+        ok(irqs_steer(proc, record, &want, false, &c) == 0 && changes_are(&c, FIRST, N, IRQ_STEERED, IRQ_STEERED),
+           "%d interrupts of two adapters steered, the changes in number order", N);
+        irq_changes_done(&c);
+        _cleanup_free_ char *text = read_whole(record);
+        struct irq_record r = {0};
+        unsigned line = 0;
+        bool ordered = text && irq_record_parse(text, &r, &line) == 0 && r.n == N;
+        for (size_t i = 0; ordered && i < r.n; i++)
+                ordered = r.v[i].irq == FIRST + i && streq(r.v[i].pci, i % 2 ? b.pci : a.pci);
+        ok(ordered && strlen(text) > (1U << 20), "the record holds each once, in order, past 1 MiB (%zu bytes)",
+           text ? strlen(text) : 0);
+        irq_record_done(&r);
+        _cleanup_free_ char *odd = affinity_of(d, FIRST + 1);
+        is_str(odd, "4-5\n", "b's to its CPUs");
+
+        ok(irqs_steer(proc, record, &want, false, &c) == 0 && changes_are(&c, FIRST, N, IRQ_UNCHANGED, IRQ_UNCHANGED),
+           "again: the record read back, nothing to do");
+        irq_changes_done(&c);
+
+        want.n = 1; /* b no longer steered: its interrupts, between a's, given back */
+        ok(irqs_steer(proc, record, &want, false, &c) == 0 && changes_are(&c, FIRST, N, IRQ_UNCHANGED, IRQ_RESTORED),
+           "one adapter given back, in number order between the other's");
+        irq_changes_done(&c);
+        _cleanup_free_ char *back = affinity_of(d, FIRST + 1);
+        is_str(back, before.s, "to the CPUs it had before");
+
+        bool restored = irqs_steer(proc, record, NULL, false, &c) == 0 && c.n == N / 2;
+        for (size_t i = 0; restored && i < c.n; i++)
+                restored = c.v[i].irq == FIRST + 2 * i && c.v[i].action == IRQ_RESTORED;
+        ok(restored && access(record, F_OK) < 0, "remove gives back the other's: the record gone");
+        irq_changes_done(&c);
+        strbuf_done(&before);
+        device_irqs_done(&a.irqs);
+        device_irqs_done(&b.irqs);
+        free(v);
+}
+
 int main(void) {
         log_set_max_level(LOG_ERR - 1);
         reading();
         irqbalance();
         steering();
         gone_and_broken();
+        steering_many();
         return done_testing();
 }

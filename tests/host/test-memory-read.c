@@ -96,6 +96,62 @@ static void test_cdmm(void) {
         topology_free(t);
 }
 
+/* The topology of `dir` and the message of its first warning of `code` (NULL: none). */
+static struct topology *read_host_warning(const char *dir, enum warning_code code, char **ret_message) {
+        _cleanup_root_ struct root *root = NULL;
+        struct warnings w = {0};
+        struct topology *t = NULL;
+
+        *ret_message = NULL;
+        if (root_open(dir, 0, &root) < 0 || topology_read(root, 0, &w, &t) < 0)
+                t = NULL;
+        for (size_t i = 0; i < w.n && !*ret_message; i++)
+                if (w.v[i].code == code)
+                        *ret_message = xstrdup(w.v[i].message);
+        warnings_done(&w);
+        return t;
+}
+
+/* A directory of the NVIDIA driver's that names no PCI address: left out, named escaped. */
+static void test_nvidia_names(void) {
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        _cleanup_free_ char *msg = NULL;
+        two_nodes(d);
+        write_file(d, "proc/driver/nvidia/gpus/gpu\x1b[31m\nA/numa_status", "Node:      1\nStatus:    online\n");
+        write_file(d, "proc/driver/nvidia/gpus/0009:01:00.0/numa_status", "Status:    offline\n");
+        struct topology *t = read_host_warning(d, WARNING_SYSFS_MALFORMED, &msg);
+        ok(t && mem(t, 1)->kinds == 0 && !mem(t, 1)->owner_pci, "a GPU directory named ESC [ 31m, newline: no owner");
+        ok(t && t->n_driver_managed_gpus == 1 && streq(t->driver_managed_gpus[0], "0009:01:00.0"),
+           "the GPU named by its address as before");
+        is_str(msg, "/proc/driver/nvidia/gpus/gpu\\x1b[31m\\nA: malformed: not a PCI address, left out",
+               "the other named, escaped, as sysfs-malformed");
+        topology_free(t);
+}
+
+/* A node that two tiers list: the lowest kept, whatever order readdir gives, and said. */
+static void test_tier_overlap(void) {
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        _cleanup_free_ char *msg = NULL;
+        two_nodes(d);
+        write_file(d, "sys/devices/virtual/memory_tiering/memory_tier4/nodelist", "0-1\n");
+        write_file(d, "sys/devices/virtual/memory_tiering/memory_tier22/nodelist", "1\n");
+        write_file(d, "sys/devices/virtual/memory_tiering/memory_tier3/nodelist", "1\n");
+        struct topology *t = read_host_warning(d, WARNING_OVERLAPPING_MEMORY_TIERS, &msg);
+        ok(t && mem(t, 0)->kernel_tier == 4 && mem(t, 1)->kernel_tier == 3,
+           "node 1, listed in tiers 3, 4 and 22: tier 3, the lowest");
+        is_str(msg,
+               "node 1 is listed in memory tiers 3, 4, 22 (/sys/devices/virtual/memory_tiering/memory_tierK/nodelist), "
+               "where the kernel puts a node in one: its kernel tier is taken as the lowest, 3",
+               "warned of as overlapping-memory-tiers, every tier named");
+        topology_free(t);
+        free(msg);
+        write_file(d, "sys/devices/virtual/memory_tiering/memory_tier22/nodelist", "\n");
+        write_file(d, "sys/devices/virtual/memory_tiering/memory_tier3/nodelist", "\n");
+        t = read_host_warning(d, WARNING_OVERLAPPING_MEMORY_TIERS, &msg);
+        ok(t && mem(t, 1)->kernel_tier == 4 && !msg, "each node in one tier: no warning");
+        topology_free(t);
+}
+
 int main(int argc, char **argv) {
         if (argc < 2)
                 return 1;
@@ -104,5 +160,7 @@ int main(int argc, char **argv) {
         test_gb200();
         test_tiered();
         test_cdmm();
+        test_nvidia_names();
+        test_tier_overlap();
         return done_testing();
 }

@@ -19,7 +19,7 @@
 #include "tap.h"
 
 #define MARKER                                                                                              \
-        (&(struct dropin_env){.marker = "/run/numaplan/applied", .exe = "/usr/sbin/numaplan", .models = "/run/numaplan/models", \
+        (&(struct dropin_env){.marker = "/run/numaplan/unplaced", .marker_blocks = true, .exe = "/usr/sbin/numaplan", .models = "/run/numaplan/models", \
                               .nics = "/run/numaplan/nics"})
 
 static const char *fixtures;

@@ -3,9 +3,13 @@
  * start times, every thread's allowed CPUs and nodes, numastat, numa_maps pages, and locked and
  * pinned pages (status, smaps, an io_uring's fdinfo). Usage: test-tasks FIXTURES_DIR */
 
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
 #include "host/cgroup.h"
@@ -47,7 +51,8 @@ static void readers(void) {
 
         struct task *t;
         size_t k;
-        ok(process_tasks(root, 100, &t, &k) == 0 && k == 2, "process 100 has two threads");
+        _cleanup_strv_free_ char **unread = NULL;
+        ok(process_tasks(root, 100, &t, &k, &unread) == 0 && k == 2 && !unread, "process 100 has two threads");
         if (k == 2) {
                 struct task *io = t[0].tid == 101 ? &t[0] : &t[1];
                 _cleanup_free_ char *cpus = cpuset_format(&io->cpus), *mems = cpuset_format(&io->mems);
@@ -55,7 +60,8 @@ static void readers(void) {
                    "a thread's name, allowed CPUs and nodes");
         }
         free(t);
-        ok(process_tasks(root, 300, &t, &k) == 0 && k == 0, "a process gone meanwhile has no threads, no error");
+        ok(process_tasks(root, 300, &t, &k, &unread) == 0 && k == 0 && !unread,
+           "a process gone meanwhile has no threads, no error");
         free(t);
 
         struct page_tally pages;
@@ -216,6 +222,8 @@ static void held(const char *fixtures) {
         process_pages(root, 20, &node1, &t);
         ok(t.held.vm_locked == 512 && page_tally_sum(t.locked) == 0 && t.held.locked_unmapped == 0,
            "VmLck with no smaps to say which mappings: counted, with no node, and not taken for a driver's");
+        ok(t.n_unread == 1 && t.unread[0].source == PAGE_SOURCE_SMAPS && streq(t.unread[0].path, "/proc/20/smaps"),
+           "and its nodes said unknown, the smaps named, not reported as none");
         page_tally_done(&t);
         page_tally_init(&t, 4);
         process_pages(root, 30, &node1, &t);
@@ -223,11 +231,131 @@ static void held(const char *fixtures) {
         page_tally_done(&t);
 }
 
+/* A replica of 100,000 mappings: its smaps is 72 MB, past what one read takes (READ_PROC_MAX). Every
+ * fourth mapping is locked, two pages each on node 1: VmLck is 50,000 pages, all placed. */
+static void large_smaps(void) {
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        _cleanup_root_ struct root *root = NULL;
+        _cleanup_free_ char *dir = xasprintf("%s/proc/40", d), *sp = xasprintf("%s/smaps", dir),
+                            *np = xasprintf("%s/numa_maps", dir);
+        enum { MAPPINGS = 100000 };
+
+        write_file(d, "proc/40/status", "Name:\tllama\nVmLck:\t  200000 kB\nVmPin:\t       0 kB\n");
+        FILE *s = fopen(sp, "we"), *n = fopen(np, "we");
+        if (!s || !n)
+                return (void) ok(false, "the files made");
+        for (unsigned i = 0; i < MAPPINGS; i++) {
+                unsigned long long a = 0x7f0000000000ULL + (unsigned long long) i * 0x4000;
+                bool lo = i % 4 == 0;
+                fprintf(s, "%llx-%llx rw-p 00000000 00:00 0 \n", a, a + 0x2000);
+                static const char *const keys[] = {"Size", "KernelPageSize", "MMUPageSize", "Rss", "Pss", "Pss_Dirty",
+                                                   "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty",
+                                                   "Referenced", "Anonymous", "KSM", "LazyFree", "AnonHugePages",
+                                                   "ShmemPmdMapped", "FilePmdMapped", "Shared_Hugetlb",
+                                                   "Private_Hugetlb", "Swap", "SwapPss", "Locked"};
+                for (size_t k = 0; k < ELEMENTSOF(keys); k++)
+                        fprintf(s, "%s:%*u kB\n", keys[k], (int) (24 - strlen(keys[k])), k == 1 || k == 2 ? 4 : 8);
+                fprintf(s, "THPeligible:    0\nVmFlags: rd wr mr mw me ac%s \n", lo ? " lo" : "");
+                fprintf(n, "%llx bind:1 anon=2 dirty=2 N1=2 kernelpagesize_kB=4\n", a);
+        }
+        long size = ftell(s);
+        if (fclose(s) != 0 || fclose(n) != 0)
+                return (void) ok(false, "the files written");
+        ok(size > (long) READ_PROC_MAX, "its smaps is %ld bytes, past one read's %u", size, READ_PROC_MAX);
+
+        if (!ok(root_open(d, 0, &root) == 0, "a hand-made root"))
+                return;
+        struct page_tally t;
+        struct cpuset node1 = {0};
+        struct rusage before, after;
+        cpuset_set(&node1, 1);
+        page_tally_init(&t, 4);
+        getrusage(RUSAGE_SELF, &before);
+        is_int(process_pages(root, 40, &node1, &t), 0, "its pages read");
+        getrusage(RUSAGE_SELF, &after);
+        is_int(t.n_unread, 0, "nothing left unread");
+        is_int(t.held.vm_locked, 50000, "VmLck: 50,000 pages");
+        is_int(t.locked[1], 50000, "smaps read whole: the locked mappings' 50,000 pages, on node 1, not none");
+        ok(t.held.locked_size == 50000 && t.held.locked_unmapped == 0, "their size, and nothing taken for a driver's");
+        is_int(t.total[1], 200000, "every mapping's pages counted");
+        /* Read by line: the peak grows by the mappings' table, not by the file (ASan's own
+         * bookkeeping included). */
+        ok(after.ru_maxrss - before.ru_maxrss < 32 * 1024, "memory stays bounded: %ld KiB more at the peak",
+           after.ru_maxrss - before.ru_maxrss);
+        page_tally_done(&t);
+}
+
+/* What cannot be read is said, never taken as none: a directory, a FIFO or a line that does not parse
+ * where a file of the process's belongs. */
+static void unreadable(void) {
+        _cleanup_tmpdir_ char *d = make_tmpdir();
+        _cleanup_root_ struct root *root = NULL;
+        struct cpuset node1 = {0};
+        struct page_tally t;
+
+        cpuset_set(&node1, 1);
+        write_file(d, "proc/50/status", "Name:\tx\nVmLck:\t    1024 kB\nVmPin:\t       0 kB\n");
+        write_file(d, "proc/50/smaps/x", "");
+        write_file(d, "proc/50/numa_maps", "7f00000000 bind:1 anon=256 N1=256 kernelpagesize_kB=4\n");
+        write_file(d, "proc/60/status", "Name:\tx\nVmLck:\t    1024 kB\nVmPin:\t       0 kB\n");
+        write_file(d, "proc/60/smaps", "7f00000000-7f00100000 rw-p 00000000 00:00 0 \nnot a field\n");
+        write_file(d, "proc/60/numa_maps", "7f00000000 bind:1 anon=256 N1=256 kernelpagesize_kB=4\n");
+        write_file(d, "proc/70/numa_maps/x", "");
+        write_file(d, "proc/80/numa_maps", "7f00000000 bind:1 anon=256 N1=256 kernelpagesize_kB=4\n");
+        write_file(d, "proc/80/maps", "7f00000000-7f00100000 rw-p 00000000 fe:01 12 /m\nbroken\n");
+        write_file(d, "proc/90/task/90/status", "Name:\tx\nCpus_allowed_list:\t1\nMems_allowed_list:\t1\n");
+        write_file(d, "proc/90/task/91/status/x", "");
+        write_file(d, "proc/90/task/92/status", "Name:\tx\nCpus_allowed_list:\tnone\nMems_allowed_list:\t1\n");
+        _cleanup_free_ char *fifo = xasprintf("%s/proc/80/status", d);
+        if (mkfifo(fifo, 0600) < 0)
+                return (void) ok(false, "a FIFO made");
+        if (!ok(root_open(d, 0, &root) == 0, "a hand-made root"))
+                return;
+
+        page_tally_init(&t, 4);
+        is_int(process_pages(root, 50, &node1, &t), 0, "a directory for smaps: the pages still read");
+        ok(t.n_unread == 1 && t.unread[0].source == PAGE_SOURCE_SMAPS && streq(t.unread[0].path, "/proc/50/smaps") &&
+                   streq(t.unread[0].error, strerror(EISDIR)),
+           "and the smaps said unread, with why");
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        process_pages(root, 60, &node1, &t);
+        ok(t.n_unread == 1 && t.unread[0].source == PAGE_SOURCE_SMAPS && strstr(t.unread[0].error, "cannot read"),
+           "a line of smaps that does not parse: said so");
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        ok(process_pages(root, 70, &node1, &t) == -EISDIR && t.n_unread == 1 &&
+                   t.unread[0].source == PAGE_SOURCE_NUMA_MAPS && t.processes == 1,
+           "a numa_maps that cannot be read is not a process that exited");
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        is_int(process_pages(root, 80, &node1, &t), 0, "a FIFO for status and a broken maps: the pages still read");
+        ok(t.n_unread == 2 && t.unread[0].source == PAGE_SOURCE_STATUS && streq(t.unread[0].error, strerror(EBADFD)) &&
+                   t.unread[1].source == PAGE_SOURCE_MAPS && strstr(t.unread[1].error, "cannot read"),
+           "both said unread, in the order read");
+        page_tally_done(&t);
+        page_tally_init(&t, 4);
+        is_int(process_pages(root, 99, &node1, &t), -ENOENT, "a process gone: nothing unread");
+        is_int(t.n_unread, 0, "and nothing recorded");
+        page_tally_done(&t);
+
+        struct task *tasks;
+        size_t k;
+        _cleanup_strv_free_ char **why = NULL;
+        ok(process_tasks(root, 90, &tasks, &k, &why) == 0 && k == 1, "one thread of three read");
+        ok(strv_length(why) == 2 && strv_contains(why, "/proc/90/task/91/status: Is a directory") &&
+                   strv_contains(why, "/proc/90/task/92/status: no allowed CPUs or nodes numaplan can read"),
+           "the two others said unread, with why, not left out");
+        free(tasks);
+}
+
 int main(int argc, char **argv) {
         log_set_max_level(LOG_ERR - 1);
         readers();
         subtree();
         inspect();
+        large_smaps();
+        unreadable();
         if (argc > 1)
                 held(argv[1]);
         return done_testing();

@@ -4,7 +4,8 @@
 #include "small-plan.h"
 
 const struct dropin_env small_env = {
-        .marker = "/run/numaplan/applied",
+        .marker = "/run/numaplan/unplaced",
+        .marker_blocks = true,
         .exe = "/usr/sbin/numaplan",
         .models = "/run/numaplan/models",
 };

@@ -60,7 +60,7 @@ fresh() { # fresh [chroot]: empty tmpfs mounts; systemd runs ($R exists) unless 
 
 ours() { # ours FILE [FIRST_LINE]: one of numaplan's drop-ins
 	mkdir -p "$(dirname "$1")"
-	printf '%s\n[Unit]\nAssertPathExists=/run/numaplan/applied\n' "${2:-$HEADER}" >"$1"
+	printf '%s\n[Unit]\nAssertPathExists=!/run/numaplan/unplaced\n' "${2:-$HEADER}" >"$1"
 }
 
 admins() { # admins FILE: an admin's file, its content its name

@@ -18,7 +18,7 @@ after-reboot)
 	vm_check_eq "numaplan.service ran at boot" "$(systemctl show -P Result numaplan.service)" success
 	vm_check_eq "numaplan.service stays active (RemainAfterExit)" "$(systemctl is-active numaplan.service)" active
 	vm_check "it wrote the drop-in" test -e "$UNITS/$LLAMA.d/50-numaplan.conf"
-	vm_check "and the marker" test -e /run/numaplan/applied
+	vm_check "and removed its boot marker" test ! -e /run/numaplan/unplaced
 	vm_check_eq "the replica started at boot" "$(systemctl is-active $LLAMA)" active
 	plan_done=$(systemctl show -P ExecMainExitTimestampMonotonic numaplan.service)
 	replica_start=$(systemctl show -P ExecMainStartTimestampMonotonic $LLAMA)
