@@ -238,6 +238,33 @@ int write_file_atomic_at_full(int dirfd, const char *name, const char *content, 
         return r;
 }
 
+int write_file_path(const char *path, const char *content, unsigned flags) {
+        _cleanup_free_ char *copy = xstrdup(path);
+        char *slash = strrchr(copy, '/');
+        _cleanup_free_ char *old = NULL;
+
+        if (!slash || !slash[1])
+                return -EINVAL;
+        const char *name = slash + 1;
+        *slash = '\0';
+        const char *dir = slash == copy ? "/" : copy;
+        int r = mkdir_parents(dir, 0755);
+        _cleanup_close_ int dfd = r < 0 ? r : open_dir_at(AT_FDCWD, dir, false, NULL);
+        if (dfd < 0)
+                return dfd;
+        /* A file made anew at every boot has no killed writer's temporaries to find. */
+        if (!(flags & WRITE_VOLATILE))
+                remove_stale_temporaries_at(dfd, name);
+        if (!content) {
+                r = unlink_durably_at(dfd, name);
+                return r == -ENOENT ? 0 : r;
+        }
+        if ((flags & WRITE_IF_CHANGED) && read_regular_at(dfd, name, strlen(content) + 1, &old) >= 0 &&
+            streq(old, content))
+                return 0;
+        return write_file_atomic_at_full(dfd, name, content, flags);
+}
+
 char *self_exe(void) {
         char buf[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);

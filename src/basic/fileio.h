@@ -65,6 +65,13 @@ int write_file_atomic_at_full(int dirfd, const char *name, const char *content, 
 static inline int write_file_atomic_at(int dirfd, const char *name, const char *content) {
         return write_file_atomic_at_full(dirfd, name, content, 0);
 }
+/* The whole replace by a path, the one way numaplan writes its state: the directory made first
+ * (0755, with each parent it lacks) and opened without following a final link, a killed writer's
+ * temporaries of the name removed (unless WRITE_VOLATILE), then write_file_atomic_at_full();
+ * with WRITE_IF_CHANGED nothing when the file already holds `content`; a NULL `content` removes
+ * the file (durably; absent is done). -errno. */
+enum { WRITE_IF_CHANGED = 1 << 1 };
+int write_file_path(const char *path, const char *content, unsigned flags);
 /* Removes the temporaries of `name` that a process killed before renaming them left behind. */
 void remove_stale_temporaries_at(int dirfd, const char *name);
 /* Whether `entry` is such a temporary of some file. */

@@ -137,7 +137,34 @@ int log_error_at(struct where at, const char *fmt, ...) {
 }
 
 int log_error_at_done(struct error_at *e) {
-        log_error_at(e->at, "%s", e->message ? e->message : "error");
+        size_t n = 1 + e->n_next;
+        struct ranked {
+                struct error_at_next e;
+                size_t file; /* the first error's index with the same file: files keep the order read */
+        };
+        _cleanup_free_ struct ranked *v = xmalloc0(n * sizeof(*v));
+
+        for (size_t i = 0; i < n; i++) {
+                v[i].e = i == 0 ? (struct error_at_next){e->at, e->message} : e->next[i - 1];
+                v[i].file = i;
+                for (size_t j = 0; j < i && v[i].file == i; j++)
+                        if (streq_ptr(v[j].e.at.file, v[i].e.at.file))
+                                v[i].file = v[j].file;
+        }
+        /* Kept in the order they were found, said in the order they stand: by file, then line
+         * (an insertion sort, stable). */
+        for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && (v[j].file < v[j - 1].file ||
+                                             (v[j].file == v[j - 1].file && v[j].e.at.line < v[j - 1].e.at.line));
+                     j--) {
+                        struct ranked t = v[j];
+                        v[j] = v[j - 1];
+                        v[j - 1] = t;
+                }
+        for (size_t i = 0; i < n; i++)
+                log_error_at(v[i].e.at, "%s", v[i].e.message ? v[i].e.message : "error");
+        if (e->n_left_off > 0)
+                log_error("and %zu more error%s", e->n_left_off, e->n_left_off == 1 ? "" : "s");
         error_at_done(e);
         return -EINVAL;
 }

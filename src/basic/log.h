@@ -33,5 +33,6 @@ void log_remember_error(const char *fmt, ...) _printf_(1, 2);
 
 /* Prints "file:line: message" (or "file: message" without a line) as an error; returns -EINVAL. */
 int log_error_at(struct where at, const char *fmt, ...) _printf_(2, 3);
-/* Prints e as log_error_at() does, then frees its message. */
+/* Prints each error of e as log_error_at() does, by file (in the order they first appear) and
+ * line, and how many more were only counted; then frees them. */
 int log_error_at_done(struct error_at *e);

@@ -243,8 +243,36 @@ int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) {
         return r;
 }
 
+int error_at_addv(struct error_at *e, struct where at, const char *fmt, va_list ap) {
+        if (!e->message)
+                return error_at_setv(e, at, fmt, ap);
+        if (e->n_next + 1 >= ERROR_AT_KEEP) {
+                e->n_left_off++;
+                return -EINVAL;
+        }
+        e->next = xgrow(e->next, e->n_next, sizeof(*e->next));
+        e->next[e->n_next++] = (struct error_at_next){at, xvasprintf(fmt, ap)};
+        return -EINVAL;
+}
+
+int error_at_add(struct error_at *e, struct where at, const char *fmt, ...) {
+        va_list ap;
+
+        va_start(ap, fmt);
+        int r = error_at_addv(e, at, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+size_t error_at_count(const struct error_at *e) {
+        return !!e->message + e->n_next + e->n_left_off;
+}
+
 void error_at_done(struct error_at *e) {
         free(e->message);
+        for (size_t i = 0; i < e->n_next; i++)
+                free(e->next[i].message);
+        free(e->next);
         *e = (struct error_at){0};
 }
 
@@ -268,27 +296,31 @@ const char *file_type_name(mode_t mode) {
         return "not a file of any known kind";
 }
 
-/* Edits between two words (Levenshtein), for "did you mean" hints. */
+/* Edits between two words, a swap of two neighbours one edit (the optimal string alignment
+ * distance, Damerau's): "shwo" is one edit from "show", as "pln" is from "plan". */
 static size_t distance(const char *a, const char *b) {
         size_t la = strlen(a), lb = strlen(b);
         if (la > 64 || lb > 64)
                 return SIZE_MAX;
-        size_t row[65];
+        size_t rows[3][65], *before = rows[0], *prev = rows[1], *row = rows[2]; /* rows i-2, i-1, i */
         for (size_t j = 0; j <= lb; j++)
-                row[j] = j;
+                prev[j] = j;
         for (size_t i = 1; i <= la; i++) {
-                size_t diag = row[0];
                 row[0] = i;
                 for (size_t j = 1; j <= lb; j++) {
-                        size_t up = row[j];
-                        size_t best = diag + (a[i - 1] != b[j - 1]);
-                        best = up + 1 < best ? up + 1 : best;
+                        size_t best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+                        best = prev[j] + 1 < best ? prev[j] + 1 : best;
                         best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+                        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && before[j - 2] + 1 < best)
+                                best = before[j - 2] + 1;
                         row[j] = best;
-                        diag = up;
                 }
+                size_t *t = before;
+                before = prev;
+                prev = row;
+                row = t;
         }
-        return row[lb];
+        return prev[lb];
 }
 
 /* The nearest of `names` to `word`, when near enough to be a typo: " (did you mean 'x'?)". */

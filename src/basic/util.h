@@ -194,13 +194,28 @@ struct where {
 struct error_at {
         struct where at;
         char *message;
+        /* error_at_add(): the errors after the first, and how many more were not kept */
+        struct error_at_next {
+                struct where at;
+                char *message;
+        } *next;
+        size_t n_next, n_left_off;
 };
+/* Errors kept in one error_at: a file with more than this is not worth reading further. */
+#define ERROR_AT_KEEP 20
 
-/* Sets *e (freeing what it held) and returns -EINVAL. */
+/* Sets the first error of *e (freeing its message) and returns -EINVAL. */
 int error_at_set(struct error_at *e, struct where at, const char *fmt, ...) _printf_(3, 4);
 int error_at_setv(struct error_at *e, struct where at, const char *fmt, va_list ap) _printf_(3, 0);
+/* Adds an error after those *e holds (the first when it holds none), so that one run can say
+ * every mistake of a file; past ERROR_AT_KEEP they are only counted. Returns -EINVAL. */
+int error_at_add(struct error_at *e, struct where at, const char *fmt, ...) _printf_(3, 4);
+int error_at_addv(struct error_at *e, struct where at, const char *fmt, va_list ap) _printf_(3, 0);
+/* How many errors *e holds, those only counted included. */
+size_t error_at_count(const struct error_at *e);
 void error_at_done(struct error_at *e);
 
-/* The nearest of `names` to `word`, when near enough to be a typo: " (did you mean 'x'?)", else
- * "" (malloc'd either way). */
+/* The nearest of `names` to `word`, when near enough to be a typo (an edit, that is a letter
+ * missing, added or changed, or two neighbours swapped, per three letters, and two at most):
+ * " (did you mean 'x'?)", else "" (malloc'd either way). */
 char *suggest(const char *word, const char *const *names, size_t n);

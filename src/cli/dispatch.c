@@ -12,7 +12,7 @@
 #include "cli/verbs.h"
 #include "systemd/generator-files.h"
 
-static void help(FILE *f) {
+void cli_help(FILE *f) {
         fprintf(f, "Usage: numaplan [OPTIONS] COMMAND [ARGS...]\n\n"
                    "Place LLM inference replicas on the NUMA nodes of their accelerators, with systemd\n"
                    "drop-ins, and prove that the placement held.\n\nCommands:\n");
@@ -36,7 +36,7 @@ static void help(FILE *f) {
                    "configuration, 3 environment problem. See numaplan(8).\n");
 }
 
-static const struct verb *find_verb(const char *name) {
+const struct verb *cli_find_verb(const char *name) {
         /* Exact names only: a prefix that happens to be unique today would break scripts tomorrow. */
         for (size_t i = 0; i < n_verbs; i++)
                 if (streq(verbs[i]->name, name))
@@ -44,9 +44,16 @@ static const struct verb *find_verb(const char *name) {
         return NULL;
 }
 
+char *cli_nearest_verb(const char *word) {
+        _cleanup_free_ const char **names = xmalloc0(n_verbs * sizeof(char *));
+        for (size_t i = 0; i < n_verbs; i++)
+                names[i] = verbs[i]->name;
+        return suggest(word, names, n_verbs);
+}
+
 bool cli_names_command(int argc, char **argv) {
         for (int i = 1; i < argc; i++)
-                if (find_verb(argv[i]))
+                if (cli_find_verb(argv[i]))
                         return true;
         return false;
 }
@@ -141,13 +148,10 @@ static int positional(struct command_line *cl, char *word) {
                 cl->rest[cl->n_rest++] = word;
                 return 0;
         }
-        cl->verb = find_verb(word);
+        cl->verb = cli_find_verb(word);
         if (cl->verb)
                 return 0;
-        _cleanup_free_ const char **names = xmalloc0(n_verbs * sizeof(char *));
-        for (size_t i = 0; i < n_verbs; i++)
-                names[i] = verbs[i]->name;
-        _cleanup_free_ char *shown = name_escape(word), *hint = suggest(word, names, n_verbs);
+        _cleanup_free_ char *shown = name_escape(word), *hint = cli_nearest_verb(word);
         fprintf(stderr, "numaplan: unknown command '%s'%s. Try 'numaplan --help'.\n", shown, hint);
         return -1;
 }
@@ -188,8 +192,7 @@ static const char *const global_options[] = {"--sysfs-root", "--unit-dir", "--ru
                                              "--quiet", "--verbose", "--help", "--version", "--no-pager",
                                              "--no-color"};
 
-/* " (did you mean '--version'?)" for "--verison": among the global options and every verb's. */
-static char *nearest_option(const char *word) {
+char *cli_nearest_option(const struct verb *v, const char *word) {
         size_t n = ELEMENTSOF(global_options);
         for (size_t i = 0; i < n_verbs; i++)
                 for (const struct verb_option *o = verbs[i]->options; o && o->name; o++)
@@ -200,9 +203,11 @@ static char *nearest_option(const char *word) {
         for (size_t i = 0; i < ELEMENTSOF(global_options); i++)
                 names[k++] = global_options[i];
         for (size_t i = 0; i < n_verbs; i++)
-                for (const struct verb_option *o = verbs[i]->options; o && o->name; o++)
+                for (const struct verb_option *o = verbs[i]->options; o && o->name && (!v || v == verbs[i]); o++)
                         names[k++] = owned[m++] = xasprintf("--%s", o->name);
-        char *hint = suggest(word, names, k);
+        /* "--jsno=x": the name is what is misspelt. */
+        _cleanup_free_ char *name = xstrndup(word, strcspn(word, "="));
+        char *hint = suggest(name, names, k);
         strv_free_n(owned, m);
         free(names);
         return hint;
@@ -211,14 +216,14 @@ static char *nearest_option(const char *word) {
 /* No verb: what was given instead says what is wrong. */
 static int no_verb(const struct command_line *cl) {
         if (cl->n_early == 0) {
-                help(stderr);
+                cli_help(stderr);
                 return EXIT_USAGE;
         }
         _cleanup_free_ char *shown = name_escape(cl->early[0]);
         if (any_verb_option(cl->early[0]))
                 fprintf(stderr, "numaplan: '%s' needs a command after it. Try 'numaplan --help'.\n", shown);
         else {
-                _cleanup_free_ char *hint = nearest_option(cl->early[0]);
+                _cleanup_free_ char *hint = cli_nearest_option(NULL, cl->early[0]);
                 fprintf(stderr, "numaplan: unknown option '%s'%s. Try 'numaplan --help'.\n", shown, hint);
         }
         return EXIT_USAGE;
@@ -262,9 +267,9 @@ int cli_main(int argc, char **argv) {
                 return EXIT_OK;
         }
         if (cl.want_help && cl.verb)
-                verb_help(cl.verb);
+                verb_print_help(cl.verb);
         else if (cl.want_help)
-                help(stdout);
+                cli_help(stdout);
         if (cl.want_help)
                 return EXIT_OK;
         return cl.verb ? run_verb(&cl) : no_verb(&cl);

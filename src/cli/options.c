@@ -4,13 +4,14 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "cli/dispatch.h"
 #include "cli/verbs.h"
 
 /* "  -c, --config FILE   read FILE ...": the text starts at column 22, or two blanks after a
  * longer name; its further lines at column 22. */
 #define HELP_COLUMN 22
 
-void verb_help(const struct verb *v) {
+void verb_print_help(const struct verb *v) {
         printf("Usage: %s\n\n%s\n\n", v->usage, v->description);
         for (const struct verb_option *o = v->options; o->name; o++) {
                 char left[64];
@@ -59,6 +60,21 @@ const struct verb_option *verb_find_option(const struct verb *v, const char *arg
         return NULL;
 }
 
+/* The word of the long option getopt_long() just returned: the last argument it took, or the
+ * one before, when that one was its value. */
+static const char *long_word(char **argv) {
+        return optarg && argv[optind - 1] == optarg && optind >= 2 && startswith(argv[optind - 2], "--")
+                       ? argv[optind - 2]
+                       : argv[optind - 1];
+}
+
+/* getopt_long() takes "--jso" for --json, as long as no other option starts so: the next option
+ * added would break what worked. Exact names only, as for the commands. */
+static bool long_name_exact(char **argv, const char *name) {
+        const char *word = long_word(argv) + 2;
+        return strlen(name) == strcspn(word, "=") && strncmp(word, name, strlen(name)) == 0;
+}
+
 int verb_parse_options(const struct verb *v, int argc, char **argv, void *args) {
         size_t n = 0;
         while (v->options[n].name)
@@ -84,15 +100,21 @@ int verb_parse_options(const struct verb *v, int argc, char **argv, void *args) 
 
         optind = 0;
         opterr = 0;
-        for (int c; (c = getopt_long(argc, argv, shorts, longs, NULL)) >= 0;) {
-                if (c == '?' || c == ':') {
+        for (int c, li = -1; (c = getopt_long(argc, argv, shorts, longs, &li)) >= 0; li = -1) {
+                if (c == '?' || c == ':' || (li >= 0 && !long_name_exact(argv, longs[li].name))) {
                         /* optopt holds a short option's letter; a long option is in argv. */
                         char letter[3] = {'-', (char) optopt, 0};
-                        const char *name = optopt > 0 && optopt < 256 ? letter : argv[optind - 1];
+                        const char *name = c != '?' && c != ':' ? long_word(argv)
+                                           : optopt > 0 && optopt < 256 ? letter
+                                                                        : argv[optind - 1];
+                        _cleanup_free_ char *hint = c == ':' ? NULL : cli_nearest_option(v, name);
+                        const struct verb_option *o = strchr(name, '=') ? verb_find_option(v, name) : NULL;
                         if (c == ':')
                                 verb_usage_error(v->name, "option '%s' needs a value", name);
+                        else if (o && !o->has_value)
+                                verb_usage_error(v->name, "option '--%s' takes no value", o->name);
                         else
-                                verb_usage_error(v->name, "unknown option '%s'", name);
+                                verb_usage_error(v->name, "unknown option '%s'%s", name, hint);
                         return -1;
                 }
                 size_t i = 0;

@@ -31,32 +31,37 @@ json_object *json_warnings(const struct warnings *w) {
         return a;
 }
 
-/* Errors red, warnings yellow, notices plain: the code in colour, the message wrapped under it. */
-static void print_warning(FILE *f, const struct warning *x, const char *indent) {
-        enum severity s = warning_kinds[x->code].severity;
-        const char *code = warning_code(x);
-        _cleanup_free_ char *head = xasprintf("%s%s%s%s: ", strempty(indent),
-                                             color_on(f, s == SEVERITY_ERROR     ? ANSI_RED
-                                                         : s == SEVERITY_WARNING ? ANSI_YELLOW
-                                                                                 : ""),
-                                             code, s == SEVERITY_NOTICE ? "" : color_off(f));
-        /* Continuation lines under the code, blanks as wide as what stands before it ("  ", or
-         * plan's "warning: "). */
-        _cleanup_free_ char *more = xasprintf("%*s", (int) strlen(strempty(indent)) + 2, "");
-        print_wrapped(f, head, strlen(strempty(indent)) + strlen(code) + 2, x->message, more);
+struct print_ctx {
+        const char *indent;
+        bool quiet;
+};
+
+/* "warning: code: message", errors red, warnings yellow, notices plain (the severity and code in
+ * colour), the message wrapped. Continuation lines go two blanks in: under show's heading past its
+ * indent, and under plan's flush-left lines past the severity, so each entry's start stands out. */
+static void print_warning(const struct warning *first, const char *text, void *userdata) {
+        const struct print_ctx *c = userdata;
+        enum severity s = warning_kinds[first->code].severity;
+        const char *code = warning_code(first), *sev = severity_to_string(s);
+
+        if (c->quiet && s != SEVERITY_ERROR) /* -q: errors only */
+                return;
+        _cleanup_free_ char *head = xasprintf("%s%s%s: %s%s: ", c->indent,
+                                             color_on(stdout, s == SEVERITY_ERROR     ? ANSI_RED
+                                                              : s == SEVERITY_WARNING ? ANSI_YELLOW
+                                                                                      : ""),
+                                             sev, code, s == SEVERITY_NOTICE ? "" : color_off(stdout));
+        size_t lead = strlen(c->indent) + (*c->indent ? 0 : strlen(sev) + 2);
+        _cleanup_free_ char *more = xasprintf("%*s", (int) lead + 2, "");
+        print_wrapped(stdout, head, strlen(c->indent) + strlen(sev) + strlen(code) + 4, text, more);
 }
 
 void print_warnings(const struct warnings *w, const char *heading, const char *indent) {
-        bool quiet = log_get_max_level() < LOG_NOTICE; /* -q: errors only */
-        bool any = false;
-        for (size_t i = 0; i < w->n; i++) {
-                if (quiet && warning_kinds[w->v[i].code].severity != SEVERITY_ERROR)
-                        continue;
-                if (!any && heading)
-                        fputs(heading, stdout);
-                any = true;
-                print_warning(stdout, &w->v[i], indent);
-        }
+        struct print_ctx c = {.indent = strempty(indent), .quiet = log_get_max_level() < LOG_NOTICE};
+
+        if (heading && (c.quiet ? warnings_count(w, SEVERITY_ERROR) : w->n) > 0)
+                fputs(heading, stdout);
+        warnings_for_text(w, log_get_max_level() >= LOG_INFO, print_warning, &c);
 }
 
 static enum output_format promised;

@@ -9,7 +9,9 @@
 
 /* [{"code", "severity", "message", and "node", "pci" or "replica" when about one}] */
 json_object *json_warnings(const struct warnings *w);
-/* Every warning on stdout, after `heading` when there is one. */
+/* Every warning on stdout, after `heading` when there is one: "severity: code: message", errors
+ * first, each code once (warnings_for_text(); -v: each in full, -q: errors only), each line after
+ * `indent` (show's section) or flush left (plan). */
 void print_warnings(const struct warnings *w, const char *heading, const char *indent);
 
 /* --json and --tap promise one document on stdout, also when the command fails: a verb says

@@ -3,8 +3,6 @@
  * boot; their interfaces and RDMA devices are named later (drivers load, udev renames eth0), after
  * the generator and numaplan.service ran. The start is the first moment that knows the names. */
 
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -43,16 +41,6 @@ static struct topology *read_adapters(struct root *root, char **items) {
         }
 }
 
-static int write_env(const char *path, const char *text) {
-        _cleanup_free_ char *copy = xstrdup(path), *copy2 = xstrdup(path);
-        const char *dir = dirname(copy), *name = basename(copy2);
-        int r = mkdir_parents(dir, 0755);
-        _cleanup_close_ int dfd = r < 0 ? r : open_dir_at(AT_FDCWD, dir, false, NULL);
-        if (dfd < 0)
-                return dfd;
-        /* /run is made anew at every boot: the replace is atomic, and no fsync is owed. */
-        return write_file_atomic_at_full(dfd, name, text, WRITE_VOLATILE);
-}
 
 /* "ens1 (0000:42:00.0; RDMA rxe0)" for each pick, for the line that says what the start found. */
 static char *describe(const struct nic_pick *picks, size_t n) {
@@ -104,7 +92,8 @@ int prepare_nics(const struct globals *g, const char *value, const char *env_fil
                 printf("(dry run) network adapters %s; would write:\n%s", found, text);
                 return EXIT_OK;
         }
-        r = write_env(env_file, text);
+        /* /run is made anew at every boot: the replace is atomic, and no fsync is owed. */
+        r = write_file_path(env_file, text, WRITE_VOLATILE);
         if (r < 0)
                 log_warning("cannot write %s (%s): no network adapter named to the server", env_file, strerror(-r));
         else

@@ -223,7 +223,7 @@ static void print_table(const struct inputs *in) {
         table_print(nodes, stdout, "  ");
         print_nics(in);
 
-        print_warnings(&in->warnings, "\n", "warning: ");
+        print_warnings(&in->warnings, "\n", NULL);
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 _cleanup_free_ char *path = dropin_path(in->unit_dir, p->replicas[i].unit),
@@ -246,11 +246,11 @@ static const struct verb_option options[] = {
 
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct plan_args *a = args;
-        struct inputs in;
+        _cleanup_inputs_ struct inputs in = {0};
 
         (void) argc;
         (void) argv;
-        int r = inputs_load(g, a->config, false, 0, &in);
+        int r = inputs_load(g, a->config, false, INPUTS_NAMED, &in);
         if (r != EXIT_OK)
                 return r;
         if (a->json) {
@@ -258,7 +258,6 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 json_print(o);
         } else
                 print_table(&in);
-        inputs_done(&in);
         return EXIT_OK;
 }
 

@@ -57,9 +57,11 @@ static int copy_as_user(const struct prepare_args *a, const struct cpuset *nodes
         int r = prepare_unit_user(&u);
         bool as_user = r > 0;
 
-        if (r >= 0)
-                r = copy_place_open(a->copy_to, nodes, size, as_user ? u.uid : geteuid(), as_user ? u.gid : getegid(),
-                                    a->dry_run, &place);
+        if (r >= 0) {
+                struct copy_tmpfs fs = {.nodes = nodes, .size = size, .uid = as_user ? u.uid : geteuid(),
+                                        .gid = as_user ? u.gid : getegid()};
+                r = copy_place_open(a->copy_to, &fs, a->dry_run, &place);
+        }
         if (r >= 0 && as_user && !a->dry_run)
                 r = prepare_become(&u);
         unit_user_done(&u);

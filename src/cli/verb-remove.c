@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* numaplan remove: delete numaplan's drop-ins and give the units back to systemd's defaults. */
 
-#include "basic/log.h"
 #include "basic/util.h"
-#include "cli/changes.h"
-#include "cli/generator-mode.h"
+#include "cli/deploy-report.h"
 #include "cli/verbs.h"
 #include "core/config.h"
 #include "core/unit-name.h"
 #include "host/config-files.h"
-#include "host/hugepages.h"
-#include "host/irq-steer.h"
-#include "stage/inputs.h"
-#include "systemd/bus.h"
-#include "systemd/changeset.h"
+#include "stage/deploy.h"
 
 struct remove_args {
         const char *config;
@@ -35,14 +29,7 @@ static const struct verb_option options[] = {
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct remove_args *a = args;
         _cleanup_inputs_ struct inputs in = {0};
-        _cleanup_changeset_ struct changeset cs = {0};
-        _cleanup_pool_changes_ struct pool_changes pools = {0};
-        _cleanup_irq_changes_ struct irq_changes irqs_done = {0};
-        _cleanup_close_ int lock = -1;
-        bool live = streq(g->sysfs_root, "/");
-        /* Like the pools: removing all gives back every interrupt numaplan steered. */
-        struct irq_step irqs = {.in = &in, .live = live, .done = &irqs_done}, *all = argc == 0 ? &irqs : NULL;
-        int r;
+        _cleanup_deploy_outcome_ struct deploy_outcome out = {0};
 
         /* As systemctl takes them: no suffix means the service. */
         _cleanup_strv_free_ char **units = xmalloc0((size_t) (argc + 1) * sizeof(char *));
@@ -57,36 +44,15 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 if (config_load(a->config, &cfg) < 0)
                         return EXIT_USAGE;
         }
-
         inputs_dirs(g, a->runtime, &in);
-        r = inputs_check_replay(&in, g, !a->no_reload, "remove");
+        int r = inputs_check_replay(&in, g, !a->no_reload, "remove");
         if (r != EXIT_OK)
                 return r;
-        inputs_journal(&in, live);
-        /* The same lock as apply: a remove must not interleave with an apply's commit. */
-        /* Said before anything, the lock included, is written. */
-        if (!a->no_reload && !booted_with_systemd()) {
-                log_error(NOT_BOOTED_WITH_SYSTEMD);
-                log_error("nothing written (--no-reload writes without telling systemd)");
-                return EXIT_ENV;
-        }
-        r = inputs_lock(&in, access(in.unit_dir, F_OK) == 0, &lock); /* no unit directory: nothing to remove */
-        if (r != EXIT_OK)
-                return r;
-        if (!in.generator && (changeset_recover(in.unit_dir) < 0 || changeset_for_removal(in.unit_dir, units, &cs) < 0))
-                return EXIT_ENV;
-        /* Removing every drop-in gives back every huge page numaplan reserved; removing some
-         * leaves the pools to the next apply, which sizes them for what stays. */
-        int rp = argc == 0 ? changes_pools(&in, live, NULL, false, &pools) : EXIT_OK;
-        if (in.generator)
-                r = generator_remove(&in, units, &pools, all, !a->no_reload, a->json);
-        else
-                r = deploy_and_report(&cs, &pools, all, NULL, false, false, !a->no_reload, false, a->json);
-        /* Like the pools: removing all takes every copy away, removing some leaves them to the
-         * next apply. */
-        if (r == EXIT_OK && argc == 0)
-                changes_copies(&in, live, NULL);
-        return r == EXIT_OK ? rp : r;
+        inputs_journal(&in, in.live);
+        struct deploy_options o = {.kind = DEPLOY_REMOVE, .reload = !a->no_reload, .units = units};
+        r = deploy_run(&in, &o, &out);
+        deploy_report(&out, &(struct report_options){.json = a->json});
+        return r;
 }
 
 const struct verb verb_remove = {

@@ -41,12 +41,33 @@ static void node_memory_json(const struct node_memory *m, json_object *o) {
         json_object_object_add(o, "latency", read_write_json(m->read_latency, m->write_latency));
 }
 
+/* The sockets (physical packages) a node's CPUs sit in; false when none of its CPUs' is known. */
+static bool node_sockets(const struct topology *t, const struct node *n, struct cpuset *ret) {
+        cpuset_clear(ret);
+        CPUSET_FOREACH(c, &n->cpus)
+                if (t->socket_of[c] >= 0)
+                        cpuset_set(ret, (unsigned) t->socket_of[c]);
+        return !cpuset_is_empty(ret);
+}
+
+/* [0], [0, 1]; [] for a node without CPUs, null when its CPUs' sockets are unknown. */
+static json_object *sockets_json(const struct topology *t, const struct node *n) {
+        struct cpuset s;
+        if (!node_sockets(t, n, &s))
+                return cpuset_is_empty(&n->cpus) ? json_object_new_array() : NULL;
+        json_object *a = json_object_new_array();
+        CPUSET_FOREACH(id, &s)
+                json_object_array_add(a, json_object_new_int((int) id));
+        return a;
+}
+
 /* ids: every node's id, in the order of t->nodes (the keys of each node's distances). */
 static json_object *node_json(const struct topology *t, const struct node *n, const int *ids) {
         json_object *o = json_object_new_object();
 
         json_object_object_add(o, "id", json_object_new_int(n->id));
         json_object_object_add(o, "cpus", json_cpuset(&n->cpus));
+        json_object_object_add(o, "sockets", sockets_json(t, n));
         /* Memory that could not be read is unknown, not 0. */
         json_object_object_add(o, "memory_total_bytes", n->memory_known ? json_uint64(n->mem_total) : NULL);
         json_object_object_add(o, "memory_free_bytes", n->memory_known ? json_uint64(n->mem_free) : NULL);
@@ -175,6 +196,24 @@ static bool shown(const struct filter *f, const struct accelerator *a) {
         return false;
 }
 
+/* The warnings about the host, its nodes, and the devices shown: `show PCI` asks about that
+ * device, and another's are no answer. Copies of the entries into `buf` (room for all), which own
+ * nothing: the list is not to be freed. */
+static struct warnings warnings_shown(const struct warnings *w, const struct filter *f, struct warning *buf) {
+        struct warnings r = {.v = buf};
+        for (size_t i = 0; i < w->n; i++) {
+                bool other = false;
+                if (f->n > 0 && warning_kinds[w->v[i].code].subject == SUBJECT_PCI && w->v[i].subject) {
+                        other = true;
+                        for (size_t k = 0; k < f->n && other; k++)
+                                other = !streq(f->pci[k], w->v[i].subject);
+                }
+                if (!other)
+                        r.v[r.n++] = w->v[i];
+        }
+        return r;
+}
+
 /* The first address given that names no accelerator, network adapter or NVMe drive; NULL. */
 static const char *unmatched(const struct topology *t, const struct filter *f) {
         const struct accelerator *lists[] = {t->accels, t->nics, t->storage};
@@ -259,15 +298,55 @@ static void print_json(const struct topology *t, const struct warnings *w, const
 }
 
 /* The sockets a node's CPUs sit in, as a list ("0", "0-1"), or "-" when unknown. */
-static char *node_sockets(const struct topology *t, const struct node *n) {
-        struct cpuset s = {0};
-        CPUSET_FOREACH(c, &n->cpus)
-                if (t->socket_of[c] >= 0)
-                        cpuset_set(&s, (unsigned) t->socket_of[c]);
-        return cpuset_is_empty(&s) ? xstrdup("-") : cpuset_format(&s);
+static char *node_sockets_text(const struct topology *t, const struct node *n) {
+        struct cpuset s;
+        return node_sockets(t, n, &s) ? cpuset_format(&s) : xstrdup("-");
 }
 
-static void print_nodes(const struct topology *t) {
+/* A node with no CPU and no memory online (GB200's firmware declares eight a GPU, and the driver
+ * onlines one): nothing could be placed there, so the table folds these into one line unless -v. */
+static bool node_empty(const struct node *n) {
+        for (size_t j = 0; j < n->n_hugepages; j++)
+                if (n->hugepages[j].total > 0)
+                        return false;
+        return cpuset_is_empty(&n->cpus) && n->memory_known && n->mem_total == 0;
+}
+
+static bool node_listed(const struct node *n, bool verbose) {
+        return verbose || !node_empty(n);
+}
+
+/* "2 MiB 1024/1024, 1 GiB 0/0": each pool's page size, free and total pages. Page sizes are powers
+ * of two, so whole units: "1 GiB", not "1.0 GiB". */
+static void hugepages_cell(struct table *tab, const struct node *n) {
+        _cleanup_strbuf_ struct strbuf hp = {0};
+        for (size_t j = 0; j < n->n_hugepages; j++) {
+                char size[FORMAT_BYTES_MAX];
+                format_bytes(size, sizeof(size), n->hugepages[j].page_kb * 1024);
+                char *point = strstr(size, ".0 ");
+                if (point)
+                        memmove(point, point + 2, strlen(point + 2) + 1);
+                strbuf_printf(&hp, "%s%s %" PRIu64 "/%" PRIu64, j ? ", " : "", size, n->hugepages[j].free,
+                              n->hugepages[j].total);
+        }
+        table_add(tab, hp.len ? hp.s : "-");
+}
+
+/* The line under the table for the nodes it folds: "nodes 3-9,11-17: no CPUs, no memory online
+ * (-v lists them)". */
+static void print_empty_nodes(const struct topology *t) {
+        struct cpuset ids = {0};
+        for (size_t i = 0; i < t->n_nodes; i++)
+                if (node_empty(&t->nodes[i]))
+                        cpuset_set(&ids, (unsigned) t->nodes[i].id);
+        if (cpuset_is_empty(&ids))
+                return;
+        _cleanup_free_ char *list = cpuset_format(&ids);
+        bool one = cpuset_count(&ids) == 1;
+        printf("  node%s %s: no CPUs, no memory online (-v lists %s)\n", one ? "" : "s", list, one ? "it" : "them");
+}
+
+static void print_nodes(const struct topology *t, bool verbose) {
         static const char *const headers[] = {">node", "kind", "cpus", ">cores", "socket", ">memory", ">free",
                                               "memory kind", ">tier", "huge pages"};
         _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
@@ -275,15 +354,14 @@ static void print_nodes(const struct topology *t) {
 
         for (size_t i = 0; i < t->n_nodes; i++) {
                 const struct node *n = &t->nodes[i];
-                _cleanup_free_ char *cpus = cpuset_format(&n->cpus), *sockets = node_sockets(t, n);
+                _cleanup_free_ char *cpus = cpuset_format(&n->cpus), *sockets = node_sockets_text(t, n);
                 char total[FORMAT_BYTES_MAX], free_[FORMAT_BYTES_MAX];
-                struct strbuf hp = {0};
 
+                cores += n->cores;
+                if (!node_listed(n, verbose))
+                        continue;
                 format_bytes(total, sizeof(total), n->mem_total);
                 format_bytes(free_, sizeof(free_), n->mem_free);
-                for (size_t j = 0; j < n->n_hugepages; j++)
-                        strbuf_printf(&hp, "%s%" PRIu64 "kB %" PRIu64 "/%" PRIu64, j ? ", " : "",
-                                      n->hugepages[j].page_kb, n->hugepages[j].free, n->hugepages[j].total);
                 table_addf(tab, "%d", n->id);
                 table_add(tab, node_kind_to_string(n->kind));
                 table_add(tab, *cpus ? cpus : "-");
@@ -297,9 +375,7 @@ static void print_nodes(const struct topology *t) {
                         table_addf(tab, "%d", n->memory.tier);
                 else
                         table_add(tab, "-");
-                table_add(tab, hp.len ? hp.s : "-");
-                strbuf_done(&hp);
-                cores += n->cores;
+                hugepages_cell(tab, n);
         }
 
         _cleanup_free_ char *online = cpuset_format(&t->online_cpus);
@@ -309,20 +385,40 @@ static void print_nodes(const struct topology *t) {
                : t->nodes_unreadable ? "; the NUMA nodes are unknown (warnings)"
                                      : "; no NUMA in this kernel");
         table_print(tab, stdout, NULL);
+        if (!verbose)
+                print_empty_nodes(t);
 }
 
-static void print_distances(const struct topology *t) {
+/* Up to 16 nodes the table fits a terminal and is read at a glance (an 8-socket host with sub-NUMA
+ * clustering); beyond, show --json and -v have it. */
+#define DISTANCES_SHOWN_MAX 16
+
+/* Between the nodes the node table lists: a folded node holds nothing to be near to. */
+static void print_distances(const struct topology *t, bool verbose) {
+        size_t listed = 0;
         if (!t->has_node_dirs)
                 return;
+        for (size_t i = 0; i < t->n_nodes; i++)
+                listed += node_listed(&t->nodes[i], verbose);
+        if (listed > DISTANCES_SHOWN_MAX && !verbose) {
+                printf("\nnode distances: %zu nodes, too many for a table here (-v prints it; show --json has them)\n",
+                       listed);
+                return;
+        }
         printf("\nnode distances:\n");
         printf("%6s", "node");
         for (size_t j = 0; j < t->n_nodes; j++)
-                printf(" %4d", t->nodes[j].id);
+                if (node_listed(&t->nodes[j], verbose))
+                        printf(" %4d", t->nodes[j].id);
         putchar('\n');
         for (size_t i = 0; i < t->n_nodes; i++) {
+                if (!node_listed(&t->nodes[i], verbose))
+                        continue;
                 printf("%5d:", t->nodes[i].id);
                 for (size_t j = 0; j < t->n_nodes; j++)
-                        if (t->nodes[i].distances)
+                        if (!node_listed(&t->nodes[j], verbose))
+                                continue;
+                        else if (t->nodes[i].distances)
                                 printf(" %4d", t->nodes[i].distances[j]);
                         else
                                 printf(" %4s", "-");
@@ -649,13 +745,16 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 inputs_done(&in);
                 return EXIT_USAGE;
         }
+        _cleanup_free_ struct warning *about = xmalloc((in.warnings.n + 1) * sizeof(*about));
+        struct warnings w = warnings_shown(&in.warnings, &f, about);
+        bool verbose = log_get_max_level() >= LOG_INFO;
         if (a->json)
-                print_json(t, &in.warnings, &f, a->matrix);
+                print_json(t, &w, &f, a->matrix);
         else if (a->matrix)
                 print_matrix(t, &f);
         else {
-                print_nodes(t);
-                print_distances(t);
+                print_nodes(t, verbose);
+                print_distances(t, verbose);
                 print_settings(t);
                 host_tuning_print(t->tuning);
                 print_devices("accelerators", "none (no PCI display, 3D, processing accelerator or co-processor devices)",
@@ -667,7 +766,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 if (t->n_storage || f.n == 0)
                         print_devices("NVMe drives", "none", t->storage, t->n_storage, &f);
                 print_irqs(t, &f);
-                print_warnings(&in.warnings, "\nwarnings:\n", "  ");
+                print_warnings(&w, "\nwarnings:\n", "  ");
         }
         inputs_done(&in);
         return EXIT_OK;
@@ -688,6 +787,7 @@ const struct verb verb_show = {
                        "host's tuning (cpufreq, idle states, zone reclaim, swap, IOMMU), the accelerators' and\n"
                        "network adapters' interrupts and whether irqbalance runs, and warnings about what\n"
                        "hurts pinning on this host. The configuration's accelerator-nodes apply.",
-        .epilogue = "PCI addresses limit the accelerators, adapters and drives shown to those.",
+        .epilogue = "PCI addresses limit the accelerators, adapters and drives shown, and the devices'\n"
+                    "warnings, to those. -v lists every node, the whole distance table and each warning.",
         .epilogue_tight = true,
 };

@@ -137,7 +137,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         const struct snapshot_args *a = args;
         _cleanup_free_ char *default_path = NULL;
         const char *output = a->output;
-        struct inputs in = {0};
+        _cleanup_inputs_ struct inputs in = {0};
         int r;
 
         (void) argc;
@@ -156,10 +156,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
 
         /* Everything show reads, warnings included, so that the replay shows the same. */
         r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES | INPUTS_TUNING | INPUTS_IRQS, NULL, &in);
-        if (r != EXIT_OK) {
-                inputs_done(&in);
+        if (r != EXIT_OK)
                 return r;
-        }
         r = streq(output, "-") ? write_tar(STDOUT_FILENO, in.root) : write_snapshot_file(output, in.root);
         if (r == 0 && !streq(output, "-")) {
                 size_t n;
@@ -168,7 +166,6 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                            "extracting it",
                            output, n, root_path(in.root));
         }
-        inputs_done(&in);
         return r < 0 ? EXIT_ENV : EXIT_OK;
 }
 

@@ -193,13 +193,13 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         if (interrupted)
                 log_warning("an apply was interrupted midway (%s/" CHANGESET_JOURNAL "): run numaplan apply to finish it",
                             in.unit_dir);
-        _cleanup_(boot_done) struct boot boot = {.blocked = !in.generator && access(in.unplaced, F_OK) == 0};
+        _cleanup_(boot_done) struct boot boot = {.blocked = !in.generator && access(in.state.unplaced, F_OK) == 0};
         boot_step_find(in.unit_dir, in.system_dirs, in.generator, &boot.step);
         if (boot.blocked)
                 log_warning("%s is there: the boot step has not placed the replicas at this boot, and their drop-ins "
                             "keep them from starting (journalctl -u numaplan.service says why); fix the cause and run "
                             "numaplan apply",
-                            in.unplaced);
+                            in.state.unplaced);
         all = all && !boot.blocked;
         for (size_t i = 0; i < rows.n; i++)
                 all = all && rows.v[i].ok;

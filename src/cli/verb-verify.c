@@ -4,9 +4,7 @@
 
 #include <inttypes.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "basic/fileio.h"
 #include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/table.h"
@@ -15,98 +13,16 @@
 #include "cli/metrics-file.h"
 #include "cli/output.h"
 #include "cli/verbs.h"
-#include "core/dropin.h"
-#include "core/irqs.h"
 #include "core/placement.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
 #include "core/verify-checks.h"
-#include "host/cgroup.h"
-#include "host/file-mappers.h"
-#include "host/host-facts.h"
 #include "host/numastat.h"
-#include "host/root.h"
-#include "host/server.h"
-#include "host/tasks.h"
-#include "host/warmup.h"
 #include "stage/inputs.h"
-#include "systemd/bus.h"
-#include "systemd/changeset.h"
-#include "systemd/dropin-seen.h"
+#include "stage/verify-units.h"
 #include "systemd/journal.h"
-#include "systemd/systemd-dl.h"
-#include "systemd/unit-state.h"
 
-struct unit_report {
-        const struct placement *pl;
-        struct check checks[N_CHECKS];
-        bool ok;
-        struct page_tally pages;
-        struct numastat *during; /* each node's counters' increments during the warm-up */
-        size_t n_numastat;
-        char *summary;
-        struct container_facts container;
-        struct task_facts tasks;
-        json_object *processes; /* which were checked, in which cgroups */
-};
-
-/* ---- gathering ---- */
-
-static void gather_dropin(const struct inputs *in, const struct placement *pl, const struct unit_state *s,
-                          const char *journal, struct dropin_facts *d, char **path_buf) {
-        _cleanup_free_ char *content = NULL,
-                            *want = dropin_render(in->topology, in->config, in->plan, pl, &in->env);
-        struct strbuf over = {0};
-        struct dropin_seen seen;
-        struct stat st;
-
-        *path_buf = dropin_path(in->unit_dir, pl->unit);
-        *d = (struct dropin_facts){.path = *path_buf, .journal = journal};
-        dropin_seen(s->dropin_paths, d->path, &seen);
-        /* systemd applies drop-ins in this order: a later one that sets our keys wins. */
-        for (size_t i = (size_t) (seen.index + 1); seen.index >= 0 && s->dropin_paths[i]; i++) {
-                const char *p = s->dropin_paths[i];
-                _cleanup_free_ char *text = NULL, *keys = NULL;
-                if (read_file(p, &text) >= 0 && (keys = dropin_settings(text)))
-                        strbuf_printf(&over, "%s%s sets %s", over.len ? "; " : "", p, keys);
-        }
-        d->loaded = seen.index >= 0;
-        d->instead = seen.instead;
-        d->overridden_by = over.len ? strbuf_steal(&over) : NULL;
-        d->matches_plan = read_file(d->path, &content) >= 0 && streq(content, want);
-        if (stat(d->path, &st) >= 0)
-                d->mtime = (double) st.st_mtim.tv_sec + (double) st.st_mtim.tv_nsec / 1e9;
-}
-
-static void add_tasks(struct root *root, struct task_facts *tf) {
-        for (size_t i = 0; i < tf->n_processes; i++) {
-                struct task *t;
-                size_t n;
-                if (process_tasks(root, tf->processes[i].pid, &t, &n, &tf->unread) < 0)
-                        continue;
-                tf->tasks = xrealloc(tf->tasks, (tf->n_tasks + n + 1) * sizeof(*tf->tasks));
-                memcpy(tf->tasks + tf->n_tasks, t, n * sizeof(*t));
-                tf->n_tasks += n;
-                free(t);
-        }
-}
-
-static void gather_tasks(struct root *root, const char *mount, const struct unit_state *s, const struct placement *pl,
-                         struct task_facts *tf, struct container_facts *cf) {
-        server_processes(root, mount, s->control_group, pl, tf, cf);
-        add_tasks(root, tf);
-}
-
-static void gather_pages(struct root *root, const struct task_facts *tf, const struct placement *pl,
-                         struct page_tally *pages) {
-        page_tally_init(pages, host_page_size(root) / 1024);
-        for (size_t i = 0, k = 0; i < tf->n_processes; i++) {
-                (void) process_pages(root, tf->processes[i].pid, &pl->nodes, pages);
-                for (; k < pages->n_unread; k++) /* memory-locality fails, saying the same */
-                        log_warning("%s: %s: %s unknown", pages->unread[k].path, pages->unread[k].error,
-                                    page_source_lost(pages->unread[k].source));
-        }
-}
+/* ---- output ---- */
 
 static json_object *processes_json(const struct task_facts *tf) {
         json_object *a = json_object_new_array();
@@ -144,136 +60,6 @@ static json_object *container_json(const struct container_facts *cf) {
         return o;
 }
 
-static int memory_node_ids(const struct topology *t, int **ret, struct cpuset *ret_set) {
-        int *ids = xmalloc0((t->n_nodes + 1) * sizeof(int));
-        int n = 0;
-        cpuset_clear(ret_set);
-        for (size_t i = 0; i < t->n_nodes; i++)
-                if (t->nodes[i].mem_total > 0) {
-                        ids[n++] = t->nodes[i].id;
-                        cpuset_set(ret_set, (unsigned) t->nodes[i].id);
-                }
-        *ret = ids;
-        return n;
-}
-
-static void summarize(struct unit_report *u) {
-        u->ok = true;
-        for (unsigned i = 0; i < N_CHECKS; i++)
-                u->ok = u->ok && u->checks[i].ok;
-        if (u->ok) {
-                _cleanup_free_ char *nodes = cpuset_format(&u->pl->nodes), *cpus = cpuset_format(&u->pl->cpus);
-                u->summary = xasprintf("pinned as planned: %s of its pages on node%s %s, every task on CPUs %s",
-                                       u->checks[CHECK_MEMORY_LOCALITY].got, cpuset_count(&u->pl->nodes) > 1 ? "s" : "",
-                                       nodes, cpus);
-                return;
-        }
-        for (unsigned i = 0; i < N_CHECKS; i++)
-                if (!u->checks[i].ok) {
-                        const struct check *c = &u->checks[i];
-                        u->summary = xasprintf("NOT pinned as planned: %s: %s", check_name(i),
-                                               c->detail ? c->detail : c->got);
-                        return;
-                }
-}
-
-/* What the unit is and does, up to where its pages are; judged with the other units' pages in
- * judge_pages(). */
-static int verify_unit(const struct inputs *in, const struct irq_targets *irqs, sd_bus *bus, const char *mount,
-                       bool no_warmup, const struct cpuset *memory_nodes, const int *mem_ids, size_t n_mem,
-                       struct unit_report *u) {
-        const struct placement *pl = u->pl;
-        struct unit_state s;
-        struct dropin_facts d;
-        struct task_facts *tf = &u->tasks;
-        _cleanup_free_ char *dpath = NULL;
-
-        int ret = unit_state_read(bus, pl->unit, &s);
-        if (ret < 0)
-                return ret;
-        _cleanup_free_ char *journal =
-                changeset_interrupted(in->unit_dir) ? xasprintf("%s/" CHANGESET_JOURNAL, in->unit_dir) : NULL;
-        gather_dropin(in, pl, &s, journal, &d, &dpath);
-        gather_tasks(in->root, mount, &s, pl, tf, &u->container);
-
-        struct verify_facts f = {.unit = pl->unit, .pl = pl, .state = &s, .memory_nodes = memory_nodes,
-                                 .dropin = &d, .container = &u->container, .tasks = tf, .topology = in->topology,
-                                 .irqs = irqs};
-        checks_run(CHECK_PHASE_UNIT, &f, u->checks);
-
-        /* The warm-up makes the server touch its memory; the pages are counted after it. */
-        _cleanup_free_ struct numastat *before = NULL;
-        read_numastat(in->root, mem_ids, n_mem, &before);
-        struct warmup_result w = {0};
-        if (no_warmup)
-                f.warmup_skipped = "--no-warmup";
-        else if (!pl->warmup_url)
-                f.warmup_skipped = "no warmup-url configured";
-        else if (tf->n_processes == 0)
-                w.detail = xstrdup("not sent: the unit runs no process");
-        else if (warmup_run(pl->warmup_url, pl->warmup_body, pl->warmup_timeout_ms, &w) < 0)
-                w.detail = xstrdup("libcurl is not available");
-        if (!f.warmup_skipped) {
-                f.warmup = &w;
-                f.warmup_url = pl->warmup_url;
-        }
-        checks_run(CHECK_PHASE_WARMUP, &f, u->checks);
-        free(w.detail);
-        read_numastat(in->root, mem_ids, n_mem, &u->during);
-        for (size_t k = 0; k < n_mem; k++) {
-                u->during[k].numa_miss -= before[k].numa_miss;
-                u->during[k].numa_foreign -= before[k].numa_foreign;
-                u->during[k].other_node -= before[k].other_node;
-        }
-        u->n_numastat = n_mem;
-
-        gather_pages(in->root, tf, pl, &u->pages);
-        free(d.overridden_by);
-        u->processes = processes_json(tf);
-        unit_state_done(&s);
-        return 0;
-}
-
-/* Every unit's pages split into its own and the program code it shares, from their processes'
- * mappings and, only while that is not enough, the host's other processes', then judged. */
-static void judge_pages(const struct inputs *in, struct unit_report *reports, size_t n) {
-        struct replica_pages *v = xmalloc0((n + 1) * sizeof(*v));
-        for (size_t i = 0; i < n; i++)
-                v[i] = (struct replica_pages){
-                        .pages = &reports[i].pages,
-                        .processes = reports[i].tasks.processes,
-                        .n_processes = reports[i].tasks.n_processes,
-                        .models = reports[i].pl->conf->models,
-                };
-        /* Every replica of the plan verified: the one that may hold an off-plan file's page cache
-         * is among them. */
-        if (n && replica_pages_split_lazily(in->root, v, n, n == in->plan->n_replicas) < 0)
-                log_warning("cannot list the host's processes: every page counts as the replica's own");
-        free(v);
-        for (size_t i = 0; i < n; i++) {
-                struct unit_report *u = &reports[i];
-                struct verify_facts f = {.unit = u->pl->unit, .pl = u->pl, .plan = in->plan, .topology = in->topology,
-                                         .tasks = &u->tasks, .pages = &u->pages, .models_dir = in->models};
-                checks_run(CHECK_PHASE_PAGES, &f, u->checks);
-                summarize(u);
-        }
-}
-
-static void unit_report_done(struct unit_report *u) {
-        for (unsigned k = 0; k < N_CHECKS; k++)
-                check_done(&u->checks[k]);
-        page_tally_done(&u->pages);
-        free(u->during);
-        free(u->summary);
-        container_facts_done(&u->container);
-        json_object_put(u->processes);
-        free(u->tasks.processes);
-        strv_free(u->tasks.cgroups);
-        free(u->tasks.tasks);
-        strv_free(u->tasks.unread);
-}
-
-/* ---- output ---- */
 
 static json_object *own_pages_json(const struct page_tally *t, const struct cpuset *planned) {
         uint64_t *own = xmalloc0(NUMA_NODES_MAX * sizeof(*own));
@@ -400,7 +186,7 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 json_object_object_add(uo, "remote_files", remote);
                 json_object_object_add(uo, "shared_files", shared);
                 json_object_object_add(uo, "numastat_change", stat);
-                json_object_object_add(uo, "processes", json_object_get(u->processes));
+                json_object_object_add(uo, "processes", processes_json(&u->tasks));
                 json_object_object_add(uo, "container", container_json(&u->container));
                 json_object_array_add(units, uo);
                 all = all && u->ok;
@@ -529,11 +315,18 @@ static void journal_verdicts(const struct unit_report *reports, size_t n) {
 
 /* --metrics FILE: the verdict (exit 0 or 1), else the run alone. A file that cannot be written
  * is an environment problem (exit 3). */
+/* When the run started: the clock's time for the metrics' timestamp, the monotonic one for its
+ * duration. */
+struct run_start {
+        double realtime_s, monotonic_s;
+};
+
 static int write_metrics(const char *path, const struct inputs *in, const struct unit_report *reports, size_t n,
-                         double t0, double m0, int r) {
+                         const struct run_start *start, int r) {
         bool success = r == EXIT_OK || r == EXIT_FAILED;
         struct metrics_unit *units = xmalloc0((n + 1) * sizeof(*units));
-        struct metrics_run run = {.success = success, .timestamp_s = t0, .duration_s = now_monotonic_s() - m0,
+        struct metrics_run run = {.success = success, .timestamp_s = start->realtime_s,
+                                  .duration_s = now_monotonic_s() - start->monotonic_s,
                                   .host = in ? in->topology : NULL, .warnings = in ? &in->warnings : NULL};
 
         for (size_t i = 0; success && i < n; i++)
@@ -553,17 +346,6 @@ static int write_metrics(const char *path, const struct inputs *in, const struct
 }
 
 /* ---- the verb ---- */
-
-static int preflight(sd_bus *bus, struct root *root, char **ret_mount) {
-        enum cgroup_mode mode;
-
-        if (bus_check_version(bus) < 0)
-                return -EOPNOTSUPP;
-        cgroup_detect(root, &mode, ret_mount);
-        if (mode == CGROUP_LEGACY || mode == CGROUP_UNIFIED_NO_CPUSET)
-                log_warning("no cgroup v2 cpuset controller: AllowedCPUs= and AllowedMemoryNodes= are not enforced");
-        return 0;
-}
 
 struct verify_args {
         const char *config, *metrics;
@@ -587,8 +369,8 @@ static const struct verb_option options[] = {
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct verify_args *a = args;
         bool no_warmup = a->no_warmup, json = a->json, tap = a->tap;
-        struct inputs in;
-        double t0 = now_realtime_s(), m0 = now_monotonic_s();
+        _cleanup_inputs_ struct inputs in = {0};
+        struct run_start start = {now_realtime_s(), now_monotonic_s()};
         int r;
 
         if (json && tap)
@@ -596,33 +378,19 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         /* The interrupts of every replica's devices: judged with irq-affinity, reported without. */
         r = inputs_load(g, a->config, false, INPUTS_DEVICES | INPUTS_IRQS, &in);
         if (r != EXIT_OK)
-                return a->metrics ? write_metrics(a->metrics, NULL, NULL, 0, t0, m0, r) : r;
-        inputs_journal(&in, root_is_live(in.root));
+                return a->metrics ? write_metrics(a->metrics, NULL, NULL, 0, &start, r) : r;
+        inputs_journal(&in, in.live);
         if (a->metrics)
                 inputs_read_tuning(&in); /* the links, the governor and the audit's warnings */
 
         _cleanup_free_ const struct placement **sel = NULL;
+        struct unit_report *reports = NULL;
         size_t n = 0;
         r = inputs_select(&in, argc, argv, &sel, &n);
-        struct unit_report *reports = xmalloc0((n + 1) * sizeof(*reports));
-        for (size_t i = 0; i < n; i++)
-                reports[i].pl = sel[i];
-
-        _cleanup_bus_ sd_bus *bus = NULL;
-        _cleanup_free_ char *mount = NULL;
-        _cleanup_(irq_targets_done) struct irq_targets targets = {0};
-        int *mem_ids = NULL;
-        struct cpuset memory_nodes;
-        size_t n_mem = (size_t) memory_node_ids(in.topology, &mem_ids, &memory_nodes);
-        irq_targets_for_plan(in.topology, in.plan, &targets);
-
-        if (r == EXIT_OK && (bus_connect(&bus) < 0 || preflight(bus, in.root, &mount) < 0))
-                r = EXIT_ENV;
-        for (size_t i = 0; r == EXIT_OK && i < n; i++)
-                if (verify_unit(&in, &targets, bus, mount, no_warmup, &memory_nodes, mem_ids, n_mem, &reports[i]) < 0)
-                        r = EXIT_ENV;
         if (r == EXIT_OK)
-                judge_pages(&in, reports, n);
+                r = verify_units(&in, sel, n, &(struct verify_options){.no_warmup = no_warmup}, &reports);
+        else
+                n = 0;
 
         if (r == EXIT_OK) {
                 bool all = true;
@@ -641,13 +409,9 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 r = all ? EXIT_OK : EXIT_FAILED;
         }
         if (a->metrics)
-                r = write_metrics(a->metrics, &in, reports, n, t0, m0, r);
+                r = write_metrics(a->metrics, &in, reports, n, &start, r);
 
-        for (size_t i = 0; i < n; i++)
-                unit_report_done(&reports[i]);
-        free(reports);
-        free(mem_ids);
-        inputs_done(&in);
+        unit_reports_free(reports, n);
         return r;
 }
 

@@ -49,7 +49,7 @@ extern const struct verb *const verbs[];
 extern const size_t n_verbs;
 
 /* Prints a verb's --help, its option lines made from its table. */
-void verb_help(const struct verb *v);
+void verb_print_help(const struct verb *v);
 
 /* Prints the message (if any) and a pointer to the verb's --help. Returns EXIT_USAGE. */
 int verb_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

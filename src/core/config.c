@@ -19,7 +19,9 @@
 
 #define BUILTIN "built-in default"
 
-enum section { SECTION_NONE, SECTION_NUMAPLAN, SECTION_REPLICA };
+/* SECTION_BROKEN: after a header that failed, or a key outside any section, up to the next
+ * header: its keys are passed over, since what they belong to is unknown. */
+enum section { SECTION_NONE, SECTION_NUMAPLAN, SECTION_REPLICA, SECTION_BROKEN };
 
 struct parse_ctx {
         struct config *c;
@@ -27,8 +29,11 @@ struct parse_ctx {
         const char *text, *end; /* what is left to read */
         unsigned line;          /* where the logical line being parsed starts */
         unsigned read;          /* the file's lines read so far */
-        struct error_at *err;
-        bool failed;
+        struct error_at *err;  /* every error found, in the order found */
+        unsigned n_failed;     /* how many */
+        bool line_failed;      /* the logical line being parsed has one: one a line is said */
+        bool stop;             /* a NUL byte: not a text file, read no further */
+        unsigned first_refused; /* inih's number of the first line the handler refused, or 0 */
 
         enum section section;
         struct replica_conf *replica; /* while section == SECTION_REPLICA */
@@ -47,21 +52,26 @@ struct parse_ctx {
 
 #define LONG_VALUE "\x01"
 
+/* Says an error at the line being parsed, and goes on: the admin gets every mistake of a file
+ * in one run. The section it stands in is broken, and is checked no further as a whole. */
 _printf_(2, 3) static int fail(struct parse_ctx *ctx, const char *fmt, ...) {
         va_list ap;
 
-        if (ctx->failed)
+        if (ctx->line_failed)
                 return 0;
         va_start(ap, fmt);
         _cleanup_free_ char *msg = xvasprintf(fmt, ap);
         va_end(ap);
         /* The mistake behind many a bad value: a "# comment" after it, which inih keeps. */
         bool comment = ctx->value && (strstr(ctx->value, " #") || strstr(ctx->value, "\t#"));
-        error_at_set(ctx->err, (struct where){ctx->file, ctx->line}, "%s%s", msg,
+        error_at_add(ctx->err, (struct where){ctx->file, ctx->line}, "%s%s", msg,
                      comment ? " (after a value only \" ;\" starts a comment, as inih reads it: the '#' and what "
                                "follows are part of the value)"
                              : "");
-        ctx->failed = true;
+        ctx->line_failed = true;
+        ctx->n_failed++;
+        if (ctx->section == SECTION_REPLICA)
+                ctx->replica->broken = true;
         return 0; /* inih: this handler call failed */
 }
 
@@ -114,7 +124,12 @@ static int value_boolean(struct parse_ctx *ctx, const char *key, const char *val
 
 static int percent_at_most(struct parse_ctx *ctx, const char *key, const char *value, unsigned max_bp, unsigned *ret) {
         unsigned v;
-        if (parse_percent(value, &v) < 0 || v > max_bp)
+        int r = parse_percent(value, &v);
+        /* A percentage too large is told as such, with the range, not as one mistyped. */
+        if (r == -ERANGE || (r >= 0 && v > max_bp))
+                return fail(ctx, "bad %s '%s': over %u%%: expected 0%% to %u%%", key, value,
+                            r == -ERANGE ? 100 : max_bp / 100, max_bp / 100);
+        if (r < 0)
                 return fail(ctx, "bad %s '%s': expected a percentage such as 95%%", key, value);
         *ret = v;
         return 1;
@@ -602,7 +617,6 @@ static int unit_of_any_section(struct parse_ctx *ctx, const char *name, const ch
         } else
                 free(unit);
         ctx->replica = saved;
-        ctx->failed = false;
         return 1;
 }
 
@@ -616,18 +630,25 @@ static int handler(void *user, const char *section, const char *name, const char
                 value = ctx->long_values[k];
         if (ctx->units)
                 return unit_of_any_section(ctx, name, value);
-        if (ctx->failed)
-                return 0;
         ctx->value = value;
         switch (ctx->section) {
         case SECTION_NONE:
-                return fail(ctx, "key '%s' outside a section", name);
+                /* Said once: the keys after it stand outside a section for the same reason. */
+                fail(ctx, "key '%s' outside a section", name);
+                ctx->section = SECTION_BROKEN;
+                break;
         case SECTION_NUMAPLAN:
-                return numaplan_key(ctx, name, value);
+                numaplan_key(ctx, name, value);
+                break;
         case SECTION_REPLICA:
-                return replica_key(ctx, name, value);
+                replica_key(ctx, name, value);
+                break;
+        case SECTION_BROKEN:
+                return 1;
         }
-        return 0;
+        if (ctx->line_failed && !ctx->first_refused)
+                ctx->first_refused = (unsigned) ctx->n_lines;
+        return !ctx->line_failed;
 }
 
 /* ---- sections and lines ---- */
@@ -647,6 +668,9 @@ static void section_header(struct parse_ctx *ctx, const char *line) {
         const char *end = strchr(line, ']');
         char kind[16] = "", name[200] = "", extra[2] = "";
 
+        /* Until the header is known good: its keys must not land in the section before it. */
+        ctx->section = SECTION_BROKEN;
+        ctx->replica = NULL;
         if (!end) {
                 fail(ctx, "section header without ']'");
                 return;
@@ -762,40 +786,67 @@ static bool stand_in(struct parse_ctx *ctx, const char *line, char *str, int num
         return true;
 }
 
-/* inih's line source (fgets semantics). Stops the parse after the first error we found. */
-static char *read_line(struct parse_ctx *ctx, char *str, int num) {
-        if (ctx->failed || ctx->text >= ctx->end)
-                return NULL;
-        ctx->line = ctx->read + 1; /* messages name where the line starts */
-        _cleanup_free_ char *line = logical_line(ctx);
-        if (!line)
-                return NULL;
-        ctx->first_line = xrealloc(ctx->first_line, (ctx->n_lines + 2) * sizeof(unsigned));
-        ctx->first_line[++ctx->n_lines] = ctx->line;
+/* Whether inih takes a line (neither blank, a comment nor a header) for a key's: a '=' or ':'
+ * before any inline comment (a ';' after a blank), as inih looks for one. */
+static bool has_delimiter(const char *s) {
+        bool blank = false;
+        for (; *s && !(blank && *s == ';'); s++) {
+                if (*s == '=' || *s == ':')
+                        return true;
+                blank = isspace((unsigned char) *s);
+        }
+        return false;
+}
 
+/* One logical line, read: a header is taken, anything inih would misread refused. Fills `str`
+ * with what inih is to read. */
+static void take_line(struct parse_ctx *ctx, const char *line, char *str, int num) {
         const char *s = line;
         if (ctx->line == 1 && startswith(s, "\xEF\xBB\xBF"))
                 s += 3; /* inih skips a UTF-8 byte order mark */
         const char *start = s;
         s += strspn(s, " \t");
-        if (*s && s != start && !strchr(";#", *s)) {
+        bool comment = !*s || strchr(";#", *s);
+        if (!comment && s != start) {
                 fail(ctx, "indented line: inih would read it as a continuation of the previous value");
-                return NULL;
+                return;
         }
-        if (*s && !strchr(";#", *s) && !line_is_safe(ctx, s))
-                return NULL;
+        if (!comment && !line_is_safe(ctx, s))
+                return;
         bool fits = strlen(line) + 2 <= (size_t) num;
         if (fits)
                 snprintf(str, (size_t) num, "%s\n", line);
-        if (*s == '[' && !fits)
+        if (*s == '[' && !fits) {
+                ctx->section = SECTION_BROKEN;
                 fail(ctx, "section header longer than %d bytes", num - 1);
-        else if (*s == '[')
+        } else if (*s == '[')
                 section_header(ctx, s);
-        else if (!fits && *s && !strchr(";#", *s))
+        else if (!fits && !comment)
                 stand_in(ctx, s, str, num);
+        else if (!comment && !has_delimiter(s))
+                fail(ctx, "syntax error: expected [section], key = value, or a comment");
         else if (!fits)
                 str[0] = '\n', str[1] = 0; /* a long comment */
-        return ctx->failed ? NULL : str;
+}
+
+/* inih's line source (fgets semantics). A line with an error reaches inih as a blank one, so that
+ * the parse goes on and finds the next; a NUL byte ends it. */
+static char *read_line(struct parse_ctx *ctx, char *str, int num) {
+        if (ctx->stop || ctx->text >= ctx->end)
+                return NULL;
+        ctx->line = ctx->read + 1; /* messages name where the line starts */
+        ctx->line_failed = false;
+        _cleanup_free_ char *line = logical_line(ctx);
+        if (!line) {
+                ctx->stop = true;
+                return NULL;
+        }
+        ctx->first_line = xrealloc(ctx->first_line, (ctx->n_lines + 2) * sizeof(unsigned));
+        ctx->first_line[++ctx->n_lines] = ctx->line;
+        take_line(ctx, line, str, num);
+        if (ctx->line_failed)
+                str[0] = '\n', str[1] = 0;
+        return str;
 }
 
 static char *reader(char *str, int num, void *stream) {
@@ -803,9 +854,9 @@ static char *reader(char *str, int num, void *stream) {
         char *line = read_line(ctx, str, num);
         if (line || !ctx->units || ctx->text >= ctx->end)
                 return line;
-        /* Reading only for the units: a line that cannot be read is passed over, as a blank one,
-         * and what follows it belongs to no section until the next header. */
-        ctx->failed = false;
+        /* Reading only for the units: a line that cannot be read (a NUL byte) is passed over, as a
+         * blank one, and what follows it belongs to no section until the next header. */
+        ctx->stop = false;
         ctx->section = SECTION_NONE;
         str[0] = '\n';
         str[1] = 0;
@@ -844,10 +895,12 @@ int config_parse_text(struct config *c, const char *text, size_t len, const char
         /* inih counts logical lines: the file's line is where that one starts. */
         unsigned at = line > 0 && (size_t) line <= ctx.n_lines ? ctx.first_line[line] : (unsigned) line;
         parse_ctx_done(&ctx);
-        if (line > 0 && (!ctx.failed || at < err->at.line))
-                return error_at_set(err, (struct where){ctx.file, at},
+        /* inih's first error, when it is none the handler refused: a line the line source let
+         * through that inih would not read. */
+        if (line > 0 && (unsigned) line != ctx.first_refused)
+                return error_at_add(err, (struct where){ctx.file, at},
                                     "syntax error: expected [section], key = value, or a comment");
-        return ctx.failed ? -EINVAL : 0;
+        return ctx.n_failed > 0 ? -EINVAL : 0;
 }
 
 char **config_units_of_text(const char *text, size_t len, const char *name) {
@@ -884,20 +937,26 @@ static void add_default(struct config *c) {
 }
 
 int config_finish(struct config *c, struct error_at *err) {
+        int ret = 0;
+
         for (size_t i = 0; i < c->n_replicas; i++) {
                 const struct replica_conf *r = &c->replicas[i];
+                /* A section with an error already said is not checked as a whole: a unit = that did
+                 * not parse is no missing one. */
+                if (r->broken)
+                        continue;
                 if (!r->unit)
-                        return error_at_set(err, r->at, "[%s %s] has no unit", r->is_template ? "replicas" : "replica",
-                                            r->name);
-                if (r->model_copies != MODEL_COPIES_NONE && !r->models)
-                        return error_at_set(err, r->key_at[REPLICA_MODEL_COPIES],
-                                            "model-copies = per-node copies the model, and [%s %s] names none: add model "
-                                            "= PATH",
-                                            r->is_template ? "replicas" : "replica", r->name);
+                        ret = error_at_add(err, r->at, "[%s %s] has no unit", r->is_template ? "replicas" : "replica",
+                                           r->name);
+                else if (r->model_copies != MODEL_COPIES_NONE && !r->models)
+                        ret = error_at_add(err, r->key_at[REPLICA_MODEL_COPIES],
+                                           "model-copies = per-node copies the model, and [%s %s] names none: add model "
+                                           "= PATH",
+                                           r->is_template ? "replicas" : "replica", r->name);
         }
         if (c->n_replicas == 0)
                 add_default(c);
-        return 0;
+        return ret;
 }
 
 bool config_wants_nics(const struct config *c) {
@@ -911,11 +970,8 @@ int config_parse_string(const char *text, const char *name, struct config **ret,
         _cleanup_config_ struct config *c = config_new();
 
         int r = config_parse_text(c, text, strlen(text), name, err);
-        if (r < 0)
-                return r;
-        r = config_finish(c, err);
-        if (r < 0)
-                return r;
+        if (config_finish(c, err) < 0 || r < 0)
+                return -EINVAL;
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -926,6 +982,7 @@ struct config *config_free(struct config *c) {
         for (size_t i = 0; i < c->n_replicas; i++) {
                 struct replica_conf *r = &c->replicas[i];
                 free(r->name);
+                free(r->model_warning);
                 for (size_t k = 0; k < _REPLICA_KEY_MAX; k++)
                         if (replica_items[k].free)
                                 replica_items[k].free((char *) r + replica_items[k].offset);

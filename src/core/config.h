@@ -83,6 +83,7 @@ enum replica_key { REPLICA_KEYS(CONFIG_KEY_ENUM) _REPLICA_KEY_MAX };
 struct replica_conf {
         char *name;
         bool is_template;
+        bool broken;                       /* an error was said in it: checked no further */
         struct where at;                   /* the section header */
         struct where key_at[_REPLICA_KEY_MAX]; /* where each key was set; .file NULL when not */
 
@@ -98,6 +99,7 @@ struct replica_conf {
         char **models;        /* files or directories, absolute; NULL-terminated, or NULL */
         uint64_t model_bytes; /* their size, all files of the directories (host/config-files.c) */
         uint64_t model_copy_bytes; /* the same in whole pages: what a copy of them takes in a tmpfs */
+        char *model_warning;       /* host/config-files.c: its model is missing or empty (model-missing) */
         enum model_copies model_copies; /* per-node: each node of its replicas holds its own copy */
         struct hugepages_want {
                 uint64_t bytes;   /* hugepages = SIZE[:PAGESIZE]: a pool of this much */
@@ -160,16 +162,19 @@ struct config_key_info *config_keys(size_t *ret_n);
 struct config *config_new(void);
 /* Parses one file's text (`name` for messages and drop-in headers) into `c`, after the files
  * parsed before it: a later file's [numaplan] keys override an earlier one's; a replica section
- * is defined once. -EINVAL with *err at the offending line. */
+ * is defined once. -EINVAL with every error of the file added to *err, each at its line (a
+ * section with one is marked broken, and the keys of a header that failed are passed over). */
 int config_parse_text(struct config *c, const char *text, size_t len, const char *name, struct error_at *err);
-/* Checks every section as a whole once all files are parsed (each has a unit), and adds the
- * built-in default when there is no replica section. */
+/* Checks every section as a whole once all files are parsed (each has a unit), but those
+ * broken, adding each error to *err; and adds the built-in default when there is no replica
+ * section. */
 int config_finish(struct config *c, struct error_at *err);
 /* The units a configuration's text names (NULL-terminated, as written, a template's with its
  * %i), for a boot whose configuration does not parse: every unit = line inih reads, in any
  * section or none, that is a valid unit = value; the lines that cannot be read are passed over. */
 char **config_units_of_text(const char *text, size_t len, const char *name);
-/* config_new() + config_parse_text() + config_finish(): for tests and the built-in default. */
+/* config_new() + config_parse_text() + config_finish(), the errors of both in *err: for tests
+ * and the built-in default. */
 int config_parse_string(const char *text, const char *name, struct config **ret, struct error_at *err);
 struct config *config_free(struct config *c);
 static inline void config_freep(struct config **c) {

@@ -62,9 +62,10 @@ static bool only_elsewhere(bool known, const struct cpuset *s, const struct cpus
         return known && !cpuset_is_empty(s) && !cpuset_intersects(s, node_cpus);
 }
 
+/* Not by the CPU that served it last: on x86 that follows a new setting only when the interrupt
+ * next fires, and one set to every CPU (the kernel's default) lands on either node. */
 bool device_irq_remote(const struct device_irq *q, const struct cpuset *node_cpus) {
-        return only_elsewhere(q->has_affinity, &q->affinity, node_cpus) ||
-               only_elsewhere(q->has_effective, &q->effective, node_cpus);
+        return only_elsewhere(q->has_affinity, &q->affinity, node_cpus);
 }
 
 bool device_irqs_remote(const struct device_irqs *d, const struct cpuset *node_cpus) {

@@ -36,8 +36,8 @@ void device_irqs_set(struct device_irqs *d, unsigned *irqs, size_t n);
 struct device_irq *device_irqs_add(struct device_irqs *d, unsigned irq);
 /* "45-47", "30, 45-47": the numbers as a list. */
 char *device_irqs_format(const struct device_irqs *d);
-/* Whether the interrupt is set to, or was last served by, CPUs of other nodes only, none of
- * `node_cpus`. */
+/* Whether the interrupt is set (smp_affinity_list) to CPUs of other nodes only, none of
+ * `node_cpus`; where it was served last is not judged. */
 bool device_irq_remote(const struct device_irq *q, const struct cpuset *node_cpus);
 /* Whether any of its interrupts is. */
 bool device_irqs_remote(const struct device_irqs *d, const struct cpuset *node_cpus);

@@ -19,18 +19,18 @@ static void group_by_target(const struct cpuset *planned, size_t *pick, int *to,
         memcpy(to, t, j * sizeof(*t));
 }
 
-size_t migrate_select(const int *status, size_t n, const struct cpuset *planned, unsigned *next_target,
-                      uint64_t weight, struct migrate_stats *st, size_t *pick, int *to) {
+size_t migrate_select(const struct migrate_batch *b, const struct cpuset *planned, unsigned *next_target,
+                      struct migrate_stats *st, size_t *pick, int *to) {
         unsigned targets = cpuset_count(planned);
         size_t k = 0;
 
-        for (size_t i = 0; i < n; i++) {
-                int node = status[i];
+        for (size_t i = 0; i < b->n; i++) {
+                int node = b->status[i];
                 if (node < 0)
                         continue; /* not present (never faulted in, or gone): nothing to move */
-                st->resident += weight;
+                st->resident += b->weight;
                 if (cpuset_isset(planned, node)) {
-                        st->on_plan += weight;
+                        st->on_plan += b->weight;
                         continue;
                 }
                 if (targets == 0)

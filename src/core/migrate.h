@@ -35,14 +35,20 @@ struct migrate_stats {
         uint64_t page_size;                      /* of a base page, in bytes */
 };
 
-/* A batch of pages (each `weight` base pages) whose nodes the kernel reported in `status` (a node,
- * or -errno: -ENOENT for a page not present, which is skipped). Picks the resident ones off `planned` into `pick` (their
- * indices) with a target node each in `to`, planned nodes in turn from *next_target, the picks
- * grouped by target (the planned nodes in order, each in the batch's order): move_pages(2) moves
- * a run of pages bound for one node in one pass, and a page bound elsewhere ends the run. Returns
- * how many. Counts what it saw into `st`. */
-size_t migrate_select(const int *status, size_t n, const struct cpuset *planned, unsigned *next_target,
-                      uint64_t weight, struct migrate_stats *st, size_t *pick, int *to);
+/* A batch of pages whose nodes the kernel reported. */
+struct migrate_batch {
+        const int *status; /* a node, or -errno: -ENOENT for a page not present, which is skipped */
+        size_t n;
+        uint64_t weight;   /* base pages in each page */
+};
+
+/* Picks the batch's resident pages off `planned` into `pick` (their indices) with a target node
+ * each in `to`, planned nodes in turn from *next_target, the picks grouped by target (the planned
+ * nodes in order, each in the batch's order): move_pages(2) moves a run of pages bound for one
+ * node in one pass, and a page bound elsewhere ends the run. Returns how many. Counts what it
+ * saw into `st`. */
+size_t migrate_select(const struct migrate_batch *b, const struct cpuset *planned, unsigned *next_target,
+                      struct migrate_stats *st, size_t *pick, int *to);
 /* After the kernel moved the picked pages (status as move_pages(2) returns it: the node each
  * page is on now, or -errno, or MIGRATE_STATUS_PINNED), counts what moved and what failed and
  * why. */

@@ -203,6 +203,23 @@ static int claim_count(struct planning *pn, struct placement *pl) {
         return 0;
 }
 
+/* A template that placed nothing would otherwise pass unseen beside the sections that did. */
+static void say_places_nothing(struct planning *pn, const struct replica_conf *r, bool per_node) {
+        const struct topology *t = pn->t;
+        const struct where at = replica_where(r, REPLICA_PER);
+        size_t compute = 0;
+
+        for (size_t i = 0; i < t->n_accels; i++)
+                compute += t->accels[i].compute;
+        warnings_add(pn->w, WARNING_PLACES_NOTHING, r->name, "%s:%u: [replicas %s] places no replica: %s", at.file,
+                     at.line, r->name,
+                     per_node     ? "per = node, and no node of this host has both CPUs and memory of its own (DRAM)"
+                     : !compute   ? "per = accelerator, and this host shows no compute accelerator (per = node "
+                                    "places one on each node)"
+                                  : "per = accelerator, and every compute accelerator of this host is another "
+                                    "section's");
+}
+
 static void expand_template(struct planning *pn, const struct replica_conf *r) {
         const struct topology *t = pn->t;
         bool per_node = r->per == PER_NODE;
@@ -219,6 +236,8 @@ static void expand_template(struct planning *pn, const struct replica_conf *r) {
                 for (size_t i = 0; i < t->n_accels; i++)
                         if (t->accels[i].compute && !pn->claimed_by[i])
                                 give_accelerator(pn, add_placement(pn, r, instance++), i);
+                if (instance == 0 && !pn->c->builtin_default)
+                        say_places_nothing(pn, r, false);
                 return;
         }
         for (size_t ni = 0; ni < t->n_nodes; ni++) {
@@ -232,6 +251,8 @@ static void expand_template(struct planning *pn, const struct replica_conf *r) {
                         if (t->accels[i].compute && !pn->claimed_by[i] && accel_node(pn, i) == n->id)
                                 give_accelerator(pn, pl, i);
         }
+        if (instance == 0 && !pn->c->builtin_default)
+                say_places_nothing(pn, r, true);
 }
 
 /* Puts v[order[k]] at v[k] for each k, in place, one cycle of the permutation at a time: a

@@ -52,6 +52,62 @@ size_t warnings_count(const struct warnings *l, enum severity severity) {
         return n;
 }
 
+static bool subject_before(const struct warnings *l, size_t first, size_t i) {
+        for (size_t j = first; j < i; j++)
+                if (l->v[j].code == l->v[i].code && streq_ptr(l->v[j].subject, l->v[i].subject))
+                        return true;
+        return false;
+}
+
+/* "devices 0000:81:00.0, 0000:11:00.0: SUMMARY (-v prints each)": the `count` warnings of the code
+ * of l->v[first], which is the first of them, in one line. */
+static char *folded_line(const struct warnings *l, size_t first, size_t count) {
+        static const char *const words[][2] = {
+                [SUBJECT_HOST] = {NULL, NULL},
+                [SUBJECT_NODE] = {"node", "nodes"},
+                [SUBJECT_PCI] = {"device", "devices"},
+                [SUBJECT_REPLICA] = {"replica", "replicas"},
+        };
+        const struct warning_kind *k = &warning_kinds[l->v[first].code];
+        _cleanup_strbuf_ struct strbuf names = {0};
+        size_t named = 0;
+
+        for (size_t i = first; k->subject != SUBJECT_HOST && i < l->n; i++) {
+                if (l->v[i].code != l->v[first].code || !l->v[i].subject || subject_before(l, first, i))
+                        continue;
+                /* Replica names come from the configuration: escaped as the messages are. */
+                _cleanup_free_ char *s = text_escape(l->v[i].subject);
+                strbuf_printf(&names, "%s%s", named++ ? ", " : "", s);
+        }
+        if (named)
+                return xasprintf("%s %s: %s (-v prints each)", words[k->subject][named > 1], names.s, k->summary);
+        return xasprintf("%zu %ss: %s (-v prints each)", count, severity_to_string(k->severity), k->summary);
+}
+
+void warnings_for_text(const struct warnings *l, bool each,
+                       void (*fn)(const struct warning *first, const char *text, void *userdata), void *userdata) {
+        bool done[_WARNING_MAX] = {0};
+
+        for (int s = SEVERITY_ERROR; s >= SEVERITY_NOTICE; s--)
+                for (size_t i = 0; i < l->n; i++) {
+                        enum warning_code code = l->v[i].code;
+                        if (done[code] || (int) warning_kinds[code].severity != s)
+                                continue;
+                        done[code] = true;
+                        size_t count = 0;
+                        for (size_t j = i; j < l->n; j++)
+                                if (l->v[j].code == code) {
+                                        count++;
+                                        if (each)
+                                                fn(&l->v[i], l->v[j].message, userdata);
+                                }
+                        if (each)
+                                continue;
+                        _cleanup_free_ char *folded = count > 1 ? folded_line(l, i, count) : NULL;
+                        fn(&l->v[i], folded ? folded : l->v[i].message, userdata);
+                }
+}
+
 void warnings_done(struct warnings *l) {
         for (size_t i = 0; i < l->n; i++) {
                 free(l->v[i].subject);

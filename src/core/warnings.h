@@ -50,6 +50,9 @@ enum warning_subject { SUBJECT_HOST, SUBJECT_NODE, SUBJECT_PCI, SUBJECT_REPLICA 
         X(MEMORY_UNSET, "memory-unset", NOTICE, HOST, "the built-in default sizes no replica's memory") \
         X(MODEL_SHARED, "model-shared", WARNING, HOST, "replicas on different nodes name the same model file") \
         X(NIC_REMOTE, "nic-remote", WARNING, REPLICA, "a replica has no network adapter on its node") \
+        X(PLACES_NOTHING, "places-nothing", WARNING, REPLICA, "a [replicas] section places no replica on this host") \
+        X(UNIT_UNKNOWN, "unit-unknown", WARNING, REPLICA, "systemd knows no unit of a replica's name") \
+        X(MODEL_MISSING, "model-missing", WARNING, REPLICA, "a replica's model is not there, or holds no data") \
         /* The host's tuning (core/tuning.h) */ \
         X(PCIE_LINK_NARROW, "pcie-link-narrow", WARNING, PCI, "a PCIe link is narrower than the device's maximum") \
         X(PCIE_LINK_SLOW, "pcie-link-slow", NOTICE, PCI, "a PCIe link runs below the device's maximum speed (idle GPUs do)") \
@@ -103,4 +106,10 @@ void warnings_put(struct warnings *l, enum warning_code code, const char *subjec
 bool warnings_has(const struct warnings *l, enum warning_code code, const char *subject);
 /* How many warnings of at least `severity` the list holds. */
 size_t warnings_count(const struct warnings *l, enum severity severity);
+/* The text outputs' order and folding: errors, then warnings, then notices, each severity's codes
+ * in the order first found, each code once. `each` (-v) gives every warning's own message; else a
+ * code found once gives its message, and one found more often a line that names every subject and
+ * says the code's summary. `fn` gets each line to print and the first warning of its code. */
+void warnings_for_text(const struct warnings *l, bool each,
+                       void (*fn)(const struct warning *first, const char *text, void *userdata), void *userdata);
 void warnings_done(struct warnings *l);

@@ -12,7 +12,6 @@
  * does not write: the replicas fail to start with "Assertion failed" rather than start unpinned. */
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -32,9 +31,9 @@
 #include "generator/generator.h"
 #include "host/config-files.h"
 #include "stage/inputs.h"
-#include "stage/trust.h"
+#include "stage/deploy-generator.h"
+#include "stage/deploy.h"
 #include "systemd/changeset.h"
-#include "systemd/deploy.h"
 #include "systemd/generator-files.h"
 
 #define CONFIG_SCAN_MAX (4U << 20)
@@ -55,22 +54,6 @@ static int read_unit_file_at(int udfd, const char *unit, const char *name, char 
 static int read_unit_file(const char *dir, const char *unit, const char *name, char **ret) {
         _cleanup_close_ int udfd = open_dir_at(AT_FDCWD, dir, false, NULL);
         return read_unit_file_at(udfd, unit, name, ret);
-}
-
-static int write_unit_file(const char *dir, const char *unit, const char *name, const char *text) {
-        _cleanup_free_ char *d = xasprintf("%s.d", unit), *path = xasprintf("%s/%s/%s", dir, d, name);
-        int r = unit_text_check(path, text);
-        if (r < 0)
-                return r;
-        r = mkdir_parents(dir, 0755);
-        _cleanup_close_ int udfd = r < 0 ? r : open_dir_at(AT_FDCWD, dir, false, NULL);
-        if (udfd < 0)
-                return log_error_errno(udfd, "cannot open %s: %m", dir);
-        _cleanup_close_ int dfd = open_dir_at(udfd, d, true, NULL);
-        r = dfd < 0 ? dfd : write_file_atomic_at(dfd, name, text);
-        if (r < 0)
-                return log_error_errno(r, "cannot write %s/%s/%s: %m", dir, d, name);
-        return 0;
 }
 
 /* --- The generator ----------------------------------------------------------------------------- */
@@ -126,16 +109,9 @@ static void scan_units(const char *path, char ***v, size_t *n) {
  * configuration, the units it last placed are kept from starting unplaced. */
 static void add_recorded_units(const struct inputs *in, char ***v, size_t *n) {
         for (size_t k = 0; k < ELEMENTSOF(in->apply_dirs) && in->apply_dirs[k]; k++) {
-                _cleanup_free_ char *path = xasprintf("%s/" GENERATOR_UNITS_RECORD, in->apply_dirs[k]), *text = NULL;
-                if (read_file_max(path, CONFIG_SCAN_MAX, &text) < 0)
-                        continue;
-                for (char *line = text, *next; line && *line; line = next) {
-                        next = strchr(line, '\n');
-                        if (next)
-                                *next++ = '\0';
-                        if (*line && *line != '#')
-                                add_unit(v, n, line);
-                }
+                _cleanup_strv_free_ char **units = state_read_units_record(in->apply_dirs[k]);
+                for (size_t i = 0; units[i]; i++)
+                        add_unit(v, n, units[i]);
         }
 }
 
@@ -190,16 +166,16 @@ static char **blocked_units(const struct inputs *in, const char *config_path) {
 /* No plan at this boot: every unit the configuration names gets a drop-in that asserts the
  * marker, which is not written, so none starts with a placement this boot does not have. */
 static void block_all(const struct globals *g, const char *config_path) {
-        struct inputs in = {0};
+        _cleanup_inputs_ struct inputs in = {0};
+        _cleanup_strbuf_ struct strbuf names = {0};
         size_t n = 0;
-        struct strbuf names = {0};
 
         inputs_dirs(g, false, &in);
         _cleanup_strv_free_ char **units = blocked_units(&in, config_path);
         _cleanup_free_ char *text = generator_block_text(log_first_error() ? log_first_error() : "no plan", in.marker);
         report_units(units);
         for (size_t i = 0; units[i]; i++)
-                if (write_unit_file(in.unit_dir, units[i], DROPIN_NAME, text) >= 0) {
+                if (deploy_write_unit_file(in.unit_dir, units[i], DROPIN_NAME, text) >= 0) {
                         strbuf_printf(&names, "%s%s", n ? ", " : "", units[i]);
                         n++;
                 }
@@ -210,31 +186,6 @@ static void block_all(const struct globals *g, const char *config_path) {
         else
                 log_error("no placement at this boot, and no replica unit found in the configuration to keep from "
                           "starting");
-        strbuf_done(&names);
-        inputs_done(&in);
-}
-
-/* A unit that still has apply's drop-in where it outranks the generator's (an apply before the
- * generator was installed): a second drop-in keeps it from starting with that placement, until
- * apply takes it away. An admin's own file of that name (a link to /dev/null included) is theirs
- * and wins, as systemd makes it. Returns whether the unit is blocked. */
-static bool check_conflict(const struct inputs *in, const int *apply_fds, const char *unit) {
-        for (size_t k = 0; in->apply_dirs[k]; k++) {
-                _cleanup_free_ char *old = NULL, *path = dropin_path(in->apply_dirs[k], unit);
-                if (read_unit_file_at(apply_fds[k], unit, DROPIN_NAME, &old) < 0 || !startswith(old, DROPIN_HEADER))
-                        continue;
-                _cleanup_free_ char *text = xasprintf(
-                        DROPIN_HEADER "-generator. Do not edit: run numaplan apply, which hands the unit to the generator.\n"
-                                      "# %s, written by numaplan apply, outranks the generator's drop-in: the unit "
-                                      "starts with neither until it is gone.\n[Unit]\nAssertPathExists=!%s\n",
-                        path, path);
-                if (write_unit_file(in->unit_dir, unit, GENERATOR_CONFLICT_NAME, text) >= 0)
-                        log_error("%s: %s, written by numaplan apply, outranks the generator's placement: the unit will "
-                                  "not start; numaplan apply removes it and reloads",
-                                  unit, path);
-                return true;
-        }
-        return false;
 }
 
 static void report_plan_units(const struct plan *plan) {
@@ -246,95 +197,27 @@ static void report_plan_units(const struct plan *plan) {
         report_units(units);
 }
 
-/* The units remove took out until the next boot get no drop-in: how many. */
-static size_t leave_out_removed(const struct inputs *in, struct changeset *cs) {
-        bool all, record;
-        _cleanup_strv_free_ char **removed = generator_read_removed(in->runtime_dir, &all, &record);
-        size_t n = 0;
-        for (size_t i = 0; i < cs->n; i++) {
-                struct change *c = &cs->v[i];
-                if (c->new && (all || strv_contains(removed, c->unit))) {
-                        c->new = mfree(c->new);
-                        c->action = c->old ? ACTION_REMOVED : ACTION_UNCHANGED;
-                        n++;
-                }
-        }
-        return n;
-}
-
-/* How much of the list of placed units the notice names: a line of the journal's worth. */
-#define PLACED_SAID_MAX 600
-
-static void closep_array(int (*fds)[INPUTS_APPLY_DIRS_MAX]) {
-        for (size_t k = 0; k < INPUTS_APPLY_DIRS_MAX; k++)
-                closep(&(*fds)[k]);
-}
-
-/* Each drop-in written: checked against apply's drop-ins that outrank it, and named. */
-static size_t check_written(const struct inputs *in, const struct changeset *cs, bool fresh, struct strbuf *names) {
-        _cleanup_(closep_array) int apply_fds[INPUTS_APPLY_DIRS_MAX];
-        size_t placed = 0;
-
-        for (size_t k = 0; k < INPUTS_APPLY_DIRS_MAX; k++)
-                apply_fds[k] = in->apply_dirs[k] ? open_dir_at(AT_FDCWD, in->apply_dirs[k], false, NULL) : -1;
-        for (size_t i = 0; i < cs->n; i++) {
-                if (!cs->v[i].new)
-                        continue;
-                if (!check_conflict(in, apply_fds, cs->v[i].unit) && !fresh) {
-                        _cleanup_free_ char *d = xasprintf("%s/%s.d/" GENERATOR_CONFLICT_NAME, in->unit_dir, cs->v[i].unit);
-                        (void) unlink(d); /* of an earlier run into the same directory */
-                }
-                const struct placement *pl = NULL;
-                for (size_t j = 0; j < in->plan->n_replicas && !pl; j++)
-                        if (streq(in->plan->replicas[j].unit, cs->v[i].unit))
-                                pl = &in->plan->replicas[j];
-                _cleanup_free_ char *nodes = pl ? cpuset_format(&pl->nodes) : xstrdup("-");
-                if (names->len < PLACED_SAID_MAX)
-                        strbuf_printf(names, "%s%s on node%s %s", placed ? ", " : "", cs->v[i].unit,
-                                      pl && cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
-                placed++;
-        }
-        return placed;
-}
-
 /* EXIT_OK, whatever went wrong with the configuration or the host (said, and the replicas kept
  * from starting); EXIT_USAGE, with nothing written, for drop-ins that would hand root a path
  * another user could replace (stage/trust.h): where it is installed is not the configuration's
  * fault, and a replica started unplaced is better than none. */
 static int generate(const struct globals *g, const char *config_path) {
         _cleanup_inputs_ struct inputs in = {0};
-        _cleanup_changeset_ struct changeset cs = {0};
-        _cleanup_strbuf_ struct strbuf names = {0};
+        _cleanup_deploy_outcome_ struct deploy_outcome out = {0};
 
         if (inputs_load(g, config_path, false, 0, &in) != EXIT_OK || !plan_units_valid(in.plan)) {
                 block_all(g, config_path);
                 return EXIT_OK;
         }
-        if (inputs_check_trusted(&in, NULL) != EXIT_OK)
-                return EXIT_USAGE;
-        log_warnings(&in.warnings);
         report_plan_units(in.plan);
-        /* systemd empties a generator's directory before every run: into an empty one the
-         * drop-ins go without journal or fsync (changeset_commit_fresh()). */
-        bool fresh = dir_is_empty_at(AT_FDCWD, in.unit_dir);
-        if (changeset_for_plan(in.unit_dir, &in.env, in.topology, in.config, in.plan, &cs) < 0)
-                return EXIT_OK;
-        size_t left_out = leave_out_removed(&in, &cs);
-        int r = !changeset_changed(&cs) ? 0 : fresh ? changeset_commit_fresh(&cs) : -EEXIST;
-        if (r == -EEXIST)
-                r = changeset_commit(&cs);
-        if (r < 0)
-                return EXIT_OK;
-        size_t placed = check_written(&in, &cs, fresh, &names);
-        /* Last, as apply's: the marker says every drop-in is in place. */
-        if (deploy_write_marker(in.marker, fresh ? WRITE_VOLATILE : 0) < 0)
-                return EXIT_OK;
-        const char *sources = config_sources(in.config);
-        log_notice("placed %zu replica%s from %s: %s%s", placed, placed == 1 ? "" : "s", sources, placed ? names.s : "none",
-                   names.len >= PLACED_SAID_MAX ? ", ..." : "");
-        if (left_out)
-                log_notice("left out %zu replica%s that numaplan remove took out until the next boot", left_out,
-                           left_out == 1 ? "" : "s");
+        int r = deploy_run(&in, &(struct deploy_options){.kind = DEPLOY_GENERATE}, &out);
+        if (r != EXIT_OK || !out.changed)
+                return r;
+        log_notice("placed %zu replica%s from %s: %s", out.placed, out.placed == 1 ? "" : "s", config_sources(in.config),
+                   out.placed_names);
+        if (out.left_out)
+                log_notice("left out %zu replica%s that numaplan remove took out until the next boot", out.left_out,
+                           out.left_out == 1 ? "" : "s");
         return EXIT_OK;
 }
 
@@ -351,7 +234,7 @@ static void generator_help(void) {
                "      --unit-dir DIR     where apply's drop-ins that outrank the generator's are (default\n"
                "                         " UNIT_DIR_PERSISTENT " and " UNIT_DIR_RUNTIME ")\n"
                "      --runtime-dir DIR  where numaplan remove records what it took out (default\n"
-               "                         " RUNTIME_DIR ")\n"
+               "                         " STATE_RUNTIME_DIR ")\n"
                "  -v, --verbose          say more\n");
 }
 
@@ -382,8 +265,8 @@ static void clean_up_after(const char *dir) {
 /* The worker did not finish: say what is in place, and keep every unit it named (`reported`, one
  * a line) from starting. */
 static void after_worker(const struct globals *g, const char *reported, const char *how) {
-        struct inputs in = {0};
-        struct strbuf placed = {0}, blocked = {0};
+        _cleanup_inputs_ struct inputs in = {0};
+        _cleanup_strbuf_ struct strbuf placed = {0}, blocked = {0};
         size_t n_placed = 0, n_blocked = 0;
         _cleanup_strv_free_ char **units = xmalloc0(sizeof(char *));
         _cleanup_free_ char *lines = xstrdup(reported);
@@ -407,7 +290,7 @@ static void after_worker(const struct globals *g, const char *reported, const ch
                 _cleanup_free_ char *old = NULL;
                 struct strbuf *b = &placed;
                 if (read_unit_file(in.unit_dir, units[i], DROPIN_NAME, &old) < 0 || !old) {
-                        if (write_unit_file(in.unit_dir, units[i], DROPIN_NAME, text) < 0)
+                        if (deploy_write_unit_file(in.unit_dir, units[i], DROPIN_NAME, text) < 0)
                                 continue;
                         b = &blocked;
                 }
@@ -423,9 +306,6 @@ static void after_worker(const struct globals *g, const char *reported, const ch
                           n_placed ? "the drop-ins in place keep " : "", n_placed ? placed.s : "",
                           n_placed && n_blocked ? "; " : "", n_blocked ? "drop-ins written now keep " : "",
                           n_blocked ? blocked.s : "");
-        strbuf_done(&placed);
-        strbuf_done(&blocked);
-        inputs_done(&in);
 }
 
 /* The work happens in a worker process, so that the time limit can be kept however it is stuck

@@ -16,3 +16,8 @@ char **config_files(const char *path);
  * configuration), -EPERM (an unsafe file when running as root) or -ENOENT (no -c file). With no
  * replica section anywhere, the built-in default template is added. */
 int config_load(const char *path, struct config **ret);
+
+struct warnings;
+/* model-missing: each replica section whose model config_load() found missing or empty, where
+ * that is no error (memory = set, no copies), at its model = line. */
+void config_model_warnings(const struct config *c, struct warnings *w);

@@ -8,6 +8,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "basic/cpuset.h"
 #include "basic/escape.h"
 #include "basic/fileio.h"
 #include "basic/log.h"
@@ -155,7 +156,9 @@ static char *proc_fd(int fd) {
 }
 
 /* Our tmpfs on `at`: the unit's user's, and large enough. */
-static int check_ours(int at, const char *shown, uid_t uid, uint64_t want, bool dry) {
+static int check_ours(int at, const char *shown, const struct copy_tmpfs *fs, bool dry) {
+        uint64_t want = tmpfs_size(fs->size);
+        uid_t uid = fs->uid;
         struct stat st;
         struct statfs sf;
 
@@ -182,11 +185,11 @@ static int check_ours(int at, const char *shown, uid_t uid, uint64_t want, bool 
 
 /* Mounts numaplan's tmpfs on the directory open as `at` (by descriptor: whatever its name leads
  * to meanwhile). */
-static int mount_tmpfs(int at, const char *shown, const struct cpuset *nodes, uint64_t want, uid_t uid, gid_t gid,
-                       bool dry) {
-        _cleanup_free_ char *list = cpuset_format(nodes), *target = proc_fd(at);
-        _cleanup_free_ char *opts = xasprintf("mode=0755,uid=%u,gid=%u,size=%" PRIu64 ",mpol=%s:%s", (unsigned) uid,
-                                              (unsigned) gid, want, cpuset_count(nodes) > 1 ? "interleave" : "bind", list);
+static int mount_tmpfs(int at, const char *shown, const struct copy_tmpfs *fs, bool dry) {
+        _cleanup_free_ char *list = cpuset_format(fs->nodes), *target = proc_fd(at);
+        _cleanup_free_ char *opts = xasprintf("mode=0755,uid=%u,gid=%u,size=%" PRIu64 ",mpol=%s:%s", (unsigned) fs->uid,
+                                              (unsigned) fs->gid, tmpfs_size(fs->size),
+                                              cpuset_count(fs->nodes) > 1 ? "interleave" : "bind", list);
         if (dry) {
                 log_notice("(dry run) would mount a tmpfs on %s (%s)", shown, opts);
                 return 0;
@@ -214,16 +217,15 @@ static int place_dir(int models, const char *name, const char *shown, bool dry, 
         return 0;
 }
 
-static int open_place(int models, const char *name, const char *shown, const struct cpuset *nodes, uint64_t size,
-                      uid_t uid, gid_t gid, bool dry, struct copy_place *ret) {
+static int open_place(int models, const char *name, const char *shown, const struct copy_tmpfs *fs, bool dry,
+                      struct copy_place *ret) {
         _cleanup_close_ int at = -1;
         _cleanup_free_ char *what = NULL;
         enum mount_state state = MOUNT_NONE;
-        uint64_t want = tmpfs_size(size);
 
         int r = place_dir(models, name, shown, dry, &at);
         if (r < 0 || at < 0)
-                return r < 0 ? r : mount_tmpfs(-1, shown, nodes, want, uid, gid, true);
+                return r < 0 ? r : mount_tmpfs(-1, shown, fs, true);
         r = mount_state(models, at, &state, &what);
         if (r < 0)
                 return log_warning_errno(r, "cannot tell whether %s is a mount point: %m; refused", shown);
@@ -233,7 +235,7 @@ static int open_place(int models, const char *name, const char *shown, const str
                             shown, what);
                 return -EBUSY;
         }
-        r = state == MOUNT_OURS ? check_ours(at, shown, uid, want, dry) : mount_tmpfs(at, shown, nodes, want, uid, gid, dry);
+        r = state == MOUNT_OURS ? check_ours(at, shown, fs, dry) : mount_tmpfs(at, shown, fs, dry);
         if (r < 0 || (dry && state == MOUNT_NONE))
                 return r;
         /* The tmpfs' root now, by the same name: the directory numaplan holds. */
@@ -288,8 +290,7 @@ static int join_host_mounts(void) {
         return 0;
 }
 
-int copy_place_open(const char *dir, const struct cpuset *nodes, uint64_t size, uid_t uid, gid_t gid, bool dry,
-                    struct copy_place *ret) {
+int copy_place_open(const char *dir, const struct copy_tmpfs *fs, bool dry, struct copy_place *ret) {
         _cleanup_free_ char *parent = NULL, *name = NULL, *shown = name_escape(dir);
         _cleanup_close_ int models = -1;
         struct copy_place p = {.fd = -1, .lock = -1};
@@ -303,7 +304,7 @@ int copy_place_open(const char *dir, const struct cpuset *nodes, uint64_t size, 
                 return r;
         r = held_dir_open(parent, !dry, &models);
         if (r == -ENOENT && dry)
-                return mount_tmpfs(-1, shown, nodes, tmpfs_size(size), uid, gid, true);
+                return mount_tmpfs(-1, shown, fs, true);
         if (r < 0)
                 return r;
         /* Before anything is mounted: a replica starting beside this one finds the tmpfs mounted
@@ -314,7 +315,7 @@ int copy_place_open(const char *dir, const struct cpuset *nodes, uint64_t size, 
                 if (p.lock < 0)
                         return log_warning_errno(p.lock, "cannot lock %s: %m", lock_path);
         }
-        r = open_place(models, name, shown, nodes, size, uid, gid, dry, &p);
+        r = open_place(models, name, shown, fs, dry, &p);
         if (r < 0) {
                 copy_place_done(&p);
                 return r;

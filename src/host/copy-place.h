@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "basic/cpuset.h"
+struct cpuset;
 
 /* The source numaplan gives its tmpfs mounts, by which it knows them again. */
 #define COPY_PLACE_SOURCE "numaplan-models"
@@ -30,13 +30,19 @@ struct copy_place {
         dev_t dev;    /* the tmpfs': nothing beyond it is touched */
 };
 
-/* Opens `dir` (absolute) as above, for a server running as `uid`:`gid`, mounting the tmpfs
- * (sized for `size` bytes, bound to `nodes`) or growing it. Root only. Each refusal is said,
- * naming what is wrong, and returns -errno (-ELOOP a link, -EBUSY another mount, -EPERM another
- * user's tmpfs or a directory others could change). With `dry`, changes nothing and says what it
- * would do. */
-int copy_place_open(const char *dir, const struct cpuset *nodes, uint64_t size, uid_t uid, gid_t gid, bool dry,
-                    struct copy_place *ret);
+/* The tmpfs a directory of copies needs. */
+struct copy_tmpfs {
+        const struct cpuset *nodes; /* its memory policy: bound to these */
+        uint64_t size;              /* bytes it must hold */
+        uid_t uid;                  /* the server's user and group, who own it */
+        gid_t gid;
+};
+
+/* Opens `dir` (absolute) as above, mounting the tmpfs `fs` or growing it. Root only. Each refusal
+ * is said, naming what is wrong, and returns -errno (-ELOOP a link, -EBUSY another mount, -EPERM
+ * another user's tmpfs or a directory others could change). With `dry`, changes nothing and says
+ * what it would do. */
+int copy_place_open(const char *dir, const struct copy_tmpfs *fs, bool dry, struct copy_place *ret);
 void copy_place_done(struct copy_place *p);
 
 /* Opens `path` (absolute) as a directory only root (or this process's user) can change, checked

@@ -109,20 +109,28 @@ static void file_mappers_sort(struct file_mappers *m) {
                         qsort(m->mappers[i].v, m->mappers[i].n, sizeof(pid_t), pid_compare);
 }
 
-/* Every process listed in `d` (/proc) but numaplan itself and those in `skip` (ascending), its
- * maps read by scan_process() with `wanted`, until `more` says there is nothing left to find. */
-static void scan_host(struct root *root, DIR *d, struct file_mappers *m, const pid_t *skip, size_t n_skip,
-                      const bool *wanted, bool (*more)(const struct file_mappers *m, void *userdata), void *userdata) {
+/* Which of the host's processes scan_host() reads, and until when; all zero: every one, to the end. */
+struct host_scan {
+        const pid_t *skip;  /* already read, ascending */
+        size_t n_skip;
+        const bool *wanted; /* by index into m->ids, as scan_process() takes it */
+        bool (*more)(const struct file_mappers *m, void *userdata); /* NULL: to the end */
+        void *userdata;
+};
+
+/* Every process listed in `d` (/proc) but numaplan itself and those `hs` skips, its maps read by
+ * scan_process(), until `hs` says there is nothing left to find. */
+static void scan_host(struct root *root, DIR *d, struct file_mappers *m, const struct host_scan *hs) {
         pid_t self = root_is_live(root) ? getpid() : 0;
         struct dirent *de;
 
-        while (m->n_ids && (!more || more(m, userdata)) && (de = readdir(d))) {
+        while (m->n_ids && (!hs->more || hs->more(m, hs->userdata)) && (de = readdir(d))) {
                 if (!isdigit((unsigned char) de->d_name[0]))
                         continue;
                 pid_t pid = (pid_t) atoi(de->d_name);
-                if (pid == self || (n_skip && bsearch(&pid, skip, n_skip, sizeof(pid_t), pid_compare)))
+                if (pid == self || (hs->n_skip && bsearch(&pid, hs->skip, hs->n_skip, sizeof(pid_t), pid_compare)))
                         continue;
-                (void) scan_process(root, m, pid, wanted);
+                (void) scan_process(root, m, pid, hs->wanted);
         }
 }
 
@@ -136,7 +144,7 @@ int file_mappers_scan(struct root *root, const struct file_id *ids, size_t n, st
                 file_mappers_done(&m);
                 return r;
         }
-        scan_host(root, d, &m, NULL, 0, NULL, NULL, NULL);
+        scan_host(root, d, &m, &(const struct host_scan){0});
         closedir(d);
         file_mappers_sort(&m);
         *ret = m;
@@ -306,8 +314,11 @@ static int scan_lazily(struct root *root, struct replica_pages *v, size_t n, boo
                                 q.open[x] = q.every[x] = any = true;
                 }
         }
-        if (any)
-                scan_host(root, d, m, pids, unique, q.open, questions_left, &q);
+        if (any) {
+                struct host_scan hs = {
+                        .skip = pids, .n_skip = unique, .wanted = q.open, .more = questions_left, .userdata = &q};
+                scan_host(root, d, m, &hs);
+        }
         closedir(d);
         free(q.open);
         free(q.every);

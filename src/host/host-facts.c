@@ -10,7 +10,7 @@
 #include "basic/util.h"
 #include "host/host-facts.h"
 #include "host/root.h"
-#include "host/sysfs-parse.h"
+#include "core/sysfs-parse.h"
 
 uint64_t live_page_size(void) {
         static uint64_t size;

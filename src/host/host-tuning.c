@@ -9,7 +9,7 @@
 #include "core/topology.h"
 #include "host/host-tuning.h"
 #include "host/root.h"
-#include "host/tuning-parse.h"
+#include "core/tuning-parse.h"
 
 #define SYS_CPU "sys/devices/system/cpu"
 

@@ -73,15 +73,8 @@ static int read_record(const char *record, struct pools *ret, bool *ret_exists) 
 }
 
 static int write_record(const char *record, const struct pools *ours) {
-        _cleanup_free_ char *dir_copy = xstrdup(record), *name_copy = xstrdup(record), *text = pools_format(ours);
-        const char *dir = dirname(dir_copy), *name = basename(name_copy);
-        _cleanup_close_ int dfd = -1;
-
-        int r = mkdir_parents(dir, 0755);
-        if (r >= 0)
-                r = dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
-        if (r >= 0)
-                r = write_file_atomic_at(dfd, name, text);
+        _cleanup_free_ char *text = pools_format(ours);
+        int r = write_file_path(record, text, 0);
         if (r < 0)
                 return log_error_errno(r, "cannot record numaplan's huge pages in %s: %m", record);
         return 0;

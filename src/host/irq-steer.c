@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
-#include <libgen.h>
 #include <unistd.h>
 
 #include "basic/fileio.h"
@@ -221,18 +220,12 @@ static int read_record(const char *record, struct irq_record *ret, bool *ret_exi
 
 /* The record, replaced atomically; removed when it holds nothing. */
 static int write_record(const char *record, const struct irq_record *r, bool existed) {
-        _cleanup_free_ char *dir_copy = xstrdup(record), *name_copy = xstrdup(record), *text = irq_record_format(r);
-        const char *dir = dirname(dir_copy), *name = basename(name_copy);
-        _cleanup_close_ int dfd = -1;
+        _cleanup_free_ char *text = r->n ? irq_record_format(r) : NULL;
 
         if (r->n == 0 && !existed)
                 return 0;
-        int e = mkdir_parents(dir, 0755);
-        if (e >= 0)
-                e = dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
-        if (e >= 0)
-                e = r->n ? write_file_atomic_at(dfd, name, text) : unlink_durably_at(dfd, name);
-        if (e < 0 && !(e == -ENOENT && r->n == 0))
+        int e = write_file_path(record, text, 0);
+        if (e < 0)
                 return log_error_errno(e, "cannot record numaplan's interrupts in %s: %m", record);
         return 0;
 }

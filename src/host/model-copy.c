@@ -216,79 +216,89 @@ static char **list_names(int dirfd, size_t *ret_n) {
         return names;
 }
 
+/* An entry of a directory being copied, and where its copy goes. */
+struct entry {
+        int src;           /* the original directory */
+        int dst;           /* its copy (-1 in a dry run where it is not there) */
+        int look;          /* the copy to compare with (-1: just made, nothing to look at) */
+        const char *name;  /* in both */
+        const char *sub;   /* its path below the copied directory */
+        const char *shown; /* the original's path, for messages (escaped) */
+        struct stat st;    /* the original's, not following a link */
+};
+
 static unsigned copy_dir(struct tree *t, int src, int dst, bool made, const char *rel, unsigned depth);
 
 /* A link below the named directory: kept as a link when it stays in the tree, its file copied
  * when it resolves to one of the model's; else the copy cannot be whole. Returns the problems. */
-static unsigned copy_link(struct tree *t, int src, int dst, int look, const char *name, const char *sub,
-                          const char *shown) {
+static unsigned copy_link(struct tree *t, const struct entry *e) {
         const struct job *j = t->job;
         char target[4096], have[4096];
-        ssize_t k = readlinkat(src, name, target, sizeof(target) - 1);
+        ssize_t k = readlinkat(e->src, e->name, target, sizeof(target) - 1);
         if (k < 0)
                 return 0; /* gone meanwhile */
         target[k] = 0;
-        if (!link_stays_inside(sub, target)) {
-                _cleanup_close_ int in = link_into_tree(t, sub);
+        if (!link_stays_inside(e->sub, target)) {
+                _cleanup_close_ int in = link_into_tree(t, e->sub);
                 struct stat s;
                 int r = in < 0 ? in : fstat(in, &s) < 0 ? -errno : 0;
-                if (r >= 0 && fresh(look, name, &s)) {
+                if (r >= 0 && fresh(e->look, e->name, &s)) {
                         j->st->fresh++;
                         return 0;
                 }
                 if (r >= 0)
-                        r = copy_file(j, in, &s, dst, name, shown);
+                        r = copy_file(j, in, &s, e->dst, e->name, e->shown);
                 if (r >= 0)
                         return 0;
                 _cleanup_free_ char *to = name_escape(target);
-                log_warning("%s: a link out of the model's tree (to %s): no whole copy", shown, to);
+                log_warning("%s: a link out of the model's tree (to %s): no whole copy", e->shown, to);
                 return 1;
         }
-        ssize_t h = look >= 0 ? readlinkat(look, name, have, sizeof(have) - 1) : -1;
+        ssize_t h = e->look >= 0 ? readlinkat(e->look, e->name, have, sizeof(have) - 1) : -1;
         if (!(h == k && memcmp(have, target, (size_t) k) == 0) && !j->dry &&
-            (!rm_rf_at(dst, name, j->dev) || symlinkat(target, dst, name) < 0)) {
-                log_warning_errno(-errno, "%s: cannot make its link in the copy: %m", shown);
+            (!rm_rf_at(e->dst, e->name, j->dev) || symlinkat(target, e->dst, e->name) < 0)) {
+                log_warning_errno(-errno, "%s: cannot make its link in the copy: %m", e->shown);
                 return 1;
         }
         j->st->links++;
         return 0;
 }
 
-static unsigned copy_subdir(struct tree *t, int src, int dst, const char *name, const char *sub, const char *shown,
-                            const struct stat *s, unsigned depth) {
+/* A directory below the named one, `depth` below it. */
+static unsigned copy_subdir(struct tree *t, const struct entry *e, unsigned depth) {
         const struct job *j = t->job;
         if (depth + 1 >= MODEL_DEPTH_MAX) {
-                log_warning("%s: more than %d directories deep: no whole copy", shown, MODEL_DEPTH_MAX);
+                log_warning("%s: more than %d directories deep: no whole copy", e->shown, MODEL_DEPTH_MAX);
                 return 1;
         }
-        _cleanup_close_ int sd = openat(src, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        _cleanup_close_ int sd = openat(e->src, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         bool made = false;
-        _cleanup_close_ int dd = dst < 0 ? -1 : copy_dir_at(j, dst, name, !j->dry, &made);
+        _cleanup_close_ int dd = e->dst < 0 ? -1 : copy_dir_at(j, e->dst, e->name, !j->dry, &made);
         if (sd < 0 || (!j->dry && dd < 0)) {
-                log_warning("%s: cannot copy this directory: %s", shown, strerror(sd < 0 ? errno : -dd));
+                log_warning("%s: cannot copy this directory: %s", e->shown, strerror(sd < 0 ? errno : -dd));
                 return 1;
         }
         if (dd >= 0 && !j->dry &&
-            ((j->root && fchown(dd, s->st_uid, s->st_gid) < 0) || fchmod(dd, s->st_mode & 0777) < 0))
-                log_warning_errno(-errno, "%s: cannot give the copy its owner and mode: %m", shown);
-        return copy_dir(t, sd, dd, made, sub, depth + 1);
+            ((j->root && fchown(dd, e->st.st_uid, e->st.st_gid) < 0) || fchmod(dd, e->st.st_mode & 0777) < 0))
+                log_warning_errno(-errno, "%s: cannot give the copy its owner and mode: %m", e->shown);
+        return copy_dir(t, sd, dd, made, e->sub, depth + 1);
 }
 
-static unsigned copy_regular(struct tree *t, int src, int dst, int look, const char *name, const char *shown,
-                             struct stat *s) {
+static unsigned copy_regular(struct tree *t, const struct entry *e) {
         const struct job *j = t->job;
         /* Looked at, not opened, when the copy is fresh: an up-to-date copy costs two stats a file. */
-        if (fresh(look, name, s)) {
+        if (fresh(e->look, e->name, &e->st)) {
                 j->st->fresh++;
                 return 0;
         }
-        _cleanup_close_ int in = openat(src, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        int r = in < 0 ? -errno : fstat(in, s) < 0 ? -errno : 0;
+        _cleanup_close_ int in = openat(e->src, e->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat s; /* the file opened: what is copied */
+        int r = in < 0 ? -errno : fstat(in, &s) < 0 ? -errno : 0;
         if (r >= 0)
-                r = copy_file(j, in, s, dst, name, shown);
+                r = copy_file(j, in, &s, e->dst, e->name, e->shown);
         if (r >= 0)
                 return 0;
-        log_warning_errno(r, "%s: cannot copy it: %m; no whole copy", shown);
+        log_warning_errno(r, "%s: cannot copy it: %m; no whole copy", e->shown);
         return 1;
 }
 
@@ -308,15 +318,15 @@ static unsigned copy_dir(struct tree *t, int src, int dst, bool made, const char
                 const char *name = names[i];
                 _cleanup_free_ char *sub = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name),
                                     *raw = xasprintf("%s/%s", t->top, sub), *shown = name_escape(raw);
-                struct stat s;
-                if (fstatat(src, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
+                struct entry e = {.src = src, .dst = dst, .look = look, .name = name, .sub = sub, .shown = shown};
+                if (fstatat(src, name, &e.st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue; /* gone meanwhile */
-                if (S_ISLNK(s.st_mode))
-                        problems += copy_link(t, src, dst, look, name, sub, shown);
-                else if (S_ISDIR(s.st_mode))
-                        problems += copy_subdir(t, src, dst, name, sub, shown, &s, depth);
-                else if (S_ISREG(s.st_mode))
-                        problems += copy_regular(t, src, dst, look, name, shown, &s);
+                if (S_ISLNK(e.st.st_mode))
+                        problems += copy_link(t, &e);
+                else if (S_ISDIR(e.st.st_mode))
+                        problems += copy_subdir(t, &e, depth);
+                else if (S_ISREG(e.st.st_mode))
+                        problems += copy_regular(t, &e);
                 /* a FIFO, socket or device in the tree is no file of the model */
         }
         if (look < 0 || j->dry)

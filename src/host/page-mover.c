@@ -210,7 +210,8 @@ static int move_batch(struct mover *m, size_t n, uint64_t weight, const struct m
                 return move_known(m, n, weight, mp->from_node);
         if (sym_numa_move_pages(m->pid, n, m->addrs, NULL, m->status, 0) < 0)
                 return -errno;
-        size_t k = migrate_select(m->status, n, m->planned, &m->next_target, weight, m->st, m->pick, m->to);
+        struct migrate_batch b = {.status = m->status, .n = n, .weight = weight};
+        size_t k = migrate_select(&b, m->planned, &m->next_target, m->st, m->pick, m->to);
         if (k == 0)
                 return 0;
         for (size_t i = 0; i < k; i++) {

@@ -28,7 +28,7 @@
 #include "host/nic-read.h"
 #include "host/pci-read.h"
 #include "host/root.h"
-#include "host/tuning-parse.h"
+#include "core/tuning-parse.h"
 #include "host/udev-dl.h"
 
 #define PCI_DEVICES "sys/bus/pci/devices"

@@ -8,7 +8,7 @@
 #include "basic/escape.h"
 #include "core/held-pages.h"
 #include "host/root.h"
-#include "host/sysfs-parse.h"
+#include "core/sysfs-parse.h"
 #include "host/tasks.h"
 #include "basic/util.h"
 

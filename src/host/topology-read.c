@@ -16,7 +16,7 @@
 #include "host/memory-read.h"
 #include "host/pci-read.h"
 #include "host/root.h"
-#include "host/sysfs-parse.h"
+#include "core/sysfs-parse.h"
 #include "host/topology-read.h"
 
 #define SYS_CPU "sys/devices/system/cpu"

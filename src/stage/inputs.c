@@ -16,8 +16,11 @@
 #include "host/root.h"
 #include "host/topology-read.h"
 #include "stage/inputs.h"
+#include "systemd/bus.h"
 #include "systemd/generator-files.h"
 #include "systemd/journal.h"
+#include "systemd/systemd-dl.h"
+#include "systemd/unit-state.h"
 
 /* One of systemd's unit directories, by name or by identity (a link to one, a bind mount of one). */
 bool is_systemd_unit_dir(const char *dir) {
@@ -34,18 +37,13 @@ bool is_systemd_unit_dir(const char *dir) {
 
 void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->unit_dir = g->unit_dir ? g->unit_dir : runtime ? UNIT_DIR_RUNTIME : UNIT_DIR_PERSISTENT;
-        free(in->runtime_dir);
-        free(in->unplaced);
         free(in->marker);
         in->system_dirs = is_systemd_unit_dir(in->unit_dir);
-        if (g->runtime_dir)
-                in->runtime_dir = xstrdup(g->runtime_dir);
-        else if (in->system_dirs)
-                in->runtime_dir = xstrdup(RUNTIME_DIR);
-        else
-                in->runtime_dir = xasprintf("%s/.numaplan", in->unit_dir);
-        in->unplaced = xasprintf("%s/" UNPLACED_MARKER, in->runtime_dir);
-        in->marker = xstrdup(in->unplaced);
+        in->live = streq(g->sysfs_root, "/");
+        _cleanup_free_ char *own = g->runtime_dir || in->system_dirs ? NULL
+                                                                      : xasprintf("%s/" STATE_RUNTIME_SUBDIR, in->unit_dir);
+        state_paths_init(&in->state, g->runtime_dir ? g->runtime_dir : own ? own : STATE_RUNTIME_DIR);
+        in->marker = xstrdup(in->state.unplaced);
         /* Generator mode: the drop-ins are the generator's, and so is their marker, which it
          * writes where it may write, in its own directory; the lock stays apply's. */
         const char *gen = generator_dir_for(g->generator_dir, g->unit_dir, g->sysfs_root);
@@ -57,7 +55,7 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
                         in->apply_dirs[1] = streq(in->unit_dir, UNIT_DIR_RUNTIME) ? UNIT_DIR_PERSISTENT : UNIT_DIR_RUNTIME;
                 in->unit_dir = gen;
                 free(in->marker);
-                in->marker = generator_marker(gen);
+                in->marker = xasprintf("%s/" STATE_GENERATOR_MARKER, gen);
         }
         free(in->exe);
         /* The binary that writes the drop-ins is the one they run: a path that exists now (in
@@ -65,12 +63,11 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         in->exe = in->generator ? generator_exe_for(g->generator_dir) : NULL;
         if (!in->exe)
                 in->exe = self_exe();
-        free(in->models);
-        in->models = xasprintf("%s/models", in->runtime_dir);
-        free(in->nics);
-        in->nics = xasprintf("%s/nics", in->runtime_dir);
-        in->env = (struct dropin_env){
-                .marker = in->marker, .marker_blocks = !in->generator, .exe = in->exe, .models = in->models, .nics = in->nics};
+        in->env = (struct dropin_env){.marker = in->marker,
+                                      .marker_blocks = !in->generator,
+                                      .exe = in->exe,
+                                      .models = in->state.models,
+                                      .nics = in->state.nics};
 }
 
 bool plan_units_valid(const struct plan *plan) {
@@ -98,6 +95,7 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
                 log_error_errno(r, "cannot open %s: %m", g->sysfs_root);
                 return EXIT_ENV;
         }
+        in->live = root_is_live(in->root);
         r = topology_read(in->root,
                           (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
                                   (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) | (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0) |
@@ -139,6 +137,19 @@ void inputs_read_tuning(struct inputs *in) {
         inputs_tuning_warnings(in, in->config);
 }
 
+/* What the configuration names that is not there. Units are asked of systemd when they are this
+ * host's (a live root, systemd's unit directories); a test's unit directory, or a replayed host's
+ * units, are looked for as files. */
+static void named_warnings(const struct globals *g, struct inputs *in) {
+        const char *dir = g->unit_dir && !is_systemd_unit_dir(g->unit_dir) ? g->unit_dir : NULL;
+        _cleanup_bus_ sd_bus *bus = NULL;
+
+        config_model_warnings(in->config, &in->warnings);
+        if (!dir && root_is_live(in->root))
+                (void) bus_connect_quiet(&bus);
+        plan_unit_warnings(in->plan, bus, dir, &in->warnings);
+}
+
 int inputs_load(const struct globals *g, const char *config_path, bool runtime, unsigned flags, struct inputs *ret) {
         struct inputs in = {0};
         struct error_at err = {0};
@@ -171,6 +182,8 @@ int inputs_load(const struct globals *g, const char *config_path, bool runtime, 
                 inputs_done(&in);
                 return r;
         }
+        if (flags & INPUTS_NAMED)
+                named_warnings(g, &in);
         /* -v: every decision and why, per replica (stderr: stdout is the verb's). */
         for (size_t i = 0; i < in.plan->n_replicas; i++)
                 for (size_t j = 0; j < in.plan->replicas[i].n_why; j++)
@@ -185,12 +198,9 @@ void inputs_done(struct inputs *in) {
         topology_free(in->topology);
         root_free(in->root);
         warnings_done(&in->warnings);
-        free(in->runtime_dir);
-        free(in->unplaced);
+        state_paths_done(&in->state);
         free(in->marker);
         free(in->exe);
-        free(in->models);
-        free(in->nics);
         *in = (struct inputs){0};
 }
 
@@ -224,7 +234,8 @@ int inputs_select(const struct inputs *in, int argc, char **argv, const struct p
 }
 
 int inputs_lock(const struct inputs *in, bool create, int *ret_fd) {
-        _cleanup_free_ char *lock = xasprintf("%s.lock", in->runtime_dir), *copy = xstrdup(lock);
+        const char *lock = in->state.lock;
+        _cleanup_free_ char *copy = xstrdup(lock);
 
         *ret_fd = -1;
         /* A command that writes nothing (apply --check) creates nothing: it waits for a holder
@@ -252,8 +263,12 @@ int inputs_lock(const struct inputs *in, bool create, int *ret_fd) {
         return EXIT_OK;
 }
 
-void log_warnings(const struct warnings *w) {
-        for (size_t i = 0; i < w->n; i++)
-                if (warning_kinds[w->v[i].code].severity == SEVERITY_WARNING)
-                        log_warning("%s: %s", warning_code(&w->v[i]), w->v[i].message);
+static void log_one_warning(const struct warning *first, const char *text, _unused_ void *userdata) {
+        if (warning_kinds[first->code].severity == SEVERITY_WARNING)
+                log_warning("%s: %s", warning_code(first), text);
+}
+
+/* As show and plan print them: each code once, -v each in full. */
+void log_warnings(const struct warnings *w, bool each) {
+        warnings_for_text(w, each || log_get_max_level() >= LOG_INFO, log_one_warning, NULL);
 }

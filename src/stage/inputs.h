@@ -10,6 +10,7 @@
 #include "core/dropin.h"
 #include "core/warnings.h"
 #include "stage/globals.h"
+#include "stage/state.h"
 
 struct config;
 struct placement;
@@ -28,27 +29,20 @@ struct inputs {
         struct warnings warnings; /* of the host and of the plan: one list */
         const char *unit_dir; /* where the drop-ins are: the generator's directory in generator mode */
         bool system_dirs;  /* unit_dir is one of systemd's: this host's units, not a test's tree */
+        bool live;         /* the root is this host's own, live (not a replayed one, not recording) */
         /* Generator mode (cli/generator-mode.h): the generator writes the drop-ins into unit_dir, and
          * apply_dirs (NULL-terminated) are where apply writes without it, from which apply and
          * remove take numaplan's drop-ins away. */
         bool generator;
         const char *apply_dirs[INPUTS_APPLY_DIRS_MAX];
-        char *runtime_dir; /* the lock is <runtime_dir>.lock, the boot marker <runtime_dir>/unplaced */
-        char *unplaced;    /* <runtime_dir>/unplaced: there while a boot step has not placed the replicas */
-        char *marker;      /* what the drop-ins assert: `unplaced` absent, or the generator's marker there */
-        char *exe; /* this binary, which the drop-ins run before a replica starts */
-        char *models; /* <runtime_dir>/models: model-copies = per-node keeps its copies there */
-        char *nics;   /* <runtime_dir>/nics: prepare writes each replica's adapters there */
-        struct dropin_env env; /* the two above, for dropin_render() */
+        struct state_paths state; /* apply's runtime directory and what it holds (stage/state.h) */
+        char *marker; /* what the drop-ins assert: state.unplaced absent, or the generator's marker there */
+        char *exe;    /* this binary, which the drop-ins run before a replica starts */
+        struct dropin_env env; /* the marker, the binary, state.models and state.nics, for dropin_render() */
 };
 
 #define UNIT_DIR_PERSISTENT "/etc/systemd/system"
 #define UNIT_DIR_RUNTIME "/run/systemd/system"
-#define RUNTIME_DIR "/run/numaplan"
-/* In the runtime directory: created by the boot step (apply --boot) as it starts and removed once
- * an apply succeeded. apply's drop-ins assert its absence: a boot step that ran and failed keeps
- * the replicas from starting with a plan this boot does not have; one that never ran keeps none. */
-#define UNPLACED_MARKER "unplaced"
 
 enum {
         INPUTS_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */
@@ -59,11 +53,13 @@ enum {
         INPUTS_IRQS = 1 << 5,    /* the devices' interrupts (core/irqs.h), and irqbalance with INPUTS_TUNING */
         INPUTS_IRQS_ASKED = 1 << 6, /* (inputs_load) network adapters and interrupts when the configuration
                                      * asks for irq-affinity = yes */
+        INPUTS_NAMED = 1 << 7, /* (inputs_load) warn of what the configuration names that is not there: a
+                                * model (model-missing), a unit systemd does not know (unit-unknown) */
 };
 
 /* Where drop-ins go and where apply keeps its state. The state follows the unit directory: for
- * one of systemd's (the defaults), /run/numaplan, which a reboot clears; for any other (a test's,
- * a staging tree), <unit-dir>/.numaplan, so that nothing of this host's /run is touched. */
+ * one of systemd's (the defaults), STATE_RUNTIME_DIR, which a reboot clears; for any other (a
+ * test's, a staging tree), <unit-dir>/.numaplan, so that nothing of this host's /run is touched. */
 void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in);
 /* Opens the root and reads the host; the configuration's accelerator-nodes, when `config` is
  * given, then the host's warnings. Returns an exit code; after EXIT_USAGE (an override naming
@@ -102,6 +98,7 @@ int inputs_select(const struct inputs *in, int argc, char **argv, const struct p
 int inputs_lock(const struct inputs *in, bool create, int *ret_fd);
 /* Whether `dir` is one of systemd's unit directories (this host's units, not a test's tree). */
 bool is_systemd_unit_dir(const char *dir);
-/* The run's warnings (not notices) on stderr: for a run whose stdout is its report, or that has
- * none (the generator). */
-void log_warnings(const struct warnings *w);
+/* The run's warnings on stderr, for a run whose stdout is its report, or that has none: worst
+ * first, a code found for several devices or replicas once (core/warnings.h), each in full with
+ * `each` (-v, or the generator, whose kernel log has no -v to ask for them). */
+void log_warnings(const struct warnings *w, bool each);

@@ -36,8 +36,8 @@ int inputs_check_trusted(const struct inputs *in, const char *irqbalance) {
                               "the drop-ins name the binary that wrote them");
                 if (r != EXIT_OK)
                         return r;
-                _cleanup_free_ char *write = xasprintf("write into %s and read its files", in->runtime_dir);
-                r = check(in->runtime_dir, TRUST_DIRECTORY | TRUST_MISSING_OK, pl->unit, write,
+                _cleanup_free_ char *write = xasprintf("write into %s and read its files", in->state.runtime_dir);
+                r = check(in->state.runtime_dir, TRUST_DIRECTORY | TRUST_MISSING_OK, pl->unit, write,
                           "Give --runtime-dir a directory that only root can write, or leave it to its default");
                 if (r != EXIT_OK)
                         return r;

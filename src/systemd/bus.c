@@ -14,12 +14,13 @@ bool booted_with_systemd(void) {
         return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int bus_connect(sd_bus **ret) {
+/* bus_connect(), saying why it cannot connect at `level`. */
+static int connect_at(sd_bus **ret, int level) {
         _cleanup_bus_ sd_bus *bus = NULL;
         int r;
 
         if (!booted_with_systemd())
-                return log_error_errno(-EHOSTDOWN, NOT_BOOTED_WITH_SYSTEMD);
+                return log_internal(level, -EHOSTDOWN, NOT_BOOTED_WITH_SYSTEMD);
 
         r = dlopen_libsystemd();
         if (r < 0)
@@ -39,12 +40,20 @@ int bus_connect(sd_bus **ret) {
         if (!bus) {
                 r = sym_sd_bus_open_system(&bus);
                 if (r < 0)
-                        return log_error_errno(r, "cannot reach systemd over D-Bus: %m");
+                        return log_internal(level, r, "cannot reach systemd over D-Bus: %m");
         }
         /* A reload of a large system can take longer than sd-bus's default 25 s. */
         (void) sym_sd_bus_set_method_call_timeout(bus, JOB_TIMEOUT_USEC);
         *ret = TAKE_PTR(bus);
         return 0;
+}
+
+int bus_connect(sd_bus **ret) {
+        return connect_at(ret, LOG_ERR);
+}
+
+int bus_connect_quiet(sd_bus **ret) {
+        return connect_at(ret, LOG_DEBUG);
 }
 
 int bus_reload(sd_bus *bus) {

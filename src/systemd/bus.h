@@ -21,6 +21,8 @@ bool booted_with_systemd(void);
 /* As root, systemd's private socket (it works before dbus-daemon runs, at boot and in minimal
  * systems), as systemctl does; otherwise the system bus. Logs; -errno. */
 int bus_connect(sd_bus **ret);
+/* bus_connect() for a question with another way to its answer: why not, at debug level only. */
+int bus_connect_quiet(sd_bus **ret);
 /* daemon-reload; returns once systemd has finished reloading. */
 int bus_reload(sd_bus *bus);
 /* A unit's object path (loading the unit if systemd had not). */

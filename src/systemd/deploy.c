@@ -16,23 +16,10 @@
 #define MARKER_TEXT "numaplan apply succeeded on this boot\n"
 #define UNPLACED_TEXT "numaplan's boot step has not placed the replicas at this boot: they start once numaplan apply succeeds\n"
 
+/* Idempotent like the drop-ins: an apply that changes nothing writes nothing. Into a directory
+ * made anew (WRITE_VOLATILE) there is nothing to compare. */
 static int write_marker(const char *marker, const char *text, unsigned flags) {
-        _cleanup_free_ char *dir_copy = xstrdup(marker), *name_copy = xstrdup(marker), *old = NULL;
-        const char *dir = dirname(dir_copy), *name = basename(name_copy);
-        _cleanup_close_ int dfd = -1;
-
-        int r = mkdir_parents(dir, 0755);
-        if (r >= 0)
-                r = dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
-        if (r >= 0 && !(flags & WRITE_VOLATILE)) {
-                remove_stale_temporaries_at(dfd, name);
-                /* Idempotent like the drop-ins: an apply that changes nothing writes nothing. */
-                if (read_regular_at(dfd, name, 4096, &old) >= 0 && streq(old, text))
-                        return 0;
-        }
-        if (r >= 0)
-                r = write_file_atomic_at_full(dfd, name, text, flags);
-        return r;
+        return write_file_path(marker, text, flags & WRITE_VOLATILE ? flags : flags | WRITE_IF_CHANGED);
 }
 
 int deploy_write_marker(const char *marker, unsigned flags) {
@@ -117,7 +104,7 @@ int deploy_restart_or_tell(sd_bus *bus, const struct changeset *cs, bool restart
         return r < 0 ? r : h < 0 ? h : r + h;
 }
 
-int deploy_prepare(const struct changeset *cs, const struct deploy_options *o, struct deployment *ret) {
+int deploy_prepare(const struct changeset *cs, const struct deploy_options_systemd *o, struct deployment *ret) {
         *ret = (struct deployment){0};
         if (!changeset_changed(cs) || !o->reload)
                 return 0;
@@ -134,7 +121,7 @@ void deployment_done(struct deployment *d) {
         d->bus = NULL;
 }
 
-int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options *o, struct deploy_result *ret) {
+int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options_systemd *o, struct deploy_result *ret) {
         bool changed = changeset_changed(cs);
         sd_bus *bus = d->bus;
         int r;

@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Where numaplan-generator is, and the files it and generator mode share. */
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "basic/fileio.h"
-#include "basic/log.h"
 #include "basic/util.h"
-#include "core/placement.h"
-#include "core/unit-name.h"
 #include "systemd/generator-files.h"
 
 #define CONFIG_SCAN_MAX (4U << 20)
@@ -64,10 +59,6 @@ const char *generator_dir_for(const char *option, const char *unit_dir, const ch
         return generator_installed() ? GENERATOR_DIR : NULL;
 }
 
-char *generator_marker(const char *dir) {
-        return xasprintf("%s/.numaplan/applied", dir);
-}
-
 char *generator_exe_for(const char *option) {
         /* The drop-ins name the binary that runs `prepare`: the installed generator (which is
          * numaplan, under another name when copied), so that the generator and the commands
@@ -77,65 +68,3 @@ char *generator_exe_for(const char *option) {
         _cleanup_free_ char *p = generator_installed_path();
         return p ? realpath(p, NULL) : NULL;
 }
-
-char **generator_read_removed(const char *runtime_dir, bool *ret_all, bool *ret_exists) {
-        _cleanup_free_ char *path = xasprintf("%s/" GENERATOR_REMOVED, runtime_dir), *text = NULL;
-        char **v = xmalloc0(sizeof(char *));
-        size_t n = 0;
-
-        *ret_all = false;
-        *ret_exists = read_file(path, &text) >= 0;
-        for (char *line = text, *next; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                if (streq(line, "*"))
-                        *ret_all = true;
-                else if (*line && *line != '#' && unit_name_is_valid_service(line, NULL)) {
-                        v = xrealloc(v, (n + 2) * sizeof(char *));
-                        v[n++] = xstrdup(line);
-                        v[n] = NULL;
-                }
-        }
-        return v;
-}
-
-char *generator_units_record_text(const struct plan *plan) {
-        char **v = xmalloc0(sizeof(char *));
-        size_t n = 0;
-        struct strbuf b = {0};
-
-        /* As the configuration names them: a template's as "tp@%i.service". */
-        for (size_t i = 0; i < plan->n_replicas; i++) {
-                const struct placement *pl = &plan->replicas[i];
-                const char *u = pl->conf && pl->conf->unit ? pl->conf->unit : pl->unit;
-                if (!strv_contains(v, u)) {
-                        v = xrealloc(v, (n + 2) * sizeof(char *));
-                        v[n++] = xstrdup(u);
-                        v[n] = NULL;
-                }
-        }
-        strbuf_append(&b, "# the units of numaplan's last plan, which " GENERATOR_NAME " keeps from starting when it "
-                          "cannot place them\n");
-        for (size_t i = 0; i < n; i++)
-                strbuf_printf(&b, "%s\n", v[i]);
-        strv_free(v);
-        return strbuf_steal(&b);
-}
-
-int generator_write_units_record(const char *dir, const struct plan *plan) {
-        _cleanup_free_ char *text = generator_units_record_text(plan), *old = NULL;
-        _cleanup_close_ int dfd = -1;
-        int r = mkdir_parents(dir, 0755);
-        if (r >= 0)
-                r = dfd = open_dir_at(AT_FDCWD, dir, false, NULL);
-        if (r >= 0 && read_regular_at(dfd, GENERATOR_UNITS_RECORD, CONFIG_SCAN_MAX, &old) >= 0 && streq(old, text))
-                return 0;
-        if (r >= 0)
-                r = write_file_atomic_at(dfd, GENERATOR_UNITS_RECORD, text);
-        if (r < 0)
-                return log_error_errno(r, "cannot record the plan's units in %s/" GENERATOR_UNITS_RECORD ": %m",
-                                       dir);
-        return 0;
-}
-

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include <sys/stat.h>
+
 #include "basic/log.h"
 #include "basic/util.h"
+#include "core/placement.h"
+#include "core/warnings.h"
 #include "systemd/bus.h"
 #include "systemd/systemd-dl.h"
 #include "systemd/unit-state.h"
@@ -124,3 +128,90 @@ void unit_status_done(struct unit_status *s) {
         strv_free(s->dropin_paths);
         *s = (struct unit_status){0};
 }
+
+/* systemd's unit path for system units, but the generators' and the transient directories, whose
+ * units live only while systemd runs. */
+static const char *const unit_path[] = {"/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+                                        "/usr/lib/systemd/system", "/lib/systemd/system", NULL};
+
+/* Whether `name` is a file in one of `dirs` (NULL-terminated): a link followed, so that one to
+ * /dev/null, a masked unit, is known. One stat a directory until found. */
+static bool file_known(const char *const *dirs, const char *name) {
+        for (size_t i = 0; dirs[i]; i++) {
+                _cleanup_free_ char *path = xasprintf("%s/%s", dirs[i], name);
+                struct stat st;
+                if (stat(path, &st) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* An instance's template ("x@1.service" gives "x@.service"), or NULL for a unit that is none. */
+static char *template_of(const char *unit) {
+        const char *at = strchr(unit, '@'), *dot = strrchr(unit, '.');
+        if (!at || !dot || dot < at + 2)
+                return NULL;
+        return xasprintf("%.*s%s", (int) (at - unit + 1), unit, dot);
+}
+
+int unit_known(sd_bus *bus, const char *dir, const char *unit) {
+        if (bus) {
+                _cleanup_free_ char *state = NULL;
+                int r = bus_unit_string(bus, unit, SD_UNIT, "LoadState", &state);
+                return r < 0 ? r : !streq(state, "not-found");
+        }
+        const char *const own[] = {dir, NULL}, *const *dirs = dir ? own : unit_path;
+        _cleanup_free_ char *template = template_of(unit);
+        /* The template first: the one file all of its instances share. */
+        return (template && file_known(dirs, template)) || file_known(dirs, unit);
+}
+
+/* Where the answer came from, for the message. */
+static char *unknown_how(sd_bus *bus, const char *dir, bool instances) {
+        if (bus)
+                return xstrdup("LoadState=not-found");
+        const char *what = instances ? "no unit file of that name, nor its template's," : "no unit file of that name";
+        if (dir)
+                return xasprintf("%s in %s", what, dir);
+        return xasprintf("%s in systemd's unit path, %s, %s, %s, %s or %s", what, unit_path[0], unit_path[1],
+                         unit_path[2], unit_path[3], unit_path[4]);
+}
+
+void plan_unit_warnings(const struct plan *p, sd_bus *bus, const char *dir, struct warnings *w) {
+        const char *const own[] = {dir, NULL}, *const *dirs = dir ? own : unit_path;
+
+        for (size_t i = 0; i < p->n_replicas;) {
+                const struct replica_conf *r = p->replicas[i].conf;
+                struct strbuf units = {0};
+                size_t n = 0, shown = 0;
+                bool ask = bus != NULL;
+                /* A template's instances stand together in the plan: one warning for them, and one
+                 * look for their template's file, which most have. */
+                _cleanup_free_ char *template = template_of(p->replicas[i].unit);
+                bool shared = !ask && template && file_known(dirs, template);
+                for (; i < p->n_replicas && p->replicas[i].conf == r; i++) {
+                        const char *unit = p->replicas[i].unit;
+                        int k = shared ? 1 : ask ? unit_known(bus, NULL, unit) : file_known(dirs, unit);
+                        if (k < 0) /* the bus cannot say: the files do */
+                                ask = false, k = unit_known(NULL, dir, unit);
+                        if (k > 0)
+                                continue;
+                        if (n++ < 3)
+                                strbuf_printf(&units, "%s%s", shown++ ? ", " : "", unit);
+                }
+                if (n == 0) {
+                        strbuf_done(&units);
+                        continue;
+                }
+                if (n > shown)
+                        strbuf_printf(&units, " and %zu more", n - shown);
+                _cleanup_free_ char *how = unknown_how(ask ? bus : NULL, dir, template != NULL);
+                struct where at = replica_where(r, REPLICA_UNIT);
+                warnings_add(w, WARNING_UNIT_UNKNOWN, r->name,
+                             "%s:%u: [%s %s]: systemd knows no unit %s (%s): its drop-in pins nothing until the unit is "
+                             "installed; check the name",
+                             at.file, at.line, r->is_template ? "replicas" : "replica", r->name, units.s, how);
+                strbuf_done(&units);
+        }
+}
+

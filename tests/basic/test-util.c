@@ -216,6 +216,37 @@ static void errors(void) {
         error_at_done(&e);
         ok(held && !e.message && !e.at.file && e.at.line == 0, "error_at_done empties it");
         error_at_done(&e); /* twice: a double free stops the sanitizer build */
+
+        /* error_at_add(): every error kept, up to ERROR_AT_KEEP, the rest counted. */
+        is_int(error_at_add(&e, (struct where){"a.conf", 5}, "first"), -EINVAL, "error_at_add returns -EINVAL");
+        ok(streq(e.message, "first") && e.at.line == 5 && e.n_next == 0, "the first is the error held");
+        for (int i = 0; i < 30; i++)
+                error_at_add(&e, (struct where){"a.conf", (unsigned) i + 6}, "error %d", i);
+        ok(error_at_count(&e) == 31 && e.n_next == ERROR_AT_KEEP - 1 && e.n_left_off == 31 - ERROR_AT_KEEP &&
+                   streq(e.next[0].message, "error 0") && e.next[0].at.line == 6,
+           "31 errors: %d kept in order, %zu counted", ERROR_AT_KEEP, e.n_left_off);
+        error_at_done(&e);
+        ok(error_at_count(&e) == 0 && !e.next, "error_at_done frees them all");
+}
+
+/* The nearest name, a swap of two letters one edit as a letter missing, added or changed is. */
+static void suggestions(void) {
+        static const char *const verbs[] = {"show", "plan", "apply", "verify", "status", "migrate", "prepare", "remove"};
+        static const char *const options[] = {"--json", "--config", "--check", "--sysfs-root"};
+        static const char *const cases[][3] = {
+                {"pln", "v", " (did you mean 'plan'?)"},     {"shwo", "v", " (did you mean 'show'?)"},
+                {"aplpy", "v", " (did you mean 'apply'?)"},  {"verfiy", "v", " (did you mean 'verify'?)"},
+                {"remvoe", "v", " (did you mean 'remove'?)"}, {"--jsno", "o", " (did you mean '--json'?)"},
+                {"--chekc", "o", " (did you mean '--check'?)"}, {"--sysfs-roto", "o", " (did you mean '--sysfs-root'?)"},
+                {"xyz", "v", ""},                             {"pa", "v", ""},
+                {"sohw", "v", " (did you mean 'show'?)"},     {"splat", "v", ""},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                bool verb = streq(cases[i][1], "v");
+                _cleanup_free_ char *got = suggest(cases[i][0], verb ? verbs : options,
+                                                   verb ? ELEMENTSOF(verbs) : ELEMENTSOF(options));
+                is_str(got, cases[i][2], "suggest(%s)", cases[i][0]);
+        }
 }
 
 /* Arrays grown an item at a time: each item lands in room made for it (the sanitizer build sees
@@ -244,5 +275,6 @@ int main(void) {
         stripping();
         bytes();
         errors();
+        suggestions();
         return done_testing();
 }

@@ -397,6 +397,92 @@ bad "two replicas on one unit" "bad.conf:4: replica b: unit a.service is also re
 unit = a.service
 [replica b]
 unit = a.service"
+mkdir -p "$scratch/empty-model"
+bad "model-copies of a model not there: a copy of nothing" \
+	"bad.conf:4: [replica a]: model-copies = per-node would copy model $scratch/nope.gguf, and $scratch/nope.gguf cannot be read (No such file or directory): a copy of nothing" \
+	"[replica a]
+unit = a.service
+memory = 1G
+model = $scratch/nope.gguf
+model-copies = per-node"
+bad "model-copies of a model without data: a copy of nothing" \
+	"bad.conf:3: [replica a]: model-copies = per-node would copy model $scratch/empty-model, and $scratch/empty-model holds no data" \
+	"[replica a]
+unit = a.service
+model = $scratch/empty-model
+model-copies = per-node"
+# Every mistake in one run, each at its line, in line order; none that follows from another.
+f=$(conf three.conf "[replica a]
+unit = a.service
+memory = 48GB
+[replica b]
+unit = b.service
+polcy = bind
+[replica c]
+accelerators = 18:00.0
+[replika d]
+unit = d.service
+[replica e]
+unit = e/f")
+run apply --no-reload --sysfs-root "$dgx" -c "$f" --unit-dir "$units"
+said=$(grep -oE "three\.conf:[0-9]+: [^(]*" <<<"$err" | sed 's/ *$//')
+want="$f:3: bad memory '48GB': sizes are binary, so write 48G or 48GiB
+$f:6: unknown key 'polcy' in [replica b]
+$f:7: [replica c] has no unit
+$f:9: unknown section [replika d]
+$f:12: unit 'e/f.service' is not a valid service name: it contains '/'"
+all_in() { # all_in LINES TEXT: each line is in the text
+	local line
+	while IFS= read -r line; do grep -qF -- "$line" <<<"$2" || return 1; done <<<"$1"
+}
+if [ $rc -eq 2 ] && [ "$(grep -c "three\.conf:" <<<"$err")" = 5 ] && [ -z "$out" ] && [ "$(tree_state "$units")" = "$before" ] &&
+	diff <(grep -oE "^$f:[0-9]+: " <<<"$want") <(grep -oE "^$f:[0-9]+: " <<<"$err") >/dev/null && all_in "$want" "$err"; then
+	ok "five mistakes: all five in one run, each at its file:line, in order; exit 2, nothing written"
+else fail "every error of a configuration" "exit $rc" "$err" "said: $said"; fi
+printf '[replica r%d]\nunit = r%d.service\npolicy = wrong\n' $(seq 1 50 | sed 'p') >"$scratch/many.conf"
+chmod 0644 "$scratch/many.conf"
+run apply --no-reload --sysfs-root "$dgx" -c "$scratch/many.conf" --unit-dir "$units"
+if [ $rc -eq 2 ] && [ "$(grep -c "many\.conf:[0-9]*: bad policy" <<<"$err")" = 20 ] && grep -q "and 30 more errors" <<<"$err"; then
+	ok "50 mistakes: 20 said, then how many more"
+else fail "50 mistakes" "exit $rc" "$(head -c 600 <<<"$err")"; fi
+
+# What the configuration names that is not on this host: said at plan and at apply, which go on.
+named="$scratch/named"
+mkdir -p "$named"
+touch "$named/known.service" "$named/tmpl@.service"
+f=$(conf named.conf "[replica big]
+unit = known.service
+accelerators = count:8
+memory = 1G
+[replicas gpu]
+unit = tmpl@%i
+per = accelerator
+memory = 1G
+[replica typo]
+unit = vllm-does-not-exist.service
+memory = 1G
+model = $scratch/not-yet.gguf
+[replicas cpu]
+unit = tmpl-missing@%i
+per = node
+memory = 1G")
+for verb in plan apply; do
+	args=(--sysfs-root "$dgx" -c "$f" --unit-dir "$named")
+	[ $verb = apply ] && args+=(--no-reload)
+	run -v $verb "${args[@]}"
+	text=$out$err
+	if [ $rc -eq 0 ] &&
+		grep -qF "places-nothing: $f:7: [replicas gpu] places no replica: per = accelerator, and every compute accelerator of this host is another section's" <<<"$text" &&
+		grep -qF "unit-unknown: $f:10: [replica typo]: systemd knows no unit vllm-does-not-exist.service (no unit file of that name in $named)" <<<"$text" &&
+		grep -qF "unit-unknown: $f:14: [replicas cpu]: systemd knows no unit tmpl-missing@0.service, tmpl-missing@1.service (no unit file of that name, nor its template's, in $named)" <<<"$text" &&
+		grep -qF "model-missing: $f:12: [replica typo]: model $scratch/not-yet.gguf cannot be read (No such file or directory); planned with memory =" <<<"$text" &&
+		! grep -qE "unit-unknown: .*(known|tmpl@)" <<<"$text"; then
+		ok "$verb: a section that places nothing, a unit systemd lacks, a model not there yet: each warned of at its line"
+	else fail "$verb: what the configuration names that is not there" "exit $rc" "$text"; fi
+done
+[ -e "$named/vllm-does-not-exist.service.d/50-numaplan.conf" ] && ok "apply writes the unknown unit's drop-in all the same" ||
+	fail "apply writes the unknown unit's drop-in" "$(find "$named")"
+
 run apply --no-reload --sysfs-root "$dgx" -c "$scratch/no-such.conf" --unit-dir "$units"
 if [ $rc -eq 2 ] && grep -q "no-such.conf: cannot open" <<<"$err"; then ok "a missing -c file exits 2 naming it"; else fail "missing -c file" "$rc" "$err"; fi
 if [ "$(id -u)" = 0 ]; then

@@ -195,6 +195,37 @@ assert d['host']['swap_bytes'] is None and d['host']['zone_reclaim_mode'] is Non
 assert dev('0000:01:00.0')['pcie']['width'] is None and not codes('swap-bound-replica') and not codes('zone-reclaim')
 assert not [x for x in codes('pcie-link-narrow') if x['pci'] == '0000:01:00.0'] and not codes('cstates-deep')"
 
+# ---- the text: each said as what it is, errors first, each code once ----
+# severities FILE: the severity word of each line of show's warnings section, in order
+severities() { sed -n '/^warnings:/,$p' "$1" | sed -n 's/^  \([a-z]*\): [a-z0-9-]*: .*/\1/p' | uniq | tr '\n' ' '; }
+"$numaplan" show -c /dev/null --sysfs-root "$untuned" >"$scratch/txt" 2>&1
+if grep -q '^  notice: pcie-link-slow: the PCIe link of 0000:41:00.0' "$scratch/txt" &&
+	grep -q '^  notice: iommu-translated: ' "$scratch/txt" && ! grep -q 'warning: \(pcie-link-slow\|iommu-translated\)' "$scratch/txt"; then
+	ok "show: notices printed as notices"
+else fail "show: notices as notices" "$(sed -n '/^warnings:/,$p' "$scratch/txt")"; fi
+is "show: warnings, then notices" "$(severities "$scratch/txt")" "warning notice "
+codes=$(sed -n '/^warnings:/,$p' "$scratch/txt" | sed -n 's/^  \(error: \|warning: \|notice: \)\?\([a-z0-9-]*\): .*/\2/p')
+is "show: each code once" "$(sort <<<"$codes" | uniq -d | tr '\n' ' ')" ""
+grep -q '^  warning: pcie-mrrs-small: devices 0000:a1:00.0, 0000:c1:00.0: ' "$scratch/txt" &&
+	ok "a code of two devices: one line naming both" || fail "pcie-mrrs-small folded" "$(grep mrrs "$scratch/txt")"
+cp -a "$untuned" "$scratch/err-host"
+echo "0-15,x" >"$scratch/err-host/sys/devices/system/node/node1/cpulist"
+rm -f "$scratch/err-host/sys/devices/system/node/node1/cpumap"
+"$numaplan" show -c /dev/null --sysfs-root "$scratch/err-host" >"$scratch/txt" 2>&1
+is "show of a host with an error: errors, then warnings, then notices" "$(severities "$scratch/txt")" "error warning notice "
+"$numaplan" plan -c /dev/null --sysfs-root "$untuned" >"$scratch/txt" 2>&1
+if grep -q '^notice: memory-unset: ' "$scratch/txt" && ! grep -q '^warning: memory-unset' "$scratch/txt" &&
+	[ "$(grep -c '^warning: nic-remote: ' "$scratch/txt")" = 1 ] &&
+	grep -q '^warning: nic-remote: replicas inference-4, inference-5, inference-6, inference-7: ' "$scratch/txt"; then
+	ok "plan: a notice as a notice, and nic-remote once, naming its four replicas"
+else fail "plan's warnings" "$(grep -E '^(warning|notice|error):' "$scratch/txt")"; fi
+"$numaplan" apply --check --no-reload -c /dev/null --sysfs-root "$untuned" --unit-dir "$scratch/units" >/dev/null 2>"$scratch/err"
+if [ "$(grep -c 'warning: nic-remote: ' "$scratch/err")" = 1 ] && grep -q 'warning: nic-remote: replicas inference-4, ' "$scratch/err"; then
+	ok "apply's stderr: nic-remote once, naming its four replicas"
+else fail "apply's warnings" "$(cat "$scratch/err")"; fi
+"$numaplan" -v apply --check --no-reload -c /dev/null --sysfs-root "$untuned" --unit-dir "$scratch/units" >/dev/null 2>"$scratch/err"
+is "and with -v, each in full" "$(grep -c 'warning: nic-remote: replica inference-[4-7] has no network adapter on node 1' "$scratch/err")" 4
+
 # ---- snapshot: every file of the audit, config space included; the kernel command line trimmed ----
 rm -rf "$scratch/x" && mkdir "$scratch/x"
 "$numaplan" snapshot --sysfs-root "$untuned" -o "$scratch/s.tar" 2>"$scratch/err"

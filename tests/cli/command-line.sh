@@ -71,6 +71,36 @@ run verify --json --tap
 is "verify --json --tap is a usage error" "$rc" 2
 run --help plan
 case $out in "Usage: numaplan plan"*) ok "--help before a verb is that verb's help" ;; *) fail "--help plan" "$out" ;; esac
+help_plan=$out
+run help plan
+is "help plan: plan's help, as plan --help prints it" "$rc|$out|$err" "0|$help_plan|"
+run --help
+help_all=$out
+run help
+is "help alone: numaplan --help" "$rc|$out|$err" "0|$help_all|"
+run help shwo
+if [ $rc -eq 2 ] && grep -qF "numaplan help: unknown command 'shwo' (did you mean 'show'?)" <<<"$err" && [ -z "$out" ]; then
+	ok "help of a misspelt command: exit 2, the nearest"
+else fail "help shwo" "exit $rc" "$err"; fi
+# The nearest name for every misspelling: a letter missing, added, changed, or two swapped.
+for typo in "pln:unknown command 'pln' (did you mean 'plan'?)" "shwo:unknown command 'shwo' (did you mean 'show'?)" \
+	"aplpy:unknown command 'aplpy' (did you mean 'apply'?)" "plan --jsno:unknown option '--jsno' (did you mean '--json'?)" \
+	"--jsno plan:unknown option '--jsno' (did you mean '--json'?)" "--jsno:unknown option '--jsno' (did you mean '--json'?)" \
+	"apply --chekc:unknown option '--chekc' (did you mean '--check'?)" \
+	"plan --sysfs-roto=/:unknown option '--sysfs-roto=/' (did you mean '--sysfs-root'?)"; do
+	# shellcheck disable=SC2086 # the words typed
+	run ${typo%%:*}
+	if [ $rc -eq 2 ] && grep -qF -- "${typo#*:}" <<<"$err"; then ok "numaplan ${typo%%:*}: ${typo#*:}"; else
+		fail "numaplan ${typo%%:*}" "exit $rc" "$err" "want: ${typo#*:}"; fi
+done
+# Whole names only: getopt would take a unique prefix, which the next option could make ambiguous.
+run plan --jso --sysfs-root "$host" -c "$scratch/c.conf"
+if [ $rc -eq 2 ] && grep -qF "unknown option '--jso' (did you mean '--json'?)" <<<"$err" && [ -z "$out" ]; then
+	ok "a prefix of an option is refused, naming the option"
+else fail "plan --jso" "exit $rc" "$err" "$(head -c 300 <<<"$out")"; fi
+run plan --json=yes --sysfs-root "$host" -c "$scratch/c.conf"
+if [ $rc -eq 2 ] && grep -qF "option '--json' takes no value" <<<"$err"; then ok "a flag given a value says so"; else
+	fail "plan --json=yes" "exit $rc" "$err"; fi
 # Messages an admin reads.
 msg() { # msg DESCRIPTION WANT CONFIG-TEXT: plan of the text exits 2 with WANT on stderr
 	printf '%b\n' "$3" >"$scratch/m.conf"
@@ -85,6 +115,10 @@ msg "a key of the other kind of section says where it belongs" "key 'accelerator
 	"[replicas t]\nunit = t@%i\naccelerators = none"
 msg "48GB: sizes are binary, with the two ways to write it" "bad memory '48GB': sizes are binary, so write 48G or 48GiB" \
 	"[replica a]\nunit = a\nmemory = 48GB"
+msg "a headroom over 100%: said so, with the range" "m.conf:2: bad headroom '110%': over 100%: expected 0% to 99%" \
+	"[numaplan]\nheadroom = 110%"
+msg "a headroom of 100%: over the most it takes" "m.conf:2: bad headroom '100%': over 99%: expected 0% to 99%" \
+	"[numaplan]\nheadroom = 100%"
 msg "a '# comment' after a value: inih's rule in the message" "(after a value only \" ;\" starts a comment" \
 	"[replica a]\nunit = a\npolicy = bind # pinned"
 printf '[replica a]\nunit = llama-server@0\nmemory = 48GiB\naccelerators = 18:00.0\n' >"$scratch/u.conf"

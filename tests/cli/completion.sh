@@ -28,9 +28,9 @@ mkdir -p "$S/my models/sub dir" "$S/host/sys/bus/pci/devices/0000:aa:00.0" "$S/h
 # output each: the line readline holds after it.
 typed() {
 	printf '%s\n' "$@" >"$scratch/keys"
-	python3 - "$bc" "$completion" "$scratch" "$scratch/keys" <<'PY'
+	python3 - "$bc" "$completion" "$scratch" "$scratch/keys" "$(scaled 10)" <<'PY'
 import fcntl, os, pty, re, select, struct, sys, termios
-bc, comp, home, keys = sys.argv[1:]
+bc, comp, home, keys, wait = sys.argv[1:]
 with open(home + "/inputrc", "w") as f:
     f.write("set bell-style none\nset completion-query-items 100000\nset page-completions off\n")
 env = {"HOME": home, "PATH": os.environ["PATH"], "TERM": "dumb", "INPUTRC": home + "/inputrc",
@@ -40,7 +40,7 @@ if pid == 0:
     os.execvpe("bash", ["bash", "--norc", "--noprofile", "-i"], env)
 fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 2000, 0, 0))
 buf = b""
-def until(pattern, timeout=10):
+def until(pattern, timeout=int(wait)):
     global buf
     while True:
         m = re.search(pattern, buf, re.S)
@@ -91,6 +91,7 @@ keys+=(
 	"numaplan status --unit-dir=$S/etc --generator-dir=$S/gen ll\\t"
 	"numaplan prepare --nodes 0 -- $S/my\\ models/a\\t"
 	"numaplan snapshot -o $S/my\\ models/su\\t"
+	"numaplan help pla\\t"
 )
 mapfile -t got < <(typed "${keys[@]}")
 [ ${#got[@]} -eq ${#keys[@]} ] || fail "bash answered every line" "${#got[@]} answers to ${#keys[@]} lines"
@@ -106,7 +107,7 @@ for verb in $verbs; do
 	next
 	offered=$(tr ' ' '\n' <<<"${line#numaplan "$verb" }" | grep . | sort -u)
 	helped=$("$numaplan" "$verb" --help | grep -E '^Usage:|^  +-' | grep -oE '(^|[ [])--?[a-z][a-z-]*' | tr -d ' [' | sort -u)
-	missing=$(comm -13 <(echo "$offered") <(echo "$helped") | tr '\n' ' ')
+	missing=$(comm -13 <(echo "$offered") <(echo "$helped") | grep . | tr '\n' ' ')
 	extra=$(comm -23 <(echo "$offered") <(printf '%s\n' $helped $global | sort -u) | tr '\n' ' ')
 	is "$verb: completion offers every option its --help lists, and no other" "$missing|$extra" "|"
 done
@@ -139,4 +140,6 @@ next
 is "prepare: the model's files" "$line" "numaplan prepare --nodes 0 -- $S/my\\ models/a\\ b.conf "
 next
 is "snapshot -o: into a directory with a space" "$line" "numaplan snapshot -o $S/my\\ models/sub\\ dir/"
+next
+is "help: a command" "$line" "numaplan help plan "
 done_testing

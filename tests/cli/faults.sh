@@ -27,8 +27,9 @@ trap cleanup EXIT
 dgx="$fixtures/hosts/dgx-2s-8gpu"
 units=$scratch/units
 
+hang=$(scaled 20) # how long a command may take before it counts as hung
 run() { # run ARGS...: sets rc, out, err; rc 124 when it hung
-	timeout 20 "$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
+	timeout "$hang" "$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
 	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
 	out=$(cat "$scratch/out")
@@ -154,9 +155,9 @@ else fail "stale temporaries" "exit $rc" "$(find "$units")"; fi
 rm -rf "$units" && mkdir -p "$units"
 pids=()
 for i in 1 2 3 4; do
-	timeout 60 "$numaplan" apply --no-reload --sysfs-root "$dgx" --unit-dir "$units" -c "$c1" >/dev/null 2>"$scratch/p-a$i" &
+	timeout "$((3 * hang))" "$numaplan" apply --no-reload --sysfs-root "$dgx" --unit-dir "$units" -c "$c1" >/dev/null 2>"$scratch/p-a$i" &
 	pids+=($!)
-	timeout 60 "$numaplan" remove --no-reload --unit-dir "$units" >/dev/null 2>"$scratch/p-r$i" &
+	timeout "$((3 * hang))" "$numaplan" remove --no-reload --unit-dir "$units" >/dev/null 2>"$scratch/p-r$i" &
 	pids+=($!)
 done
 failures=0
@@ -185,7 +186,7 @@ steps=0
 while :; do
 	rm -rf "$units" && cp -a "$scratch/old" "$units"
 	# In braces, so that bash does not report the kill on its stderr.
-	{ NUMAPLAN_TEST_KILL_AT_STEP=$((steps + 1)) timeout 20 "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" \
+	{ NUMAPLAN_TEST_KILL_AT_STEP=$((steps + 1)) timeout "$hang" "${faulty[@]}" "$numaplan" apply --no-reload --sysfs-root "$dgx" \
 		--unit-dir "$units" -c "$c2"; } >/dev/null 2>&1
 	[ $? -eq 137 ] || break
 	steps=$((steps + 1))
@@ -194,12 +195,12 @@ mixed=0 killed=0 mid_commit=0
 RANDOM=4242
 for trial in $(seq 1 50); do
 	rm -rf "$units" && cp -a "$scratch/old" "$units"
-	{ NUMAPLAN_TEST_KILL_AT_STEP=$((RANDOM % steps + 1)) timeout 20 "${faulty[@]}" "$numaplan" apply --no-reload \
+	{ NUMAPLAN_TEST_KILL_AT_STEP=$((RANDOM % steps + 1)) timeout "$hang" "${faulty[@]}" "$numaplan" apply --no-reload \
 		--sysfs-root "$dgx" --unit-dir "$units" -c "$c2"; } >/dev/null 2>&1
 	[ $? -eq 137 ] && killed=$((killed + 1))
 	[ -e "$units/.numaplan-journal" ] && mid_commit=$((mid_commit + 1))
 	# A command that writes, and changes nothing of its own: it must finish or undo the kill's.
-	timeout 20 "$numaplan" remove --no-reload --unit-dir "$units" unrelated.service >/dev/null 2>&1
+	timeout "$hang" "$numaplan" remove --no-reload --unit-dir "$units" unrelated.service >/dev/null 2>&1
 	now=$(dropins "$units")
 	if [ "$now" != "$old_set" ] && [ "$now" != "$new_set" ]; then mixed=$((mixed + 1)); fi
 	no_temporaries "$units" || mixed=$((mixed + 1))
@@ -280,14 +281,14 @@ is "-c /dev/null is the empty configuration: the built-in default" "exit $rc, $(
 
 # ---- a held lock: bounded, naming the holder ----
 rm -rf "$units" && mkdir -p "$units"
-flock "$units/.numaplan.lock" sleep 8 &
+flock "$units/.numaplan.lock" sleep "$(scaled 8)" &
 holder=$!
 sleep 0.3
 holder_pid=$(pgrep -P "$holder" sleep || echo "$holder")
 start=$SECONDS
 NUMAPLAN_LOCK_TIMEOUT=1 run apply --no-reload --sysfs-root "$dgx" --unit-dir "$units" -c "$c1"
 took=$((SECONDS - start))
-if [ $rc -eq 3 ] && [ $took -le 4 ] && grep -q "held by PID \($holder\|$holder_pid\)" <<<"$err" && [ ! -e "$units/a.service.d" ]; then
+if [ $rc -eq 3 ] && [ $took -le "$(scaled 4)" ] && grep -q "held by PID \($holder\|$holder_pid\)" <<<"$err" && [ ! -e "$units/a.service.d" ]; then
 	ok "a held lock: apply gives up after NUMAPLAN_LOCK_TIMEOUT, naming the holder's PID"
 else fail "held lock" "exit $rc after $took s" "$err"; fi
 kill "$holder" 2>/dev/null

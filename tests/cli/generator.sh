@@ -328,7 +328,7 @@ mkdir -p "$g"
 NUMAPLAN_TEST_STALL_AT_STEP=5 "${faulty[@]}" "$gen_bin" --sysfs-root "$dgx" -c "$good" --unit-dir "$scratch/stall-etc" "$g" \
 	2>"$scratch/stall.err" &
 gen_pid=$!
-for _ in $(seq 1 200); do grep -q "stalled at write step 5" "$scratch/stall.err" && break; sleep 0.05; done
+for _ in $(seq 1 $(($(scaled 10) * 20))); do grep -q "stalled at write step 5" "$scratch/stall.err" && break; sleep 0.05; done
 kill -ALRM "$gen_pid"
 wait "$gen_pid"
 is "stalled: the generator exits 0 when its time is up" "$?" 0

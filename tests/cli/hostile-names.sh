@@ -45,10 +45,11 @@ elif mode == 'get':
     print(ascii(eval(sys.argv[3], {"d": json.loads(text)})))
 PY
 
+hang=$(scaled 60) # how long a command may take before it counts as hung
 run() { # run NAME ARGS...: numaplan ARGS into $scratch/NAME.{out,err}; sets rc
 	local name=$1
 	shift
-	timeout 60 "$numaplan" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err"
+	timeout "$hang" "$numaplan" "$@" >"$scratch/$name.out" 2>"$scratch/$name.err"
 	rc=$?
 	output_seen "$scratch/$name.out" "$scratch/$name.err" "$rc" "$@"
 }
@@ -163,6 +164,8 @@ mkdir -p "$gpus/proc/driver/nvidia/gpus/"$'cdmm\x1b[31m\nB\xff'
 printf 'Status:    offline\n' >"$gpus/proc/driver/nvidia/gpus/"$'cdmm\x1b[31m\nB\xff/numa_status'
 run gpus-show show -c /dev/null --sysfs-root "$gpus"
 text_ok "GPU directories named with ESC [ 31m and a newline: show's text clean (exit $rc)" gpus-show
+run gpus-show -v show -c /dev/null --sysfs-root "$gpus" # each warning in full, not one line a code
+text_ok "and with -v (exit $rc)" gpus-show
 has "one that names a node: left out, its name escaped" gpus-show \
 	'/proc/driver/nvidia/gpus/gpu\x1b[31m\nA: malformed: not a PCI address, left out'
 has "one whose memory is no node: the same" gpus-show \

@@ -38,7 +38,7 @@ targets=("$scratch/fifo.prom" "$scratch/dir.prom")
 if [ "$(id -u)" = 0 ] && mknod "$scratch/full.prom" c 1 7 2>/dev/null; then targets+=("$scratch/full.prom"); fi
 for t in "${targets[@]}"; do
 	before=$(stat -c %F "$t")
-	timeout 20 "$numaplan" verify --no-warmup --metrics "$t" -c "$bad" --sysfs-root "$dgx" >/dev/null 2>"$scratch/err"
+	timeout "$(scaled 20)" "$numaplan" verify --no-warmup --metrics "$t" -c "$bad" --sysfs-root "$dgx" >/dev/null 2>"$scratch/err"
 	rc=$?
 	if [ "$rc" -eq 3 ] && grep -q -- "--metrics $t is a .*, not a file: refused" "$scratch/err" && [ "$(stat -c %F "$t")" = "$before" ]; then
 		ok "--metrics onto $before: exit 3, naming it, and it stays a $before"
@@ -46,7 +46,7 @@ for t in "${targets[@]}"; do
 done
 printf 'old\n' >"$scratch/real.prom"
 ln -s real.prom "$scratch/link.prom"
-timeout 20 "$numaplan" verify --no-warmup --metrics "$scratch/link.prom" -c "$bad" --sysfs-root "$dgx" >/dev/null 2>&1
+timeout "$(scaled 20)" "$numaplan" verify --no-warmup --metrics "$scratch/link.prom" -c "$bad" --sysfs-root "$dgx" >/dev/null 2>&1
 if [ "$(stat -c %F "$scratch/link.prom")" = "regular file" ] && [ "$(cat "$scratch/real.prom")" = old ]; then
 	ok "--metrics onto a link replaces the link, never its target (as before)"
 else fail "--metrics onto a link" "$(stat -c %F "$scratch/link.prom")" "$(cat "$scratch/real.prom")"; fi

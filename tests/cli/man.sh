@@ -1,18 +1,94 @@
 #!/bin/bash
-# The man pages render what they say: man(1) (man-db and groff, as Debian has them) formats both
-# without a warning, every JSON example reads in the rendered page as the source means it (roff
-# takes the quotes in a macro's arguments for its own), and numaplan(8) agrees with the binary
-# and the schemas: each command's heading names its options, -c names every command taking it,
-# the examples use real options, and each command's entry names the keys of its --json document.
+# The man pages render what they say: every page of man/ is clean under groff -ww and mandoc's
+# lint, man(1) (man-db and groff, as Debian has them) formats both without a warning, every JSON
+# example reads in the rendered page as the source means it (roff takes the quotes in a macro's
+# arguments for its own), and numaplan(8) agrees with the binary and the schemas: each command's
+# heading names its options, -c names every command taking it, the examples use real options, and
+# each command's entry names the keys of its --json document. An admin finds the examples first:
+# EXAMPLES follows DESCRIPTION in numaplan(8) and numaplan.conf(5), with the commands one starts
+# with and a configuration that plans.
 # Usage: man.sh NUMAPLAN SOURCE_DIR
 set -u
 numaplan=$1
 src=$2
 . "$(dirname "$0")/tap.sh"
-command -v man >/dev/null || skip_all "man is not installed (Debian: apt-get install man-db)"
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+
+pages=("$src"/man/*.5 "$src"/man/*.8)
+check "man/ holds the pages, sections 5 and 8 (${#pages[@]})" test "${#pages[@]}" -ge 3 -a -f "${pages[0]}"
+
+# groff at its strictest (-ww: every warning), as man would run it but without man's own filters.
+if command -v groff >/dev/null; then
+	for page in "${pages[@]}"; do
+		warnings=$(cd "${page%/*}" && LC_ALL=C.UTF-8 groff -ww -man -Tutf8 -z "${page##*/}" 2>&1)
+		is "${page##*/}: groff -ww -man -Tutf8 -z warns of nothing" "$warnings" ""
+	done
+else
+	ok "groff -ww # SKIP groff is not installed (Debian: apt-get install groff-base)"
+fi
+
+# mandoc's lint: errors, warnings and style alike, but one style message: a source line longer
+# than 80 bytes (the pages' source is wrapped at 100 columns, as the code is; it changes nothing
+# that a reader sees).
+if command -v mandoc >/dev/null; then
+	for page in "${pages[@]}"; do
+		lint=$(cd "${page%/*}" && mandoc -Tlint "${page##*/}" 2>&1 | grep -v ': STYLE: input text line longer than 80 bytes: ')
+		is "${page##*/}: mandoc -Tlint says nothing (but of source lines over 80 bytes)" "$lint" ""
+	done
+else
+	ok "mandoc -Tlint # SKIP mandoc is not installed (Debian: apt-get install mandoc)"
+fi
+
+# EXAMPLES right after DESCRIPTION, once (the examples at the end merged into it).
+for page in numaplan.8 numaplan.conf.5; do
+	headings=$(sed -n 's/^\.SH "\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$src/man/$page" | tr '\n' '|')
+	case "|$headings" in
+	*"|DESCRIPTION|EXAMPLES|"*) ok "$page: EXAMPLES follows DESCRIPTION" ;;
+	*) fail "$page: EXAMPLES follows DESCRIPTION" "sections: $headings" ;;
+	esac
+	is "$page: one EXAMPLES section, no EXAMPLE" \
+		"$(grep -cE '^\.SH "?EXAMPLES"?$' "$src/man/$page") $(grep -cE '^\.SH "?EXAMPLE"?$' "$src/man/$page")" "1 0"
+done
+
+# examples PAGE: the lines of the .nf blocks of PAGE's EXAMPLES, as roff prints them, each block
+# ended by a line "%%".
+examples() {
+	awk '/^\.SH / { on = ($2 == "EXAMPLES") } on && /^\.fi/ { nf = 0; print "%%" } on && nf { print } on && /^\.nf/ { nf = 1 }' \
+		"$src/man/$1" | sed 's/\\-/-/g; s/\\(dq/"/g; s/\\(aq/'"'"'/g; s/\\e/\\/g; s/\\&//g'
+}
+# numaplan(8): what an admin starts with, each at the start of an example's line.
+examples numaplan.8 >"$scratch/examples.8"
+missing=
+for cmd in "numaplan show" "numaplan plan" "numaplan apply" "systemctl restart" "numaplan verify" \
+	"numaplan status" "systemctl enable .*numaplan\.service"; do
+	grep -q "^$cmd\b" "$scratch/examples.8" || missing+="$cmd; "
+done
+is "numaplan.8, EXAMPLES: show, plan, apply, systemctl restart, verify, status, enabling numaplan.service" "$missing" ""
+# numaplan.conf(5): each configuration (a block starting with a section) plans on an 8-GPU host; the
+# first is one replica per accelerator.
+examples numaplan.conf.5 | awk -v d="$scratch" 'BEGIN { n = 1 } /^%%$/ { n += on; on = 0; next } /^\[/ && !on { on = 1 } on { print >(d "/conf." n) }'
+confs=("$scratch"/conf.*)
+# Their models, there: model-copies = per-node of a model that is not is an error (a copy of nothing).
+mkdir -p "$scratch/models"
+sed -i "s|/srv/models/|$scratch/models/|g" "${confs[@]}"
+grep -ho "$scratch/models/[^ ,]*" "${confs[@]}" | sort -u | while read -r m; do head -c 4096 /dev/zero >"$m"; done
+check "numaplan.conf.5, EXAMPLES: has configurations (${#confs[@]})" test -f "${confs[0]}"
+grep -qE '^per *= *accelerator' "${confs[0]}" && ok "numaplan.conf.5, EXAMPLES: the first places one replica per accelerator" ||
+	fail "numaplan.conf.5, EXAMPLES: the first places one replica per accelerator" "$(cat "${confs[0]}")"
+for conf in "${confs[@]}"; do
+	[ -f "$conf" ] || continue
+	chmod 0644 "$conf"
+	out=$("$numaplan" plan -c "$conf" --sysfs-root "$src/tests/fixtures/hosts/dgx-2s-8gpu" 2>&1 >/dev/null)
+	is "numaplan.conf.5, EXAMPLES: configuration ${conf##*.} plans on dgx-2s-8gpu (exit 0)" "$? $out" "0 "
+done
+
+if ! command -v man >/dev/null; then
+	ok "man # SKIP man is not installed (Debian: apt-get install man-db)"
+	done_testing
+	exit
+fi
 
 for page in numaplan.8 numaplan.conf.5 numaplan-generator.8; do
 	# As lintian checks a page: warnings of groff and of man on stderr, the output dropped.

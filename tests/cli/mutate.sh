@@ -10,6 +10,7 @@ fixtures=$2
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+hang=$(scaled 20) # how long a command may take before it counts as hung
 RANDOM=20261201
 head -c 1100000 /dev/zero | tr '\0' '7' >"$scratch/huge" # past the 1 MiB a sysfs file may hold
 junk=("" "x" "-1" "99999999999999999999" "0-" "," "Node 0 MemTotal: kB" "10 10 10 10 10 10 10 10 10" "$(printf '\377\376')")
@@ -34,11 +35,11 @@ for host in "$fixtures"/hosts/*; do
 		3) rm -f "$target" ;;
 		4) rm -f "$target" && mkfifo "$target" ;;
 		esac
-		timeout 20 "$numaplan" show --json -c /dev/null --sysfs-root "$scratch/m" >"$scratch/shows/${#rcs[@]}" \
+		timeout "$hang" "$numaplan" show --json -c /dev/null --sysfs-root "$scratch/m" >"$scratch/shows/${#rcs[@]}" \
 			2>"$scratch/err"
 		rcs+=($?)
 		said+=("$f: exit ${rcs[-1]}$([ -s "$scratch/err" ] && echo " $(head -c 200 "$scratch/err")")")
-		timeout 20 "$numaplan" plan -c /dev/null --sysfs-root "$scratch/m" >/dev/null 2>"$scratch/err"
+		timeout "$hang" "$numaplan" plan -c /dev/null --sysfs-root "$scratch/m" >/dev/null 2>"$scratch/err"
 		rc=$?
 		if [ $rc -le 3 ] && { [ $rc -eq 0 ] || [ -s "$scratch/err" ]; }; then plans=$((plans + 1)); else
 			bad+=("plan, $f: exit $rc $(head -c 200 "$scratch/err")"); fi

@@ -140,10 +140,10 @@ if [ "$(cached_pages)" = 300 ] && ! grep -q "Too many open files" <<<"$err"; the
 if truncate -s 2T "$scratch/sparse.gguf" 2>/dev/null; then
 	printf 'head' | dd of="$scratch/sparse.gguf" conv=notrunc status=none
 	printf 'tail' | dd of="$scratch/sparse.gguf" bs=1 seek=$((2 * 1024 * 1024 * 1024 * 1024 - 4)) conv=notrunc status=none
-	rss=$(python3 - "$numaplan" "$node" "$scratch/sparse.gguf" 2>"$scratch/err" <<'EOF'
+	rss=$(python3 - "$numaplan" "$node" "$scratch/sparse.gguf" "$(scaled 120)" 2>"$scratch/err" <<'EOF'
 import resource, subprocess, sys
 r = subprocess.run([sys.argv[1], "prepare", "--dry-run", "--nodes", sys.argv[2], "--", sys.argv[3]],
-                   stderr=subprocess.PIPE, timeout=120, text=True)
+                   stderr=subprocess.PIPE, timeout=int(sys.argv[4]), text=True)
 sys.stderr.write(r.stderr)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
 EOF

@@ -42,7 +42,7 @@ while True:
             break
 PY
 listener=$!
-for _ in $(seq 100); do [ -e "$scratch/journal.ready" ] && break; sleep 0.1; done
+for _ in $(seq $(($(scaled 10) * 10))); do [ -e "$scratch/journal.ready" ] && break; sleep 0.1; done
 journal_entries() { grep -c '^--$' "$scratch/journal"; }
 
 for t in "$build"/tests/basic-test-* "$build"/tests/core-test-* "$build"/tests/host-test-*; do

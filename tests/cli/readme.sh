@@ -80,7 +80,10 @@ trap 'rm -rf "$scratch"' EXIT
 block() { # block N: the README's Nth fenced block after "## A worked example"
 	awk -v n="$1" '/^## A worked example/ { on = 1 } on && /^```/ { k++; next } on && k == 2 * n - 1' "$src/README.md"
 }
-block 2 >"$scratch/numaplan.conf"
+# Its model, there: model-copies = per-node of a model that is not is an error (a copy of nothing).
+mkdir -p "$scratch/models"
+head -c 4096 /dev/zero >"$scratch/models/llama-3.1-8b-q4.gguf"
+block 2 | sed "s|/srv/models/|$scratch/models/|" >"$scratch/numaplan.conf"
 chmod 0644 "$scratch/numaplan.conf"
 "$numaplan" plan -c "$scratch/numaplan.conf" --sysfs-root "$fixtures/hosts/dgx-2s-8gpu" >"$scratch/plan" 2>&1
 rc=$?

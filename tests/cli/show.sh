@@ -208,4 +208,93 @@ d = json.load(open(sys.argv[1]))
 print([w["message"].split(": ")[:2] for w in d["warnings"] if w["code"] == "sysfs-malformed" and "modalias" in w["message"]])' \
 	"$scratch/out" 2>&1)" "[['/sys/bus/pci/devices/0000:03:00.0/modalias', 'malformed']]"
 
+# ---- show PCI: that device's warnings and the host's, no other device's ----
+untuned=$fixtures/hosts/untuned-2s-8gpu
+run show -c /dev/null --sysfs-root "$fixtures/hosts/dgx-2s-8gpu" 0000:18:00.0
+others=$(sed -n '/^warnings:/,$p' "$scratch/out" | grep -o '[0-9a-f]\{4\}:[0-9a-f]\{2\}:[0-9a-f]\{2\}\.[0-7]' | grep -v '^0000:18:00\.0$')
+if [ "$rc" = 0 ] && grep -q '^  warning: numa-balancing-on: ' "$scratch/out" && [ -z "$others" ]; then
+	ok "show 0000:18:00.0: the host's warnings, and no other device named among them"
+else fail "show PCI: other devices' warnings" "rc $rc" "$others" "$(sed -n '/^warnings:/,$p' "$scratch/out")"; fi
+run show -c /dev/null --sysfs-root "$untuned" 0000:81:00.0
+w=$(sed -n '/^warnings:/,$p' "$scratch/out" | grep -v '^  notice: iommu-translated: ') # the host's, naming an example
+if grep -q '^  warning: irq-remote: the interrupt of 0000:81:00.0 ' <<<"$w" && grep -q '^  warning: memory-imbalance: ' <<<"$w" &&
+	! grep -q '0000:11:00.0\|0000:01:00.0\|0000:a1:00.0\|0000:41:00.0' <<<"$w"; then
+	ok "show of one GPU: its own irq-remote in full, the host's and the nodes' warnings, not the NIC's or other GPUs'"
+else fail "show PCI: its warnings" "$w"; fi
+run show --json -c /dev/null --sysfs-root "$untuned" 0000:81:00.0
+check "and in JSON: no warning about another device" python3 -c '
+import json, sys
+w = json.load(open(sys.argv[1]))["warnings"]
+assert {x.get("pci") for x in w} == {None, "0000:81:00.0"} and any(x["code"] == "numa-balancing-on" for x in w), w' "$scratch/out"
+
+# ---- the socket column in JSON, as the table has it ----
+for host in "$fixtures"/hosts/*/; do
+	name=$(basename "$host")
+	"$numaplan" -v show -c /dev/null --sysfs-root "$host" >"$scratch/t" 2>/dev/null
+	run show --json -c /dev/null --sysfs-root "$host"
+	check "$name: each node's sockets in JSON are the table's socket column" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {}
+for l in open(sys.argv[2]):
+    f = l.split()
+    if len(f) > 5 and f[0].isdigit() and f[1] in ("cpu+memory", "memory-only", "cpu-only", "unknown"):
+        rows[int(f[0])] = f[4]
+def text(s):
+    if not s:
+        return "-"
+    out, i = [], 0
+    while i < len(s):
+        j = i
+        while j + 1 < len(s) and s[j + 1] == s[j] + 1:
+            j += 1
+        out.append(str(s[i]) if i == j else "%d-%d" % (s[i], s[j]))
+        i = j + 1
+    return ",".join(out)
+assert rows and all("sockets" in n for n in d["nodes"]), d["nodes"][0]
+bad = [(n["id"], n["sockets"], rows.get(n["id"])) for n in d["nodes"] if text(n["sockets"]) != rows.get(n["id"])]
+assert not bad, bad' "$scratch/out" "$scratch/t"
+done
+run show --json -c /dev/null --sysfs-root "$fixtures/hosts/nics-4n-8gpu"
+check "nics-4n-8gpu: two nodes a socket; the schema asks for sockets" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [n["sockets"] for n in d["nodes"]] == [[0], [0], [1], [1]], d["nodes"]
+s = json.load(open(sys.argv[2]))["$defs"]["node"]
+assert "sockets" in s["required"] and "sockets" in s["properties"], s["required"]' "$scratch/out" "$tap_src/schemas/show.schema.json"
+
+# ---- huge page sizes in binary units ----
+run show -c /dev/null --sysfs-root "$fixtures/hosts/dgx-2s-8gpu"
+if grep -qE '^ +0  cpu\+memory .*  2 MiB 1024/1024, 1 GiB 0/0$' "$scratch/out" && ! grep -q '[0-9]kB' "$scratch/out"; then
+	ok "huge page pools: 2 MiB and 1 GiB, not 2048kB and 1048576kB"
+else fail "huge page sizes" "$(grep cpu+memory "$scratch/out")"; fi
+
+# ---- 34 nodes, 28 of them empty: folded, the distances between the others ----
+tray=$fixtures/hosts/gb200-tray
+run show -c /dev/null --sysfs-root "$tray"
+nodes=$(sed -n '/^node  kind/,/^$/p' "$scratch/out" | grep -cE '^ +[0-9]+  ')
+if [ "$nodes" = 6 ] && grep -qx '  nodes 3-9,11-17,19-25,27-33: no CPUs, no memory online (-v lists them)' "$scratch/out" &&
+	grep -qE '^  node +0 +1 +2 +10 +18 +26$' "$scratch/out" && [ "$(grep -n '^accelerators:' "$scratch/out" | cut -d: -f1)" -lt 40 ]; then
+	ok "gb200-tray: the 28 empty nodes in one line, the distances between the six others, the accelerators on the first screens"
+else fail "gb200-tray folded" "$nodes rows" "$(head -30 "$scratch/out")"; fi
+long=$(sed -n '1,/^accelerators:/p' "$scratch/out" | awk 'length > 100')
+is "and no line of it wider than 100 columns before the accelerators" "$long" ""
+run -v show -c /dev/null --sysfs-root "$tray"
+nodes=$(sed -n '/^node  kind/,/^$/p' "$scratch/out" | grep -cE '^ +[0-9]+  ')
+if [ "$nodes" = 34 ] && grep -qE '^  node +0 +1 +2 +3 .* 33$' "$scratch/out" && ! grep -q 'no memory online' "$scratch/out"; then
+	ok "-v: every node and the whole distance table"
+else fail "gb200-tray -v" "$nodes rows"; fi
+cp -r "$tray" "$scratch/many"
+for m in "$scratch"/many/sys/devices/system/node/node*/meminfo; do
+	sed -i 's/MemTotal: *0 kB/MemTotal: 1048576 kB/' "$m"
+done
+run show -c /dev/null --sysfs-root "$scratch/many"
+if grep -qx 'node distances: 34 nodes, too many for a table here (-v prints it; show --json has them)' "$scratch/out" &&
+	! grep -q '^  node  ' "$scratch/out"; then
+	ok "34 nodes with memory: the distance table is one line saying where it is"
+else fail "34 nodes' distances" "$(grep -A3 distances "$scratch/out")"; fi
+run show -c /dev/null --sysfs-root "$fixtures/hosts/big-16n-1024c-32gpu"
+grep -qE '^  node +0 +1 .* 15$' "$scratch/out" && ok "16 nodes: the distance table still printed" ||
+	fail "16 nodes' distances" "$(grep -A2 distances "$scratch/out")"
+
 done_testing

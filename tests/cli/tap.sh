@@ -30,6 +30,13 @@ skip_all() {
 	exit 0
 }
 
+# scaled S: a test's own limit of S seconds on a command or a wait, times
+# NUMAPLAN_TEST_TIMEOUT_MULTIPLIER (default 1; HACKING.md), rounded up to whole seconds.
+scaled() {
+	awk -v s="$1" -v m="${NUMAPLAN_TEST_TIMEOUT_MULTIPLIER:-1}" \
+		'BEGIN { m += 0; if (m <= 0) m = 1; v = s * m; printf "%d\n", (v > int(v) ? int(v) + 1 : v) }'
+}
+
 done_testing() {
 	[ -z "$tap_json_dir" ] || json_check_seen
 	echo "1..$tap_n"

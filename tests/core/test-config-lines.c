@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The configuration's lines beyond inih's: a value longer than its line (an OpenAI-style
  * warmup-body, a Hugging Face path), and lines joined by a trailing backslash, with every check
- * and every message's line number as for a short line. */
+ * and every message's line number as for a short line; and every error of a file in one parse,
+ * without those that follow from one already said. */
 
 #include <string.h>
 
@@ -90,9 +91,77 @@ static void units_of_text(void) {
         free(long_unit);
 }
 
+/* "line:message" of every error in *err, in the order found, one a line. */
+static char *all_errors(const struct error_at *err) {
+        struct strbuf b = {0};
+        strbuf_printf(&b, "%u:%s\n", err->at.line, strempty(err->message));
+        for (size_t i = 0; i < err->n_next; i++)
+                strbuf_printf(&b, "%u:%s\n", err->next[i].at.line, err->next[i].message);
+        return strbuf_steal(&b);
+}
+
+static void every_error(void) {
+        struct error_at err;
+        struct config *c = parse("[replica a]\n"
+                                 "unit = a.service\n"
+                                 "memory = 48GB\n"
+                                 "[replica b]\n"
+                                 "unit = b.service\n"
+                                 "polcy = bind\n"
+                                 "[replica c]\n"
+                                 "policy = bind\n",
+                                 &err);
+        _cleanup_free_ char *said = all_errors(&err);
+        bool good = !c && error_at_count(&err) == 3 && strstr(said, "3:bad memory '48GB'") &&
+                    strstr(said, "6:unknown key 'polcy' in [replica b] (did you mean 'policy'?)") &&
+                    strstr(said, "7:[replica c] has no unit");
+        if (!ok(good, "three mistakes in three sections: all three, each at its line"))
+                tap_diag("said", said);
+        config_free(c);
+        error_at_done(&err);
+
+        /* What follows from an error already said is not said again. */
+        c = parse("[replica a]\nunit = a/b\nmodel-copies = per-node\nmodel = relative\n"
+                  "[replika b]\nunit = b.service\npolicy = wrong\n"
+                  "[replica d]\nunit = d.service\n[replica d]\nunit = d.service\n"
+                  "[replica e]\n  unit = e.service\n",
+                  &err);
+        free(said);
+        said = all_errors(&err);
+        good = !c && error_at_count(&err) == 5 && strstr(said, "2:unit 'a/b") && strstr(said, "4:model 'relative' must be") &&
+               strstr(said, "5:unknown section [replika b]") && strstr(said, "10:[replica d] is already defined") &&
+               strstr(said, "13:indented line") && !strstr(said, "has no unit") && !strstr(said, "names none") &&
+               !strstr(said, "7:");
+        if (!ok(good, "a broken section's keys and its whole are not checked: no cascade"))
+                tap_diag("said", said);
+        config_free(c);
+        error_at_done(&err);
+
+        c = parse("memory = 1G\npolicy = bind\n[numaplan]\nheadroom = lots\nsyntax error\n", &err);
+        free(said);
+        said = all_errors(&err);
+        good = !c && error_at_count(&err) == 3 && strstr(said, "1:key 'memory' outside a section") &&
+               !strstr(said, "2:") && strstr(said, "4:bad headroom") && strstr(said, "5:syntax error");
+        if (!ok(good, "keys before any section: said once; inih's syntax errors each"))
+                tap_diag("said", said);
+        config_free(c);
+        error_at_done(&err);
+
+        struct strbuf text = {0};
+        for (int i = 0; i < 30; i++)
+                strbuf_printf(&text, "[replica r%d]\nunit = r.service\npolicy = wrong\n", i);
+        c = parse(text.s, &err);
+        ok(!c && error_at_count(&err) == 30 && err.n_next + 1 == ERROR_AT_KEEP && err.n_left_off == 10,
+           "30 errors: %d kept, the rest counted (%zu)", ERROR_AT_KEEP, err.n_left_off);
+        config_free(c);
+        error_at_done(&err);
+        strbuf_done(&text);
+}
+
 int main(void) {
         long_values();
         continuations();
         units_of_text();
+        every_error();
         return done_testing();
 }

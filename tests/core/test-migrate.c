@@ -60,8 +60,9 @@ static void selection(void) {
         size_t pick[8];
         int to[8];
         unsigned next = 0;
+        struct migrate_batch base = {.status = status, .n = 8, .weight = 1}, huge = {.status = status, .n = 8, .weight = 512};
 
-        size_t k = migrate_select(status, 8, &node1, &next, 1, st, pick, to);
+        size_t k = migrate_select(&base, &node1, &next, st, pick, to);
         is_int(k, 4, "the pages off node 1 are picked, the absent ones skipped");
         ok(pick[0] == 0 && pick[1] == 3 && pick[2] == 6 && pick[3] == 7, "by their index in the batch");
         ok(to[0] == 1 && to[1] == 1 && to[2] == 1 && to[3] == 1, "all to node 1");
@@ -70,7 +71,7 @@ static void selection(void) {
 
         memset(st, 0, sizeof(*st));
         next = 0;
-        k = migrate_select(status, 8, &both, &next, 512, st, pick, to);
+        k = migrate_select(&huge, &both, &next, st, pick, to);
         ok(k == 4 && pick[0] == 0 && pick[1] == 6 && pick[2] == 3 && pick[3] == 7,
            "over two planned nodes the targets take turns, as interleave would (pages 0 and 6 to node 1, 3 and 7 "
            "to node 2)");
@@ -79,7 +80,7 @@ static void selection(void) {
         is_int(st->resident, 6 * 512, "a huge page weighs its base pages");
 
         memset(st, 0, sizeof(*st));
-        k = migrate_select(status, 8, &none, &next, 1, st, pick, to);
+        k = migrate_select(&base, &none, &next, st, pick, to);
         is_int(k, 0, "no planned node: nothing is picked");
 
         /* The answer after the move: the node each page is on now, or -errno. */

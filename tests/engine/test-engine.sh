@@ -88,8 +88,8 @@ check "a second install.sh reuses the installed tree" grep -q "already installed
 
 # ---- the server ----
 
-wait_line() { # wait_line PATTERN SECONDS: waits for a line of the server's stderr; sets line
-	local tries=$(($2 * 20))
+wait_line() { # wait_line PATTERN SECONDS: waits (scaled) for a line of the server's stderr; sets line
+	local tries=$(($(scaled "$2") * 20))
 	line=
 	while [ "$tries" -gt 0 ]; do
 		line=$(grep -m1 -e "$1" "$scratch/server.err")
@@ -171,8 +171,8 @@ check "numa_maps names the model file" grep -qF "file=$model" "/proc/$pid/numa_m
 
 kill -TERM "$pid"
 t0=$(now_ms)
-for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" # still there after 5 s: the test below fails
+for _ in $(seq $(($(scaled 5) * 20))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" # still there after 5 s (scaled): the test below fails
 wait "$pid"
 rc=$?
 stop_ms=$(($(now_ms) - t0))

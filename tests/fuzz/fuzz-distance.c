@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A node's distance row: bytes of the ACPI SLIT, so every value parsed fits 0..255. */
 #include "fuzz.h"
-#include "host/sysfs-parse.h"
+#include "core/sysfs-parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);

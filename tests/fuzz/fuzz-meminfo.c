@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A node's meminfo and /proc/meminfo. */
 #include "fuzz.h"
-#include "host/sysfs-parse.h"
+#include "core/sysfs-parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);

@@ -2,7 +2,7 @@
 /* The audit's files: a link speed and width, /proc/swaps, the kernel command line, an IOMMU
  * group's type, and (the first two bytes) the Device Control register. */
 #include "fuzz.h"
-#include "host/tuning-parse.h"
+#include "core/tuning-parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = fuzz_string(data, size);

@@ -259,6 +259,27 @@ static void examples_others(void) {
                          "unit = s.service\nmemory = 1G\n", &err);
         ok(p && replica(p, "solo") && cpuset_count(&replica(p, "solo")->nodes) == 1, "a CPU-only replica gets one node");
         plan_free(p);
+        /* A template left nothing to place says so, naming itself and its line; one that placed
+         * some does not. */
+        p = plan_text(t, "[replica all]\nunit = all.service\naccelerators = count:8\n[replicas g]\nunit = g@%i\n"
+                         "per = accelerator\n[replicas n]\nunit = n@%i\nper = node\n", &err);
+        ok(p && p->n_replicas == 9 && warnings_count(&warnings, SEVERITY_WARNING) == 1 &&
+                   has(WARNING_PLACES_NOTHING, "test.conf:6: [replicas g] places no replica: per = accelerator, and every "
+                                               "compute accelerator of this host is another section's"),
+           "nps4: a per-accelerator template with every accelerator taken places nothing, and says so at its line");
+        plan_free(p);
+        topology_free(t);
+
+        t = host("no-numa-kernel");
+        p = plan_text(t, "[replica a]\nunit = a.service\nmemory = 1G\n[replicas gpu]\nunit = gpu@%i\n", &err);
+        ok(p && p->n_replicas == 1 &&
+                   has(WARNING_PLACES_NOTHING, "test.conf:4: [replicas gpu] places no replica: per = accelerator, and this "
+                                               "host shows no compute accelerator"),
+           "no accelerators: a per-accelerator template places nothing, at its header's line without per =");
+        plan_free(p);
+        p = plan_text(t, "", &err);
+        ok(p && p->n_replicas == 1 && !has(WARNING_PLACES_NOTHING, ""), "the built-in default is not warned of");
+        plan_free(p);
         topology_free(t);
 
         t = host("gh200-memonly");

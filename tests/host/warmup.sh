@@ -26,7 +26,7 @@ serve() { # serve PORT STANDIN-OPTIONS...: starts the stand-in in the background
 	pids+=($!)
 }
 wait_listening() { # wait_listening PORT
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $(($(scaled 5) * 20))); do
 		grep -q "ready listen=" "$scratch/standin-$1.log" 2>/dev/null && return 0
 		sleep 0.05
 	done
@@ -39,7 +39,10 @@ probe() { # probe PORT TIMEOUT_MS: sets line, and field values
 	tries=$(sed -n 's/.* tries=\([0-9]*\).*/\1/p' <<<"$line")
 	seconds=$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")
 }
-between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+between() { # between X LO HI: LO <= X <= HI, the upper bound on a time grown as scaled's
+	awk -v x="$1" -v lo="$2" -v hi="$3" -v m="${NUMAPLAN_TEST_TIMEOUT_MULTIPLIER:-1}" \
+		'BEGIN { m += 0; if (m <= 0) m = 1; exit !(x >= lo && x <= hi * m) }'
+}
 
 if ! command -v python3 >/dev/null; then skip_all "python3 is not installed (it picks free ports)"; fi
 

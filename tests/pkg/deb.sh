@@ -1,8 +1,10 @@
 #!/bin/bash
 # numaplan's Debian package, built by tests/pkg/build-deb.sh: lintian has no error or warning (an
 # override must say why, in a comment above it), it holds what the README says (binary, units,
-# man pages, profiles, completion), the sample configuration is a conffile, no generator is
-# installed, and every library numaplan loads with dlopen() is a Depends or a Recommends.
+# man pages, profiles, completion), the binary is /usr/bin/numaplan, which the units run, with
+# /usr/sbin/numaplan a link to it (what older versions wrote names that path), the sample
+# configuration is a conffile, no generator is installed, and every library numaplan loads with
+# dlopen() is a Depends or a Recommends.
 # Usage: deb.sh DEB SOURCE_DIR   (DEB: where the package goes)
 set -u
 deb=$1
@@ -43,7 +45,7 @@ is "every lintian override has its reason in a comment above it" "$unexplained" 
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$scratch/files"
 dpkg-deb -x "$deb" "$scratch/root"
 has() { grep -qxF "$1" "$scratch/files"; }
-want=(/usr/sbin/numaplan /usr/share/man/man8/numaplan.8.gz /usr/share/man/man5/numaplan.conf.5.gz /usr/share/man/man8/numaplan-generator.8.gz
+want=(/usr/bin/numaplan /usr/sbin/numaplan /usr/share/man/man8/numaplan.8.gz /usr/share/man/man5/numaplan.conf.5.gz /usr/share/man/man8/numaplan-generator.8.gz
 	/usr/share/bash-completion/completions/numaplan /lib/systemd/system/numaplan.service
 	/lib/systemd/system/numaplan-verify.service /lib/systemd/system/numaplan-verify.timer
 	/usr/share/doc/numaplan/README.Debian /usr/share/doc/numaplan/examples/numaplan.rules.yml)
@@ -52,8 +54,18 @@ for p in "$src"/profiles/*.conf; do want+=("/usr/share/numaplan/profiles/${p##*/
 missing=
 for f in "${want[@]}"; do has "$f" || missing+="$f "; done
 is "it holds the binary, the units, the man pages, the profiles, the completion, README.Debian and the examples (${#want[@]} files)" "$missing" ""
-grep -q "^ExecStart=/usr/sbin/numaplan apply$" "$scratch/root/lib/systemd/system/numaplan.service" &&
-	ok "numaplan.service runs /usr/sbin/numaplan" || fail "numaplan.service runs /usr/sbin/numaplan"
+bin=$scratch/root/usr/bin/numaplan
+check "/usr/bin/numaplan is the program, executable by all, not a link" test -f "$bin" -a ! -L "$bin" -a -x "$bin"
+is "its mode is 0755, root's" "$(dpkg-deb -c "$deb" | awk '$6 == "./usr/bin/numaplan" { print $1, $2 }')" "-rwxr-xr-x root/root"
+is "/usr/sbin/numaplan is a relative link to it" "$(readlink "$scratch/root/usr/sbin/numaplan")" ../bin/numaplan
+is "numaplan.service runs /usr/bin/numaplan" "$(grep '^ExecStart=' "$scratch/root/lib/systemd/system/numaplan.service")" \
+	"ExecStart=/usr/bin/numaplan apply --boot"
+is "numaplan-verify.service runs /usr/bin/numaplan, and no other path" \
+	"$(grep -o '[^ ]*/numaplan ' "$scratch/root/lib/systemd/system/numaplan-verify.service" | sort -u)" "/usr/bin/numaplan "
+grep -q /usr/bin/numaplan "$scratch/root/usr/share/doc/numaplan/README.Debian" &&
+	grep -q /usr/sbin/numaplan "$scratch/root/usr/share/doc/numaplan/README.Debian" &&
+	ok "README.Debian says where numaplan is, and why /usr/sbin/numaplan stays" ||
+	fail "README.Debian says where numaplan is, and why /usr/sbin/numaplan stays"
 is "no numaplan-generator: installing changes no boot" "$(grep system-generators "$scratch/files")" ""
 
 dpkg-deb --ctrl-tarfile "$deb" | tar -C "$scratch" -xf - ./conffiles ./control

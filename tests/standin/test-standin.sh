@@ -34,8 +34,8 @@ gone() { # gone PID: the process has exited (a zombie has)
 	[ -z "$st" ] || [ "$st" = Z ]
 }
 
-wait_gone() { # wait_gone SECONDS PID...: true when all have exited in time
-	local tries=$(($1 * 20)) p left
+wait_gone() { # wait_gone SECONDS PID...: true when all have exited in time (scaled)
+	local tries=$(($(scaled "$1") * 20)) p left
 	shift
 	while [ "$tries" -gt 0 ]; do
 		left=0
@@ -65,8 +65,8 @@ start() { # start NAME ARGS...: runs the server in the background; sets pid, err
 	pids+=("$pid")
 }
 
-wait_ready() { # wait_ready SECONDS: waits for the ready line; sets host, port, ready
-	local tries=$(($1 * 20)) re='ready listen=(127\.0\.0\.1|\[::1\]):([0-9]+) pid='
+wait_ready() { # wait_ready SECONDS: waits (scaled) for the ready line; sets host, port, ready
+	local tries=$(($(scaled "$1") * 20)) re='ready listen=(127\.0\.0\.1|\[::1\]):([0-9]+) pid='
 	ready=
 	while [ "$tries" -gt 0 ]; do
 		ready=$(grep -m1 ' ready ' "$errlog" 2>/dev/null)
@@ -262,7 +262,7 @@ for k in "${kids[@]}"; do
 done
 
 # Loading ends 4 s after start.
-for _ in $(seq 100); do
+for _ in $(seq $(($(scaled 5) * 20))); do
 	get /health
 	[ "$status" = 503 ] || break
 	sleep 0.05

@@ -33,6 +33,8 @@ PACKAGES=(
 	irqbalance iproute2 rdma-core ibverbs-providers ibverbs-utils
 	# the Ansible collection's modules, run in the guest; the real engine's Node needs libstdc++:
 	ansible-core python3 libstdc++6
+	# where a command in the guest waits, when a scenario is slow (strace -f -tt -T):
+	strace
 	# what debootstrap does not resolve by itself: packages that provide a virtual dependency
 	# (container-network-stack, python3-cffi-backend-api-*)
 	containernetworking-plugins python3-cffi-backend

@@ -4,6 +4,7 @@
 #   current-boot        the number of this boot (1, 2, ...)
 #   plan                lines "BOOT PHASE NAME": the scenarios of every boot, in order
 #   scenario-timeout    seconds one scenario may run
+#   timeout-multiplier  NUMAPLAN_TEST_TIMEOUT_MULTIPLIER, for the scenarios' own waits
 #   numaplan, scenarios/NAME.sh, extra/*, scenario-lib.sh
 # For each plan line of this boot it runs scenarios/NAME.sh with bash and writes
 # results/NAME.PHASE.{out,err,rc,seconds}; results/boot-N.started says the boot got this far.
@@ -12,6 +13,7 @@ set -u
 SHARE=/mnt/host
 boot=$(cat "$SHARE/current-boot")
 timeout=$(cat "$SHARE/scenario-timeout")
+multiplier=$(cat "$SHARE/timeout-multiplier" 2>/dev/null || echo 1)
 results=$SHARE/results
 mkdir -p "$results"
 date -u +%s >"$results/boot-$boot.started"
@@ -51,6 +53,7 @@ while read -r b phase name; do
 			VM_BOOT="$boot" VM_PHASE="$phase" \
 			VM_STATE=/var/lib/numaplan-test \
 			VM_TARGET=numaplan-test.target \
+			NUMAPLAN_TEST_TIMEOUT_MULTIPLIER="$multiplier" \
 			timeout -k 10 "$timeout" bash "$SHARE/scenarios/$name.sh"
 	) </dev/null >"$out.out" 2>"$out.err"
 	rc=$?

@@ -9,6 +9,8 @@
 #   vm_diag TEXT...                   '#' diagnostic lines
 #   vm_skip DESC REASON               an ok point with a SKIP directive
 #   vm_done                           exit 1 if a point failed, else 0
+#   vm_seconds S                      S seconds times NUMAPLAN_TEST_TIMEOUT_MULTIPLIER, rounded up:
+#                                     a scenario's own limit on a wait, longer on a loaded host
 #   json_flat < JSON                  one line per scalar: PATH<TAB>VALUE, PATH like
 #                                     accelerators.0.class (strings unquoted, null as null;
 #                                     \n and \t stay escaped: printf %b expands them); keeps
@@ -68,6 +70,11 @@ vm_check_match() {
 vm_done() {
 	[ "$VM_FAILED" -eq 0 ] && exit 0
 	exit 1
+}
+
+vm_seconds() {
+	awk -v s="$1" -v m="${NUMAPLAN_TEST_TIMEOUT_MULTIPLIER:-1}" \
+		'BEGIN { m += 0; if (m <= 0) m = 1; v = s * m; printf "%d\n", (v > int(v) ? int(v) + 1 : v) }'
 }
 
 # json_flat [--foreign]: a JSON document on stdin as "path<TAB>value" lines. numaplan's documents

@@ -23,9 +23,9 @@ accelerators = 41:00.0
 memory = 128M
 min-local = 99%"
 
-# held_by PID: until its io_uring buffer is pinned (VmPin), 20 s at most.
+# held_by PID: until its io_uring buffer is pinned (VmPin), 20 s (vm_seconds) at most.
 held_by() {
-	local deadline=$((SECONDS + 20))
+	local deadline=$((SECONDS + $(vm_seconds 20)))
 	while [ $SECONDS -lt $deadline ]; do
 		grep -q "^VmPin:[[:space:]]*$((mib * 1024)) kB" "/proc/$1/status" 2>/dev/null && return 0
 		sleep 0.2

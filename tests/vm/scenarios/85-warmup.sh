@@ -28,7 +28,7 @@ flat=$FLAT
 took=$((SECONDS - start))
 vm_check_eq "a server answering 503 fails the warm-up" "$(check_of "$flat" 0 warmup ok)" false
 vm_check_match "after warmup-timeout" "$(check_of "$flat" 0 warmup detail)" "503.*warmup-timeout reached"
-if [ $took -lt 30 ]; then vm_ok "verify did not outlast the 4 s warm-up timeout by much (${took} s in all)"; else
+if [ $took -lt "$(vm_seconds 30)" ]; then vm_ok "verify did not outlast the 4 s warm-up timeout by much (${took} s in all)"; else
 	vm_not_ok "verify bounded by warmup-timeout" "took $took s"; fi
 
 systemctl stop failing.service loading.service

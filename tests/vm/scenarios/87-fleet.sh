@@ -65,7 +65,7 @@ vm_check_match "with its summary" "$(json_get verify.units.0.summary <<<"$RESULT
 [ "$(json_get ok <<<"$RESULT")" = true ] || vm_diag "$(cat verify.out verify.err)"
 
 # numaplan-verify.service as installed, with the binary under test.
-sed "s|@sbindir@|${NUMAPLAN%/*}|g" "$EXTRA/numaplan-verify.service.in" >"$UNITS/numaplan-verify.service"
+sed "s|@bindir@|${NUMAPLAN%/*}|g" "$EXTRA/numaplan-verify.service.in" >"$UNITS/numaplan-verify.service"
 systemctl daemon-reload
 had_textfile=no
 [ -d "$textfile" ] && had_textfile=yes

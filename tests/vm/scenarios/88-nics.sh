@@ -74,7 +74,7 @@ vm_check_match "nic@1's drop-in hands its adapter to prepare and reads what prep
 journal_mark
 systemctl start nic@0.service nic@1.service
 env_of() { # env_of UNIT: its server's environment, a variable a line, once it runs the server
-	local pid deadline=$((SECONDS + 10))
+	local pid deadline=$((SECONDS + $(vm_seconds 10)))
 	pid=$(systemctl show -P MainPID "$1")
 	# A simple service is started once forked: until its exec it has the manager's environment.
 	while [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != sleep ] && [ $SECONDS -lt $deadline ]; do sleep 0.1; done

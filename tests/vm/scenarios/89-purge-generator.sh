@@ -1,9 +1,10 @@
 #!/bin/bash
 # The Debian package's removal where numaplan cannot do it, and its purge after generator mode:
-#  - /usr/sbin/numaplan deleted by hand, then apt-get remove: prerm says the binary is missing,
+#  - /usr/bin/numaplan deleted by hand, then apt-get remove: prerm says the binary is missing,
 #    deletes apply's drop-in itself and reloads, so the replica is systemd's again rather than
 #    asserting a marker nothing writes at the next boot;
-#  - reinstalled, the generator turned on with the README's link, `numaplan apply` in generator
+#  - reinstalled, the generator turned on with the link of 0.1.0's README (to /usr/sbin/numaplan,
+#    which the package keeps as a link to /usr/bin/numaplan), `numaplan apply` in generator
 #    mode (which records the plan's units in /etc/systemd/system/.numaplan-units), then apt-get
 #    purge: nothing of numaplan's stays under /etc, /usr and /var, and the replica unit has no
 #    drop-in of numaplan's. An admin's own drop-in beside numaplan's stays through all of it.
@@ -49,12 +50,12 @@ printf '# the admin'"'"'s\n[Service]\nEnvironment=ADMIN=1\n' >"$admin"
 # The binary deleted by hand, then the package removed.
 vm_check "apt-get install ./${deb##*/}" apt-get install -y -q "$deb"
 llama_conf
-vm_check "/usr/sbin/numaplan apply" /usr/sbin/numaplan apply
+vm_check "/usr/bin/numaplan apply" /usr/bin/numaplan apply
 vm_check_eq "the replica is placed: NUMAMask" "$(systemctl show -P NUMAMask "$unit")" 1
-rm /usr/sbin/numaplan
+rm /usr/bin/numaplan
 out=$(apt-get remove -y -q numaplan 2>&1)
 vm_check_eq "binary deleted: apt-get remove numaplan exits 0" "$?" 0
-vm_check_match "and says the binary is missing" "$out" "numaplan: /usr/sbin/numaplan is missing: numaplan's drop-ins are removed without it"
+vm_check_match "and says the binary is missing" "$out" "numaplan: /usr/bin/numaplan is missing: numaplan's drop-ins are removed without it"
 vm_check "the drop-in is gone all the same" test ! -e "$UNITS/$unit.d/50-numaplan.conf"
 vm_check_eq "and systemd reloaded: no drop-in of numaplan's, no NUMAMask" \
 	"$(numaplan_dropins)/$(systemctl show -P NUMAMask "$unit")" /
@@ -64,8 +65,10 @@ vm_check_eq "the admin's drop-in stays" "$(head -n 1 "$admin")" "# the admin's"
 vm_check "apt-get install ./${deb##*/} again" apt-get install -y -q "$deb"
 mkdir -p /etc/systemd/system-generators
 ln -s /usr/sbin/numaplan "$gen"
-vm_check "/usr/sbin/numaplan apply, in generator mode" /usr/sbin/numaplan apply
+vm_check "/usr/bin/numaplan apply, in generator mode" /usr/bin/numaplan apply
 vm_check "the generator wrote the drop-in" test -f "/run/systemd/generator/$unit.d/50-numaplan.conf"
+vm_check_match "which names /usr/bin/numaplan, the link's target" \
+	"$(grep -h '^ExecStartPre=' "/run/systemd/generator/$unit.d/50-numaplan.conf")" '"/usr/bin/numaplan" prepare '
 vm_check "apply recorded the plan's units in $UNITS/.numaplan-units" test -f "$UNITS/.numaplan-units"
 vm_check_eq "the replica is placed: NUMAMask" "$(systemctl show -P NUMAMask "$unit")" 1
 t0=$SECONDS

@@ -6,8 +6,8 @@
 . "$VM_LIB"
 . "$SCENARIO_DIR/numaplan.lib"
 
-sed "s|@sbindir@/numaplan|$NUMAPLAN|" "$EXTRA/numaplan.service.in" >"$UNITS/numaplan.service"
-sed "s|@sbindir@|${NUMAPLAN%/*}|g" "$EXTRA/numaplan-verify.service.in" >"$UNITS/numaplan-verify.service"
+sed "s|@bindir@/numaplan|$NUMAPLAN|" "$EXTRA/numaplan.service.in" >"$UNITS/numaplan.service"
+sed "s|@bindir@|${NUMAPLAN%/*}|g" "$EXTRA/numaplan-verify.service.in" >"$UNITS/numaplan-verify.service"
 systemctl daemon-reload
 for u in numaplan.service:6.5 numaplan-verify.service:4.5; do
 	score=$(systemd-analyze security "${u%:*}" 2>/dev/null | sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')

@@ -8,7 +8,7 @@ case $VM_PHASE in
 before-reboot)
 	llama_conf
 	"$NUMAPLAN" remove >/dev/null
-	sed "s|@sbindir@/numaplan|$NUMAPLAN|" "$EXTRA/numaplan.service.in" >"$UNITS/numaplan.service"
+	sed "s|@bindir@/numaplan|$NUMAPLAN|" "$EXTRA/numaplan.service.in" >"$UNITS/numaplan.service"
 	systemctl daemon-reload
 	vm_check "numaplan.service enables" systemctl enable numaplan.service
 	vm_check "the replica is wanted at boot" systemctl add-wants "$VM_TARGET" $LLAMA

@@ -3,7 +3,7 @@
  * the Device Control register, /proc/swaps, the kernel command line's IOMMU parameters and an
  * IOMMU group's type. */
 #include "basic/util.h"
-#include "host/tuning-parse.h"
+#include "core/tuning-parse.h"
 #include "tap.h"
 
 static void speeds(void) {

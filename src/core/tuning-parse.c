@@ -2,7 +2,7 @@
 #include <ctype.h>
 
 #include "basic/util.h"
-#include "host/tuning-parse.h"
+#include "core/tuning-parse.h"
 
 int pcie_speed_parse(const char *s, unsigned *ret_mts) {
         unsigned whole = 0, tenths = 0;

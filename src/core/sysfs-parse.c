@@ -2,7 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 
-#include "host/sysfs-parse.h"
+#include "core/sysfs-parse.h"
 #include "basic/util.h"
 
 static const char *skip_blank(const char *p) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "host/sysfs-parse.h"
+#include "core/sysfs-parse.h"
 #include "tap.h"
 #include "basic/util.h"
 
