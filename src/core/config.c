@@ -802,7 +802,8 @@ static bool has_delimiter(const char *s) {
  * with what inih is to read. */
 static void take_line(struct parse_ctx *ctx, const char *line, char *str, int num) {
         const char *s = line;
-        if (ctx->line == 1 && startswith(s, "\xEF\xBB\xBF"))
+        if (ctx->line == 1 && (unsigned char) s[0] == 0xEF && (unsigned char) s[1] == 0xBB &&
+            (unsigned char) s[2] == 0xBF)
                 s += 3; /* inih skips a UTF-8 byte order mark */
         const char *start = s;
         s += strspn(s, " \t");
