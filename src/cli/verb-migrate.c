@@ -233,16 +233,14 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         _cleanup_bus_ sd_bus *bus = NULL;
         _cleanup_free_ char *mount = NULL;
         _cleanup_free_ const struct placement **sel = NULL;
-        struct inputs in;
+        _cleanup_inputs_ struct inputs in = {0};
         size_t n = 0;
 
         int r = inputs_load(g, a->config, false, 0, &in);
         if (r != EXIT_OK)
                 return r;
-        if (!root_is_live(in.root)) {
-                inputs_done(&in);
+        if (!root_is_live(in.root))
                 return verb_usage_error("migrate", "it moves this host's pages: not with --sysfs-root");
-        }
         if (!a->dry_run)
                 inputs_journal(&in, true);
         r = inputs_select(&in, argc, argv, &sel, &n);
@@ -294,7 +292,6 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 free(v[i].processes);
                 free(v[i].keep);
         }
-        inputs_done(&in);
         return r;
 }
 

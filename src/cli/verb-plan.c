@@ -44,7 +44,7 @@ static json_object *nics_json(const struct topology *t, const struct placement *
         json_object *o = json_object_new_object(), *a = json_object_new_array(), *u = json_object_new_array();
 
         for (size_t i = 0; i < pl->n_nics; i++) {
-                const struct accelerator *n = &t->nics[pl->nics[i].nic];
+                const struct pci_device *n = &t->nics[pl->nics[i].nic];
                 json_object *j = json_object_new_object(), *rdma = json_object_new_array();
                 for (size_t r = 0; r < n->n_rdma; r++)
                         json_object_array_add(rdma, json_object_new_string(n->rdma[r].name));
@@ -172,7 +172,7 @@ static void print_table(const struct inputs *in) {
                 _cleanup_free_ char *ns = cpuset_format(&pl->nodes), *cpus = cpuset_format(&pl->cpus);
 
                 for (size_t j = 0; j < pl->n_accels; j++) {
-                        const struct accelerator *a = &in->topology->accels[pl->accels[j]];
+                        const struct pci_device *a = &in->topology->accels[pl->accels[j]];
                         strbuf_printf(&acc, "%s%s%s", j ? "," : "", a->pci, a->numa_node < 0 ? " (no node)" : "");
                 }
                 if (pl->memory)

@@ -89,13 +89,13 @@ static json_object *node_json(const struct topology *t, const struct node *n, co
 }
 
 /* The nodes that are an accelerator's own memory (GPU memory the driver onlined). */
-static bool node_of_accel(const struct topology *t, const struct node *n, const struct accelerator *a) {
+static bool node_of_accel(const struct topology *t, const struct node *n, const struct pci_device *a) {
         return (n->memory.kinds & MEMORY_GPU) && n->memory.accelerator >= 0 &&
                (size_t) n->memory.accelerator < t->n_accels && &t->accels[n->memory.accelerator] == a;
 }
 
 /* A network adapter's interfaces, RDMA devices, and path to each compute accelerator. */
-static void nic_json(const struct topology *t, const struct accelerator *a, json_object *o) {
+static void nic_json(const struct topology *t, const struct pci_device *a, json_object *o) {
         json_object *ifaces = json_object_new_array(), *rdma = json_object_new_array(), *dist = json_object_new_object();
 
         for (size_t i = 0; i < a->n_ifaces; i++)
@@ -147,7 +147,7 @@ static json_object *irqbalance_json(int pid) {
         return o;
 }
 
-static json_object *accel_json(const struct topology *t, const struct accelerator *a) {
+static json_object *accel_json(const struct topology *t, const struct pci_device *a) {
         json_object *o = json_object_new_object();
         char buf[16];
 
@@ -187,7 +187,7 @@ struct filter {
         size_t n;
 };
 
-static bool shown(const struct filter *f, const struct accelerator *a) {
+static bool shown(const struct filter *f, const struct pci_device *a) {
         if (f->n == 0)
                 return true;
         for (size_t i = 0; i < f->n; i++)
@@ -216,7 +216,7 @@ static struct warnings warnings_shown(const struct warnings *w, const struct fil
 
 /* The first address given that names no accelerator, network adapter or NVMe drive; NULL. */
 static const char *unmatched(const struct topology *t, const struct filter *f) {
-        const struct accelerator *lists[] = {t->accels, t->nics, t->storage};
+        const struct pci_device *lists[] = {t->accels, t->nics, t->storage};
         size_t ns[] = {t->n_accels, t->n_nics, t->n_storage};
         for (size_t k = 0; k < f->n; k++) {
                 bool found = false;
@@ -229,7 +229,7 @@ static const char *unmatched(const struct topology *t, const struct filter *f) {
         return NULL;
 }
 
-static json_object *devices_json(const struct topology *t, const struct accelerator *v, size_t n,
+static json_object *devices_json(const struct topology *t, const struct pci_device *v, size_t n,
                                  const struct filter *f) {
         json_object *a = json_object_new_array();
         for (size_t i = 0; i < n; i++)
@@ -239,8 +239,8 @@ static json_object *devices_json(const struct topology *t, const struct accelera
 }
 
 /* The compute accelerators and network adapters shown, in --matrix's order; NULL-terminated. */
-static const struct accelerator **matrix_devices(const struct topology *t, const struct filter *f, size_t *ret_n) {
-        const struct accelerator **v = xmalloc0((t->n_accels + t->n_nics + 1) * sizeof(*v));
+static const struct pci_device **matrix_devices(const struct topology *t, const struct filter *f, size_t *ret_n) {
+        const struct pci_device **v = xmalloc0((t->n_accels + t->n_nics + 1) * sizeof(*v));
         size_t n = 0;
         for (size_t i = 0; i < t->n_accels; i++)
                 if (t->accels[i].compute && shown(f, &t->accels[i]))
@@ -256,7 +256,7 @@ static const struct accelerator **matrix_devices(const struct topology *t, const
  * row i and column j the path from devices[i] to devices[j]. */
 static json_object *matrix_json(const struct topology *t, const struct filter *f) {
         size_t n;
-        _cleanup_free_ const struct accelerator **v = matrix_devices(t, f, &n);
+        _cleanup_free_ const struct pci_device **v = matrix_devices(t, f, &n);
         json_object *o = json_object_new_object(), *devices = json_object_new_array(), *paths = json_object_new_array();
         for (size_t i = 0; i < n; i++) {
                 json_object *row = json_object_new_array();
@@ -426,7 +426,7 @@ static void print_distances(const struct topology *t, bool verbose) {
         }
 }
 
-static const char *name_of(const struct accelerator *a, char *buf, size_t n) {
+static const char *name_of(const struct pci_device *a, char *buf, size_t n) {
         if (a->name)
                 return a->name;
         if (!a->ids_known)
@@ -436,7 +436,7 @@ static const char *name_of(const struct accelerator *a, char *buf, size_t n) {
 }
 
 /* A network adapter's RDMA devices, "mlx5_0", "rxe0", or "-". */
-static void rdma_cell(struct table *tab, const struct accelerator *a) {
+static void rdma_cell(struct table *tab, const struct pci_device *a) {
         struct strbuf b = {0};
         for (size_t i = 0; i < a->n_rdma; i++) {
                 _cleanup_free_ char *s = name_escape(a->rdma[i].name);
@@ -483,7 +483,7 @@ static void print_nic_paths(const struct topology *t, const struct filter *f) {
         free(headers);
 }
 
-static void print_devices(const char *title, const char *none, const struct accelerator *v, size_t n,
+static void print_devices(const char *title, const char *none, const struct pci_device *v, size_t n,
                           const struct filter *f) {
         static const char *const accel_headers[] = {"pci",     ">node",  "from", "local cpus", "class",
                                                     "compute", ">index", "link", "mrrs/mps",   "name"};
@@ -499,7 +499,7 @@ static void print_devices(const char *title, const char *none, const struct acce
 
         printf("\n%s:\n", title);
         for (size_t i = 0; i < n; i++) {
-                const struct accelerator *a = &v[i];
+                const struct pci_device *a = &v[i];
                 _cleanup_free_ char *lc = a->local_cpus ? cpuset_format(a->local_cpus) : xstrdup("-");
                 char buf[32];
 
@@ -549,7 +549,7 @@ static void print_gpu_memory(const struct topology *t, const struct filter *f) {
 
                 if (!owner || !(t->nodes[i].memory.kinds & MEMORY_GPU))
                         continue;
-                const struct accelerator *a = topology_accel(t, owner);
+                const struct pci_device *a = topology_accel(t, owner);
                 if (a && !shown(f, a))
                         continue;
                 for (size_t j = 0; j < t->n_nodes; j++) {
@@ -584,7 +584,7 @@ static char *cpus_and_nodes(const struct topology *t, const struct cpuset *cpus)
         return xasprintf("%s (node%s %s)", c, cpuset_count(&nodes) > 1 ? "s" : "", *n ? n : "-");
 }
 
-static void irq_row(struct table *tab, const struct topology *t, const struct accelerator *a) {
+static void irq_row(struct table *tab, const struct topology *t, const struct pci_device *a) {
         struct cpuset set = {0}, served = {0};
         for (size_t i = 0; i < a->irqs.n; i++) {
                 cpuset_or(&set, &a->irqs.v[i].affinity);
@@ -608,7 +608,7 @@ static void irq_row(struct table *tab, const struct topology *t, const struct ac
 static void print_irqs(const struct topology *t, const struct filter *f) {
         static const char *const headers[] = {"pci", ">node", "irqs", "kind", "set to", "served by"};
         _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
-        const struct accelerator *lists[] = {t->accels, t->nics};
+        const struct pci_device *lists[] = {t->accels, t->nics};
         size_t ns[] = {t->n_accels, t->n_nics}, rows = 0;
 
         for (size_t l = 0; l < ELEMENTSOF(lists); l++)
@@ -637,7 +637,7 @@ static void print_settings(const struct topology *t) {
  * path, then each one's CPUs and node. */
 static void print_matrix(const struct topology *t, const struct filter *f) {
         size_t n;
-        const struct accelerator **v = matrix_devices(t, f, &n);
+        const struct pci_device **v = matrix_devices(t, f, &n);
         bool by_node_only = false;
 
         if (n == 0) {
@@ -714,7 +714,7 @@ static const struct verb_option options[] = {
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct show_args *a = args;
         _cleanup_config_ struct config *c = NULL;
-        struct inputs in = {0};
+        _cleanup_inputs_ struct inputs in = {0};
 
         _cleanup_strv_free_ char **pci = xmalloc0((size_t) (argc + 1) * sizeof(char *));
         struct filter f = {.pci = pci, .n = (size_t) argc};
@@ -733,16 +733,13 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
          * interrupts. */
         int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix && !a->json ? 0 : INPUTS_TUNING | INPUTS_IRQS),
                             c, &in);
-        if (r == EXIT_ENV) {
-                inputs_done(&in);
+        if (r == EXIT_ENV)
                 return r;
-        }
 
         const struct topology *t = in.topology;
         const char *missing = unmatched(t, &f);
         if (missing) {
                 log_error("no PCI device %s on this host (numaplan show lists them)", missing);
-                inputs_done(&in);
                 return EXIT_USAGE;
         }
         _cleanup_free_ struct warning *about = xmalloc((in.warnings.n + 1) * sizeof(*about));
@@ -768,7 +765,6 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 print_irqs(t, &f);
                 print_warnings(&w, "\nwarnings:\n", "  ");
         }
-        inputs_done(&in);
         return EXIT_OK;
 }
 

@@ -12,7 +12,7 @@ static void describe_accelerators(const struct topology *t, const struct placeme
         size_t with = 0, without = 0;
 
         for (size_t j = 0; j < pl->n_accels; j++) {
-                const struct accelerator *a = &t->accels[pl->accels[j]];
+                const struct pci_device *a = &t->accels[pl->accels[j]];
                 if (a->numa_node >= 0)
                         cpuset_set(&nodes, (unsigned) a->numa_node), with++;
                 else
@@ -21,7 +21,7 @@ static void describe_accelerators(const struct topology *t, const struct placeme
         if (with) {
                 strbuf_append(b, with > 1 ? "accelerators " : "accelerator ");
                 for (size_t j = 0, k = 0; j < pl->n_accels; j++) {
-                        const struct accelerator *a = &t->accels[pl->accels[j]];
+                        const struct pci_device *a = &t->accels[pl->accels[j]];
                         if (a->numa_node >= 0)
                                 strbuf_join(b, k++ ? ", " : "", a->pci);
                 }
@@ -31,7 +31,7 @@ static void describe_accelerators(const struct topology *t, const struct placeme
         if (without) {
                 strbuf_printf(b, "%saccelerator%s ", with ? "; " : "", without > 1 ? "s" : "");
                 for (size_t j = 0, k = 0; j < pl->n_accels; j++) {
-                        const struct accelerator *a = &t->accels[pl->accels[j]];
+                        const struct pci_device *a = &t->accels[pl->accels[j]];
                         if (a->numa_node < 0)
                                 strbuf_printf(b, "%s%s", k++ ? ", " : "", a->pci);
                 }

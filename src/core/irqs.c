@@ -43,7 +43,7 @@ void irq_targets_for_plan(const struct topology *t, const struct plan *p, struct
         }
         ret->v = xmalloc0((n + 1) * sizeof(*ret->v));
         for (size_t k = 0; k < n; k++) {
-                const struct accelerator *dev = k < t->n_accels ? &t->accels[k] : &t->nics[k - t->n_accels];
+                const struct pci_device *dev = k < t->n_accels ? &t->accels[k] : &t->nics[k - t->n_accels];
                 /* A legacy line may be shared with other devices: not the device's alone to move. */
                 if (!names[k].len || !dev->irqs.msi) {
                         strbuf_done(&names[k]);
@@ -66,7 +66,7 @@ void irq_targets_done(struct irq_targets *t) {
         *t = (struct irq_targets){0};
 }
 
-const struct irq_target *irq_target_of(const struct irq_targets *t, const struct accelerator *dev) {
+const struct irq_target *irq_target_of(const struct irq_targets *t, const struct pci_device *dev) {
         for (size_t i = 0; t && i < t->n; i++)
                 if (t->v[i].dev == dev)
                         return &t->v[i];
@@ -81,7 +81,7 @@ bool irq_targets_any(const struct irq_targets *t) {
 }
 
 /* "IRQ 45 set to 0-7 (served by 3)" for up to four of the remote ones. */
-static void remote_warning(const struct accelerator *a, const struct node *n, struct warnings *w) {
+static void remote_warning(const struct pci_device *a, const struct node *n, struct warnings *w) {
         struct strbuf b = {0};
         unsigned shown = 0, remote = 0;
         for (size_t i = 0; i < a->irqs.n; i++) {
@@ -106,11 +106,11 @@ static void remote_warning(const struct accelerator *a, const struct node *n, st
 }
 
 void irq_warnings(const struct topology *t, struct warnings *w) {
-        const struct accelerator *lists[] = {t->accels, t->nics};
+        const struct pci_device *lists[] = {t->accels, t->nics};
         size_t ns[] = {t->n_accels, t->n_nics};
         for (size_t l = 0; l < ELEMENTSOF(lists); l++)
                 for (size_t i = 0; i < ns[l]; i++) {
-                        const struct accelerator *a = &lists[l][i];
+                        const struct pci_device *a = &lists[l][i];
                         const struct node *n = a->numa_node >= 0 ? topology_node(t, a->numa_node) : NULL;
                         if (n && !cpuset_is_empty(&n->cpus) && device_irqs_remote(&a->irqs, &n->cpus))
                                 remote_warning(a, n, w);

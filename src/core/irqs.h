@@ -13,7 +13,7 @@
 #include "basic/cpuset.h"
 #include "core/pci.h"
 
-struct accelerator;
+struct pci_device;
 struct placement;
 struct plan;
 struct topology;
@@ -25,7 +25,7 @@ bool replica_uses_nic(const struct placement *pl, size_t nic);
 
 /* A device whose interrupts apply steers, and to which CPUs. */
 struct irq_target {
-        const struct accelerator *dev;
+        const struct pci_device *dev;
         struct cpuset cpus; /* the CPUs of the replicas it serves, with irq-affinity = yes */
         char *replicas;     /* their names: "llama-0, llama-1" */
 };
@@ -41,7 +41,7 @@ struct irq_targets {
 void irq_targets_for_plan(const struct topology *t, const struct plan *p, struct irq_targets *ret);
 void irq_targets_done(struct irq_targets *t);
 /* The target of `dev`, or NULL when apply does not steer it. */
-const struct irq_target *irq_target_of(const struct irq_targets *t, const struct accelerator *dev);
+const struct irq_target *irq_target_of(const struct irq_targets *t, const struct pci_device *dev);
 /* Whether any target has an interrupt to steer. */
 bool irq_targets_any(const struct irq_targets *t);
 

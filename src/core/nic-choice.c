@@ -8,7 +8,7 @@
 #include "basic/util.h"
 #include "core/nic-choice.h"
 
-const struct accelerator *nic_with_iface(const struct topology *t, const char *name) {
+const struct pci_device *nic_with_iface(const struct topology *t, const char *name) {
         for (size_t i = 0; i < t->n_nics; i++)
                 for (size_t j = 0; j < t->nics[i].n_ifaces; j++)
                         if (streq(t->nics[i].ifaces[j].name, name))
@@ -16,14 +16,14 @@ const struct accelerator *nic_with_iface(const struct topology *t, const char *n
         return NULL;
 }
 
-const char *nic_first_iface(const struct accelerator *n) {
+const char *nic_first_iface(const struct pci_device *n) {
         for (size_t j = 0; j < n->n_ifaces; j++)
                 if (n->ifaces[j].named)
                         return n->ifaces[j].name;
         return n->n_ifaces ? n->ifaces[0].name : NULL;
 }
 
-static const struct accelerator *nic_at(const struct topology *t, const char *item) {
+static const struct pci_device *nic_at(const struct topology *t, const char *item) {
         struct pci_address a;
         if (pci_address_parse(item, false, &a) < 0)
                 return NULL;
@@ -41,7 +41,7 @@ struct nic_pick *nic_resolve(const struct topology *t, char *const *items, size_
         for (size_t k = 0; items[k]; k++) {
                 struct pci_address a;
                 bool pci = pci_address_parse(items[k], false, &a) >= 0;
-                const struct accelerator *nic = pci ? nic_at(t, items[k]) : nic_with_iface(t, items[k]);
+                const struct pci_device *nic = pci ? nic_at(t, items[k]) : nic_with_iface(t, items[k]);
                 _cleanup_free_ char *shown = name_escape(items[k]);
                 if (!nic) {
                         strbuf_printf(&problems, "%s %s: no network adapter %s\n", pci ? "adapter" : "interface", shown,
@@ -63,7 +63,7 @@ struct nic_pick *nic_resolve(const struct topology *t, char *const *items, size_
 
 bool nic_resolved(const struct topology *t, char *const *items) {
         for (size_t k = 0; items[k]; k++) {
-                const struct accelerator *nic = nic_at(t, items[k]);
+                const struct pci_device *nic = nic_at(t, items[k]);
                 if (!nic)
                         nic = nic_with_iface(t, items[k]);
                 bool named = nic && nic->n_rdma > 0;
@@ -95,7 +95,7 @@ char *nic_environment(const struct nic_pick *picks, size_t n, char **ret_skipped
         struct strbuf names = {0}, hca = {0}, ucx = {0}, skipped = {0}, b = {0};
 
         for (size_t i = 0; i < n; i++) {
-                const struct accelerator *nic = picks[i].nic;
+                const struct pci_device *nic = picks[i].nic;
                 const char *iface = picks[i].iface && listable(picks[i].iface) ? picks[i].iface : NULL;
                 if (picks[i].iface && !iface) {
                         _cleanup_free_ char *s = name_escape(picks[i].iface);

@@ -16,13 +16,13 @@
 #include "core/topology.h"
 
 /* The adapter one of whose interfaces is `name`, or NULL. */
-const struct accelerator *nic_with_iface(const struct topology *t, const char *name);
+const struct pci_device *nic_with_iface(const struct topology *t, const char *name);
 /* The interface to name for an adapter: its first that udev named, else its first; NULL. */
-const char *nic_first_iface(const struct accelerator *n);
+const char *nic_first_iface(const struct pci_device *n);
 
 /* One adapter as the start resolved it: the interface to name (NULL: it has none now). */
 struct nic_pick {
-        const struct accelerator *nic;
+        const struct pci_device *nic;
         const char *iface;
 };
 

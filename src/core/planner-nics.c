@@ -11,7 +11,7 @@
 #include "core/planner-nics.h"
 
 /* A virtual function belongs to the VM it is passed to, not to the host's servers. */
-static bool eligible(const struct accelerator *n) {
+static bool eligible(const struct pci_device *n) {
         return !n->virtual_function;
 }
 
@@ -26,7 +26,7 @@ static const char *link_words(const char *link) {
 }
 
 /* "0000:19:00.0 (ens1f0np0; RDMA mlx5_0)", names as the host gave them, escaped. */
-static char *describe_nic(const struct accelerator *n, const char *iface) {
+static char *describe_nic(const struct pci_device *n, const char *iface) {
         struct strbuf b = {0};
         _cleanup_free_ char *shown = iface ? name_escape(iface) : NULL;
 
@@ -52,12 +52,12 @@ static void add_nic(struct placement *pl, size_t nic, const char *link, const ch
  * rank it has (PIX, PXB, PHB, then NODE), never SYS; an adapter near two keeps its nearer link. */
 static void choose_near(const struct topology *t, struct placement *pl) {
         int *rank = xmalloc0((t->n_nics + 1) * sizeof(int));
-        const struct accelerator **to = xmalloc0((t->n_nics + 1) * sizeof(*to));
+        const struct pci_device **to = xmalloc0((t->n_nics + 1) * sizeof(*to));
 
         for (size_t i = 0; i < t->n_nics; i++)
                 rank[i] = -1;
         for (size_t j = 0; j < pl->n_accels; j++) {
-                const struct accelerator *a = &t->accels[pl->accels[j]];
+                const struct pci_device *a = &t->accels[pl->accels[j]];
                 int best = -1;
                 for (size_t i = 0; i < t->n_nics; i++) {
                         int r = eligible(&t->nics[i]) ? pci_link_rank(pci_link(a, &t->nics[i])) : -1;
@@ -87,7 +87,7 @@ static void choose_near(const struct topology *t, struct placement *pl) {
 /* nics = auto for a CPU-only replica: the adapters of its home nodes. */
 static void choose_home(const struct topology *t, struct placement *pl) {
         for (size_t i = 0; i < t->n_nics; i++) {
-                const struct accelerator *n = &t->nics[i];
+                const struct pci_device *n = &t->nics[i];
                 if (!eligible(n) || n->numa_node < 0 || !cpuset_isset(&pl->home, (unsigned) n->numa_node))
                         continue;
                 add_nic(pl, i, "NODE", NULL);
@@ -106,12 +106,12 @@ static bool accels_have_node(const struct topology *t, const struct placement *p
 
 /* The adapter nearest the replica's home, by node distance (then PCI order), among those with a
  * node; NULL when there is none. */
-static const struct accelerator *nearest_nic(const struct topology *t, const struct placement *pl, int *ret_d) {
-        const struct accelerator *best = NULL;
+static const struct pci_device *nearest_nic(const struct topology *t, const struct placement *pl, int *ret_d) {
+        const struct pci_device *best = NULL;
         int best_d = 0;
 
         for (size_t i = 0; i < t->n_nics; i++) {
-                const struct accelerator *n = &t->nics[i];
+                const struct pci_device *n = &t->nics[i];
                 if (!eligible(n) || n->numa_node < 0)
                         continue;
                 int d = -1;
@@ -135,7 +135,7 @@ static void check_remote(const struct topology *t, const struct placement *pl, s
                 if (eligible(&t->nics[i]) && t->nics[i].numa_node >= 0 &&
                     cpuset_isset(&pl->home, (unsigned) t->nics[i].numa_node))
                         return;
-        const struct accelerator *n = nearest_nic(t, pl, &d);
+        const struct pci_device *n = nearest_nic(t, pl, &d);
         if (!n)
                 return; /* no adapter with a node: nothing nearer to name */
         _cleanup_free_ char *home = cpuset_format(&pl->home), *desc = describe_nic(n, n->iface);
@@ -178,7 +178,7 @@ static int choose_listed(const struct topology *t, const struct config *c, struc
                          const struct nics_choice *nc, struct error_at *err) {
         for (size_t k = 0; k < nc->n; k++) {
                 const char *name = nc->names[k];
-                const struct accelerator *n = nic_with_iface(t, name);
+                const struct pci_device *n = nic_with_iface(t, name);
                 if (!n && all_named(t)) {
                         _cleanup_free_ char *have = list_ifaces(t);
                         return error_at_set(err, replica_nics_where(c, pl->conf),

@@ -134,7 +134,7 @@ static int claim_listed(struct planning *pn, struct placement *pl) {
         const struct replica_conf *r = pl->conf;
 
         for (size_t j = 0; j < r->accelerators.n; j++) {
-                const struct accelerator *a = topology_accel(pn->t, r->accelerators.pci[j]);
+                const struct pci_device *a = topology_accel(pn->t, r->accelerators.pci[j]);
                 if (!a) {
                         _cleanup_free_ char *found = topology_list_accelerators(pn->t);
                         return fail(pn, replica_where(r, REPLICA_ACCELERATORS),
@@ -334,7 +334,7 @@ static int expand(struct planning *pn) {
 
 static void find_home(struct planning *pn, struct placement *pl) {
         for (size_t j = 0; j < pl->n_accels; j++) {
-                const struct accelerator *a = &pn->t->accels[pl->accels[j]];
+                const struct pci_device *a = &pn->t->accels[pl->accels[j]];
                 if (a->numa_node < 0 || node_index(pn, a->numa_node) < 0) {
                         /* One warning for one cause: the host's about this accelerator, with what it
                          * means for this replica, and one piece of advice. */
@@ -1090,7 +1090,7 @@ static void add_visible(const struct topology *t, struct placement *pl, struct s
                         const char *prefix) {
         struct strbuf ids = {0};
         for (size_t j = 0; j < pl->n_accels; j++) {
-                const struct accelerator *a = &t->accels[pl->accels[j]];
+                const struct pci_device *a = &t->accels[pl->accels[j]];
                 if (!a->ids_known || a->vendor != vendor || !a->compute)
                         continue;
                 unsigned index = 0;

@@ -14,7 +14,7 @@ struct topology *topology_free(struct topology *t) {
         }
         free(t->nodes);
         free(t->node_index);
-        struct accelerator *lists[] = {t->accels, t->nics, t->storage};
+        struct pci_device *lists[] = {t->accels, t->nics, t->storage};
         size_t ns[] = {t->n_accels, t->n_nics, t->n_storage};
         for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
                 for (size_t i = 0; i < ns[l]; i++) {
@@ -88,7 +88,7 @@ int topology_distance(const struct topology *t, int from, int to) {
         return from == to ? 10 : 20;
 }
 
-const struct accelerator *topology_accel(const struct topology *t, const char *pci) {
+const struct pci_device *topology_accel(const struct topology *t, const char *pci) {
         for (size_t i = 0; i < t->n_accels; i++)
                 if (streq(t->accels[i].pci, pci))
                         return &t->accels[i];
@@ -123,7 +123,7 @@ const char *numa_source_to_string(enum numa_source s) {
         return "none";
 }
 
-void accelerator_resolve_node(struct accelerator *a, int sysfs_numa_node, const struct topology *t) {
+void pci_device_resolve_node(struct pci_device *a, int sysfs_numa_node, const struct topology *t) {
         if (sysfs_numa_node >= 0) {
                 a->numa_node = sysfs_numa_node;
                 a->numa_source = NUMA_SOURCE_NUMA_NODE;
@@ -167,7 +167,7 @@ char *topology_list_accelerators(const struct topology *t) {
 int topology_apply_overrides(struct topology *t, const struct config *c, struct error_at *err) {
         for (size_t i = 0; i < c->overrides.n; i++) {
                 const struct accel_override *o = &c->overrides.v[i];
-                struct accelerator *a = (struct accelerator *) topology_accel(t, o->pci);
+                struct pci_device *a = (struct pci_device *) topology_accel(t, o->pci);
                 if (!a) {
                         _cleanup_free_ char *found = topology_list_accelerators(t);
                         return error_at_set(err, o->at, "accelerator-nodes: unknown accelerator %s; this host has: %s",
@@ -204,7 +204,7 @@ static size_t component_len(const char *s) {
         return strcspn(s, "/");
 }
 
-const char *pci_link(const struct accelerator *a, const struct accelerator *b) {
+const char *pci_link(const struct pci_device *a, const struct pci_device *b) {
         const char *ca[64], *cb[64];
 
         if (a == b || pci_address_compare(&a->address, &b->address) == 0)

@@ -60,7 +60,9 @@ struct rdma_dev {
         bool via_netdev;
 };
 
-struct accelerator {
+/* A PCI function numaplan reports: an accelerator (in topology.accels, the devices the plan places
+ * replicas by), a network adapter or an NVMe drive (topology.nics, .storage). */
+struct pci_device {
         enum pci_kind kind;
         struct pci_address address;
         char pci[PCI_ADDRESS_MAX]; /* "0000:3b:00.0" */
@@ -102,9 +104,9 @@ struct topology {
         int *core_of; /* [cpu] lowest online SMT sibling; -1 when not online */
         int *socket_of; /* [cpu] physical package id; -1 unknown */
 
-        struct accelerator *accels; /* sorted by PCI address */
+        struct pci_device *accels; /* sorted by PCI address */
         size_t n_accels;
-        struct accelerator *nics, *storage; /* the same, for network adapters and NVMe drives */
+        struct pci_device *nics, *storage; /* the same, for network adapters and NVMe drives */
         size_t n_nics, n_storage;
         /* Coherent NVIDIA GPUs (their driver's numa_status is there) whose memory is no node: the
          * driver manages it (CDMM). Their PCI addresses as the driver names them. */
@@ -136,21 +138,21 @@ const struct node *topology_node(const struct topology *t, int id);
 int topology_node_index(const struct topology *t, int id);
 /* Distance between two nodes by id; 10/20 when the kernel gave no table. */
 int topology_distance(const struct topology *t, int from, int to);
-const struct accelerator *topology_accel(const struct topology *t, const char *pci);
+const struct pci_device *topology_accel(const struct topology *t, const char *pci);
 
 const char *node_kind_to_string(enum node_kind k);
 const char *numa_source_to_string(enum numa_source s);
 
 /* Fills `numa_node` and `numa_source` of `a` from its sysfs numa_node value and local CPUs:
  * numa_node >= 0 wins; otherwise the one node whose CPUs contain all its online local CPUs. */
-void accelerator_resolve_node(struct accelerator *a, int sysfs_numa_node, const struct topology *t);
+void pci_device_resolve_node(struct pci_device *a, int sysfs_numa_node, const struct topology *t);
 
 /* How two PCI functions reach each other, as `nvidia-smi topo -m` says it: "X" (the same one),
  * "PIX" (through one PCIe bridge: the same switch), "PXB" (several bridges, not the host bridge),
  * "PHB" (through the host bridge: the same root complex), "NODE" (between host bridges of one
  * NUMA node), "SYS" (across NUMA nodes); from their sysfs paths, so for every vendor and with no
  * driver loaded. NULL when neither their paths nor their nodes say. */
-const char *pci_link(const struct accelerator *a, const struct accelerator *b);
+const char *pci_link(const struct pci_device *a, const struct pci_device *b);
 /* How near pci_link() says two functions are: PIX 0, PXB 1, PHB 2, NODE 3, SYS 4; -1 for "X" or
  * an unknown path. */
 int pci_link_rank(const char *link);

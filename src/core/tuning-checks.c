@@ -10,7 +10,7 @@ static void format_speed(char *buf, size_t n, unsigned mts) {
         snprintf(buf, n, "%u.%u GT/s", mts / 1000, mts % 1000 / 100);
 }
 
-static void check_link(const struct accelerator *a, struct warnings *w) {
+static void check_link(const struct pci_device *a, struct warnings *w) {
         const struct pcie_link *l = &a->pcie;
 
         if (l->width >= 0 && l->max_width > 0 && l->width < l->max_width)

@@ -349,7 +349,7 @@ void check_task_affinity(const struct verify_facts *f, struct check *c) {
 }
 
 /* The devices whose interrupts concern a replica: its accelerators, then the adapters it uses. */
-static size_t irq_devices(const struct topology *t, const struct placement *pl, const struct accelerator **v) {
+static size_t irq_devices(const struct topology *t, const struct placement *pl, const struct pci_device **v) {
         size_t n = 0;
         for (size_t j = 0; j < pl->n_accels; j++)
                 v[n++] = &t->accels[pl->accels[j]];
@@ -360,7 +360,7 @@ static size_t irq_devices(const struct topology *t, const struct placement *pl, 
 }
 
 /* "0000:42:00.0: IRQs 45-47 set to CPUs 0-3, served by 1,3" */
-static void irq_facts(struct strbuf *b, const struct accelerator *a) {
+static void irq_facts(struct strbuf *b, const struct pci_device *a) {
         struct cpuset set = {0}, served = {0};
         const char *sep = b->len ? "; " : "";
 
@@ -378,7 +378,7 @@ static void irq_facts(struct strbuf *b, const struct accelerator *a) {
 }
 
 /* The interrupts of `a` set outside its target's CPUs (or unreadable), up to four said in `bad`. */
-static void irq_judge(const struct accelerator *a, const struct irq_target *tg, unsigned *outside, unsigned *unknown,
+static void irq_judge(const struct pci_device *a, const struct irq_target *tg, unsigned *outside, unsigned *unknown,
                       struct strbuf *bad) {
         for (size_t i = 0; tg && i < a->irqs.n; i++) {
                 const struct device_irq *q = &a->irqs.v[i];
@@ -396,7 +396,7 @@ static void irq_judge(const struct accelerator *a, const struct irq_target *tg, 
 void check_irq_locality(const struct verify_facts *f, struct check *c) {
         const struct placement *pl = f->pl;
         const struct topology *t = f->topology;
-        const struct accelerator **devs = xmalloc0((pl->n_accels + t->n_nics + 1) * sizeof(*devs));
+        const struct pci_device **devs = xmalloc0((pl->n_accels + t->n_nics + 1) * sizeof(*devs));
         size_t n = irq_devices(t, pl, devs);
         struct strbuf facts = {0}, bad = {0};
         struct cpuset cpus = {0};

@@ -61,7 +61,7 @@ static bool node_reported(const struct metrics_unit *u, int node) {
         return cpuset_isset(u->nodes, node) || u->pages->total[node] > 0;
 }
 
-static void pci_sample(struct strbuf *b, const char *name, const struct accelerator *a) {
+static void pci_sample(struct strbuf *b, const char *name, const struct pci_device *a) {
         strbuf_printf(b, "%s{", name);
         label(b, "pci", a->pci, true);
         strbuf_append(b, "} ");

@@ -136,7 +136,7 @@ static void scan_host(struct root *root, DIR *d, struct file_mappers *m, const s
 
 int file_mappers_scan(struct root *root, const struct file_id *ids, size_t n, struct file_mappers *ret) {
         struct file_mappers m;
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         file_mappers_init(ids, n, &m);
         int r = root_opendir(root, "proc", &d);
@@ -145,7 +145,6 @@ int file_mappers_scan(struct root *root, const struct file_id *ids, size_t n, st
                 return r;
         }
         scan_host(root, d, &m, &(const struct host_scan){0});
-        closedir(d);
         file_mappers_sort(&m);
         *ret = m;
         return 0;
@@ -262,7 +261,7 @@ static bool mapped_outside(const struct file_mappers *m, size_t i, const pid_t *
 static int scan_lazily(struct root *root, struct replica_pages *v, size_t n, bool every_replica, struct file_mappers *m) {
         size_t n_ids, n_pids = 0;
         _cleanup_free_ struct file_id *ids = replica_files(v, n, &n_ids);
-        DIR *d;
+        _cleanup_closedir_ DIR *d = NULL;
 
         file_mappers_init(ids, n_ids, m);
         /* Listed first, as the whole scan would: without /proc, no process is known to map anything. */
@@ -319,7 +318,6 @@ static int scan_lazily(struct root *root, struct replica_pages *v, size_t n, boo
                         .skip = pids, .n_skip = unique, .wanted = q.open, .more = questions_left, .userdata = &q};
                 scan_host(root, d, m, &hs);
         }
-        closedir(d);
         free(q.open);
         free(q.every);
         free(q.base);

@@ -42,7 +42,7 @@ static bool is_name(const char *s, bool blanks) {
         return true;
 }
 
-static void read_link(struct root *root, struct accelerator *a, struct warnings *w) {
+static void read_link(struct root *root, struct pci_device *a, struct warnings *w) {
         static const char *const files[] = {"current_link_speed", "max_link_speed", "current_link_width",
                                             "max_link_width"};
         struct pcie_link *l = &a->pcie;
@@ -221,7 +221,7 @@ static void read_iommu(struct root *root, const struct topology *t, struct host_
 
         /* The groups of the compute accelerators, which the warning is about; else the lowest. */
         for (size_t i = 0; i < t->n_accels && h->iommu != IOMMU_TRANSLATED; i++) {
-                const struct accelerator *a = &t->accels[i];
+                const struct pci_device *a = &t->accels[i];
                 _cleanup_free_ char *p = xasprintf("%s/iommu_group/type", a->path), *s = NULL;
                 enum iommu_mode m;
                 if (!a->compute || root_read_string(root, p, &s) < 0 || iommu_type_parse(s, &m) < 0 ||

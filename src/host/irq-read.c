@@ -21,7 +21,7 @@ static bool irq_number(const char *s, unsigned *ret) {
 
 /* msi_irqs/: one entry per message-signalled interrupt, named by its number. Recorded one by one,
  * so that a snapshot keeps the names. */
-static void read_msi(struct root *root, struct accelerator *a) {
+static void read_msi(struct root *root, struct pci_device *a) {
         _cleanup_free_ char *dir = xasprintf("%s/msi_irqs", a->path);
         _cleanup_closedir_ DIR *d = NULL;
         _cleanup_free_ unsigned *irqs = NULL;
@@ -46,7 +46,7 @@ static void read_msi(struct root *root, struct accelerator *a) {
 }
 
 /* irq: the legacy line, when no message-signalled interrupt is enabled; 0 means none. */
-static void read_line(struct root *root, struct accelerator *a, struct warnings *w) {
+static void read_line(struct root *root, struct pci_device *a, struct warnings *w) {
         _cleanup_free_ char *p = xasprintf("%s/irq", a->path), *s = NULL;
         unsigned irq;
 
@@ -78,7 +78,7 @@ static bool read_cpus(struct root *root, unsigned irq, const char *file, struct 
         return false;
 }
 
-static void read_device(struct root *root, struct accelerator *a, struct warnings *w) {
+static void read_device(struct root *root, struct pci_device *a, struct warnings *w) {
         device_irqs_done(&a->irqs);
         if (!a->path)
                 return;

@@ -78,7 +78,7 @@ static void read_nvidia_gpus(struct root *root, struct topology *t, struct warni
                         add_driver_managed(t, pci);
                         continue;
                 }
-                const struct accelerator *a = topology_accel(t, pci);
+                const struct pci_device *a = topology_accel(t, pci);
                 n->memory.kinds |= MEMORY_GPU;
                 free(n->memory.owner_pci);
                 n->memory.owner_pci = xstrdup(pci);

@@ -34,7 +34,7 @@ static bool iface_named(struct root *root, const char *dir) {
 }
 
 /* The interfaces listed in `dir` (a net/ directory), added to the adapter's. */
-static void add_ifaces(struct root *root, struct accelerator *a, const char *dir) {
+static void add_ifaces(struct root *root, struct pci_device *a, const char *dir) {
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
 
@@ -55,7 +55,7 @@ static int compare_iface(const void *x, const void *y) {
 }
 
 /* net/, and each virtioN/net/ below the function. */
-static void read_ifaces(struct root *root, struct accelerator *a) {
+static void read_ifaces(struct root *root, struct pci_device *a) {
         _cleanup_free_ char *net = xasprintf("%s/net", a->path);
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
@@ -74,7 +74,7 @@ static void read_ifaces(struct root *root, struct accelerator *a) {
 }
 
 /* The adapter whose PCI address ends the link (mlx5_0/device -> ../../../0000:19:00.0). */
-static struct accelerator *by_link(struct accelerator *nics, size_t n, const char *link) {
+static struct pci_device *by_link(struct pci_device *nics, size_t n, const char *link) {
         const char *base = strrchr(link, '/');
         struct pci_address addr;
 
@@ -86,7 +86,7 @@ static struct accelerator *by_link(struct accelerator *nics, size_t n, const cha
         return NULL;
 }
 
-static struct accelerator *by_iface(struct accelerator *nics, size_t n, const char *name) {
+static struct pci_device *by_iface(struct pci_device *nics, size_t n, const char *name) {
         for (size_t i = 0; i < n; i++)
                 for (size_t j = 0; j < nics[i].n_ifaces; j++)
                         if (streq(nics[i].ifaces[j].name, name))
@@ -117,7 +117,7 @@ static void read_ports(struct root *root, const char *name, struct rdma_dev *ret
 
 /* The adapter an RDMA device belongs to: its `device` link's, else that of the interface it sits
  * on (rxe's `parent`, else its first port's first network device). */
-static struct accelerator *rdma_owner(struct root *root, struct accelerator *nics, size_t n, const char *name,
+static struct pci_device *rdma_owner(struct root *root, struct pci_device *nics, size_t n, const char *name,
                                       const struct rdma_dev *dev, bool *ret_via_netdev) {
         _cleanup_free_ char *device = xasprintf(INFINIBAND "/%s/device", name), *link = NULL;
         struct stat st;
@@ -143,7 +143,7 @@ static int compare_rdma(const void *x, const void *y) {
         return strcmp(((const struct rdma_dev *) x)->name, ((const struct rdma_dev *) y)->name);
 }
 
-static void read_rdma(struct root *root, struct accelerator *nics, size_t n) {
+static void read_rdma(struct root *root, struct pci_device *nics, size_t n) {
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
 
@@ -155,7 +155,7 @@ static void read_rdma(struct root *root, struct accelerator *nics, size_t n) {
                 if (de->d_name[0] == '.')
                         continue;
                 read_ports(root, de->d_name, &dev);
-                struct accelerator *a = rdma_owner(root, nics, n, de->d_name, &dev, &via);
+                struct pci_device *a = rdma_owner(root, nics, n, de->d_name, &dev, &via);
                 if (!a) {
                         free(dev.ports);
                         continue;
@@ -170,7 +170,7 @@ static void read_rdma(struct root *root, struct accelerator *nics, size_t n) {
                         qsort(nics[i].rdma, nics[i].n_rdma, sizeof(*nics[i].rdma), compare_rdma);
 }
 
-void nic_read_details(struct root *root, struct accelerator *nics, size_t n) {
+void nic_read_details(struct root *root, struct pci_device *nics, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *physfn = xasprintf("%s/physfn", nics[i].path);
                 struct stat st;

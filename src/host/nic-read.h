@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-struct accelerator;
+struct pci_device;
 struct root;
 
 /* Fills each adapter's interfaces (below its net/, or below virtioN/net/ for a virtio adapter,
@@ -14,4 +14,4 @@ struct root;
  * virtual function, and the RDMA devices of /sys/class/infiniband that belong to it: by their
  * `device` link, or, for a device with none (soft-RoCE's rxe), by the interface it sits on (its
  * `parent`, else its first port's gid_attrs/ndevs/0). What cannot be read is left out. */
-void nic_read_details(struct root *root, struct accelerator *nics, size_t n);
+void nic_read_details(struct root *root, struct pci_device *nics, size_t n);

@@ -59,7 +59,7 @@ static void on_pci_warning(char *msg, ...) {
 static void on_pci_debug(_unused_ char *msg, ...) {
 }
 
-static char *device_path(const struct accelerator *a, const char *file) {
+static char *device_path(const struct pci_device *a, const char *file) {
         return xasprintf("%s/%s", a->path, file);
 }
 
@@ -99,13 +99,13 @@ static char *device_dir(struct root *root, const char *name) {
 }
 
 /* Reads a "0x1234"-style attribute; false when absent or malformed. */
-static bool read_hex(struct root *root, const struct accelerator *a, const char *file, uint64_t *ret) {
+static bool read_hex(struct root *root, const struct pci_device *a, const char *file, uint64_t *ret) {
         _cleanup_free_ char *p = device_path(a, file), *s = NULL;
         return root_read_string(root, p, &s) >= 0 && parse_uint64(s, 16, ret) >= 0;
 }
 
 /* A snapshot keeps the files that modalias stood in for, as a capture without it is read. */
-static void record_files(struct root *root, const struct accelerator *a, const char *const *files, size_t n) {
+static void record_files(struct root *root, const struct pci_device *a, const char *const *files, size_t n) {
         for (size_t i = 0; i < n && root_is_recording(root); i++) {
                 _cleanup_free_ char *p = device_path(a, files[i]);
                 root_record_file(root, p);
@@ -115,7 +115,7 @@ static void record_files(struct root *root, const struct accelerator *a, const c
 /* Class and IDs from modalias, one file where class, vendor and device are three: the kernel
  * writes it for every PCI device, though a capture may lack it (then read_ids() reads the IDs).
  * False, with a warning, when no class can be read. */
-static bool read_class(struct root *root, struct warnings *w, struct accelerator *a) {
+static bool read_class(struct root *root, struct warnings *w, struct pci_device *a) {
         _cleanup_free_ char *p = device_path(a, "modalias"), *s = NULL;
         uint64_t class;
 
@@ -155,9 +155,9 @@ static bool wanted(uint32_t class, unsigned flags, enum pci_kind *ret) {
 
 /* The devices whose class says accelerator (and, as `flags` ask, network adapter or NVMe drive),
  * with address, class and directory filled in. */
-static void find_candidates(struct root *root, unsigned flags, struct warnings *w, struct accelerator **ret,
+static void find_candidates(struct root *root, unsigned flags, struct warnings *w, struct pci_device **ret,
                             size_t *ret_n) {
-        _cleanup_free_ struct accelerator *list = NULL;
+        _cleanup_free_ struct pci_device *list = NULL;
         size_t n = 0;
         struct dirent *de;
         _cleanup_closedir_ DIR *d = NULL;
@@ -176,7 +176,7 @@ static void find_candidates(struct root *root, unsigned flags, struct warnings *
         }
         (void) root_keep_dir(root, PCI_DEVICES); /* each entry's link is read from it */
         while ((de = readdir(d))) {
-                struct accelerator a = {.numa_node = -1};
+                struct pci_device a = {.numa_node = -1};
 
                 pcie_link_init(&a.pcie);
                 if (de->d_name[0] == '.')
@@ -204,7 +204,7 @@ static void find_candidates(struct root *root, unsigned flags, struct warnings *
  * cannot be read is said as libpci said it when it read them ("Cannot open ..."), naming the bus
  * entry, so that a replayed capture warns as the captured host did; the device is then reported
  * without IDs. */
-static void read_ids(struct root *root, struct warnings *w, struct accelerator *a) {
+static void read_ids(struct root *root, struct warnings *w, struct pci_device *a) {
         static const char *const files[] = {"vendor", "device"};
         uint16_t ids[ELEMENTSOF(files)];
 
@@ -241,7 +241,7 @@ static void read_ids(struct root *root, struct warnings *w, struct accelerator *
 
 /* The device's numa_node, read here rather than by libpci, which keeps an int of whatever the
  * file says (99999999999999 became 276447231): -1 or a node id, or -1 with a warning. */
-static void read_numa_node(struct root *root, struct warnings *w, struct accelerator *a) {
+static void read_numa_node(struct root *root, struct warnings *w, struct pci_device *a) {
         _cleanup_free_ char *p = device_path(a, "numa_node"), *s = NULL;
         int node;
 
@@ -255,7 +255,7 @@ static void read_numa_node(struct root *root, struct warnings *w, struct acceler
                 a->sysfs_numa_node = node;
 }
 
-static void read_local_cpus(struct root *root, struct warnings *w, struct accelerator *a) {
+static void read_local_cpus(struct root *root, struct warnings *w, struct pci_device *a) {
         static const char *const files[] = {"local_cpulist", "local_cpus"};
 
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
@@ -298,7 +298,7 @@ static bool pci_fill(struct pci_dev *d, int flags) {
 /* libpci opens <sysfs.path>/devices/ADDR/config with plain open(): in a capture, a link out of it
  * (an absolute one) would have it read this machine's files, a FIFO would hang it. Before handing
  * it a device, check that the file it will open is the one the root shows (`st`), and regular. */
-static bool config_safe(struct root *root, struct warnings *w, const struct accelerator *a, const struct stat *st) {
+static bool config_safe(struct root *root, struct warnings *w, const struct pci_device *a, const struct stat *st) {
         _cleanup_free_ char *entry = xasprintf(PCI_DEVICES "/%s", a->pci), *link = NULL;
         _cleanup_free_ char *config = xasprintf("%s/config", entry), *opened = root_join(root, config);
         struct stat est, cst;
@@ -343,7 +343,7 @@ static struct pci_access *pci_open(struct root *root, struct warnings *w) {
  * reader without CAP_SYS_ADMIN only the first 64 bytes of config space, where the capability list
  * starts but no capability lives: libpci then finds none, and a read past 64 bytes tells that
  * apart from a function that has none. */
-static void decode_config(struct root *root, struct pci_dev *d, struct accelerator *a, const char *path) {
+static void decode_config(struct root *root, struct pci_dev *d, struct pci_device *a, const char *path) {
         struct stat st;
         uint8_t probe[4];
 
@@ -365,7 +365,7 @@ static void decode_config(struct root *root, struct pci_dev *d, struct accelerat
                                  : PCIE_CONFIG_INVALID;
 }
 
-static void read_config(struct root *root, struct pci_access *pacc, struct accelerator *a) {
+static void read_config(struct root *root, struct pci_access *pacc, struct pci_device *a) {
         _cleanup_free_ char *p = device_path(a, "config");
 
         root_record_file(root, p); /* libpci reads it itself */
@@ -391,11 +391,11 @@ static bool kernel_marks_pcie(struct root *root) {
 
 /* The Device Control sizes of accelerators and network adapters (drives have none read): absent
  * without a config file, unread where libpci is missing, kept out or failing, or without IDs. */
-static void read_configs(struct root *root, struct warnings *w, struct accelerator **devs, size_t n) {
+static void read_configs(struct root *root, struct warnings *w, struct pci_device **devs, size_t n) {
         bool safe = true, any = false, marked = kernel_marks_pcie(root);
 
         for (size_t i = 0; i < n; i++) {
-                struct accelerator *a = devs[i];
+                struct pci_device *a = devs[i];
                 _cleanup_free_ char *p = device_path(a, "config"), *link = device_path(a, "max_link_speed");
                 struct stat st;
                 if (a->kind == PCI_STORAGE)
@@ -442,7 +442,7 @@ static bool hwdb_present(void) {
         return false;
 }
 
-static void hwdb_lookup(struct names *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
+static void hwdb_lookup(struct names *h, const struct pci_device *a, char **ret_vendor, char **ret_model) {
         char key[64];
 
         if (!h->hwdb_tried) {
@@ -464,7 +464,7 @@ static void hwdb_lookup(struct names *h, const struct accelerator *a, char **ret
 }
 
 /* pci.ids where libpci finds it (this machine's, also for a capture, as lspci would name it). */
-static void ids_lookup(struct names *h, const struct accelerator *a, char **ret_vendor, char **ret_model) {
+static void ids_lookup(struct names *h, const struct pci_device *a, char **ret_vendor, char **ret_model) {
         _cleanup_free_ char *v = NULL, *d = NULL;
 
         if (!h->ids_tried) {
@@ -492,7 +492,7 @@ static void names_done(struct names *h) {
 
 /* "Vendor Device" as lspci prints it. udev's hwdb first (mmap'ed and indexed); pci.ids only for
  * what hwdb lacks, or on hosts without it. */
-static void lookup_name(struct names *h, struct accelerator *a) {
+static void lookup_name(struct names *h, struct pci_device *a) {
         _cleanup_free_ char *v = NULL, *d = NULL;
 
         hwdb_lookup(h, a, &v, &d);
@@ -505,7 +505,7 @@ static void lookup_name(struct names *h, struct accelerator *a) {
 }
 
 /* Devices of one model (eight GPUs) are looked up once. */
-static void name_device(struct names *h, struct accelerator *list, size_t i) {
+static void name_device(struct names *h, struct pci_device *list, size_t i) {
         for (size_t j = 0; j < i; j++)
                 if (list[j].ids_known && list[j].vendor == list[i].vendor && list[j].device == list[i].device) {
                         list[i].name = list[j].name ? xstrdup(list[j].name) : NULL;
@@ -514,13 +514,13 @@ static void name_device(struct names *h, struct accelerator *list, size_t i) {
         lookup_name(h, &list[i]);
 }
 
-static int compare_accel(const void *x, const void *y) {
-        const struct accelerator *a = x, *b = y;
+static int compare_devices(const void *x, const void *y) {
+        const struct pci_device *a = x, *b = y;
         return pci_address_compare(&a->address, &b->address);
 }
 
 /* A drive's controller (nvme/<nvmeN>); a NIC's interfaces are nic_read_details()'s. */
-static void read_iface(struct root *root, struct accelerator *a) {
+static void read_iface(struct root *root, struct pci_device *a) {
         _cleanup_free_ char *dir = device_path(a, "nvme");
         struct dirent *de;
         _cleanup_closedir_ DIR *d = NULL;
@@ -540,7 +540,7 @@ static void read_iface(struct root *root, struct accelerator *a) {
  * place among its vendor's compute accelerators in PCI-address order. */
 static void number_accelerators(struct topology *t) {
         for (size_t i = 0; i < t->n_accels; i++) {
-                struct accelerator *a = &t->accels[i];
+                struct pci_device *a = &t->accels[i];
                 a->index = -1;
                 if (!a->compute || !a->ids_known)
                         continue;
@@ -551,7 +551,7 @@ static void number_accelerators(struct topology *t) {
 }
 
 /* Moves the devices of `kind` from `list` into *ret. */
-static void take_kind(struct accelerator *list, size_t n, enum pci_kind kind, struct accelerator **ret, size_t *ret_n) {
+static void take_kind(struct pci_device *list, size_t n, enum pci_kind kind, struct pci_device **ret, size_t *ret_n) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++)
                 k += list[i].kind == kind;
@@ -562,8 +562,8 @@ static void take_kind(struct accelerator *list, size_t n, enum pci_kind kind, st
                         (*ret)[(*ret_n)++] = list[i];
 }
 
-int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w, struct topology *t) {
-        struct accelerator *list;
+int pci_read_devices(struct root *root, unsigned flags, struct warnings *w, struct topology *t) {
+        struct pci_device *list;
         size_t n;
         struct names names = {0};
 
@@ -574,27 +574,27 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
         for (size_t i = 0; i < n; i++)
                 read_ids(root, w, &list[i]);
         for (size_t i = 0; i < n; i++) {
-                struct accelerator *a = &list[i];
+                struct pci_device *a = &list[i];
                 read_numa_node(root, w, a);
                 /* 32 files of a 32-GPU host that nothing but `show` reads once numa_node names the node. */
                 if (flags & PCI_NAMES || a->sysfs_numa_node < 0)
                         read_local_cpus(root, w, a);
                 read_iface(root, a);
-                accelerator_resolve_node(a, a->sysfs_numa_node, t);
+                pci_device_resolve_node(a, a->sysfs_numa_node, t);
                 a->compute = a->kind == PCI_ACCELERATOR && (!a->ids_known || pci_is_compute(a->vendor, a->class));
                 if (flags & PCI_NAMES && a->ids_known)
                         name_device(&names, list, i);
         }
         names_done(&names);
         if (flags & PCI_CONFIG) {
-                _cleanup_free_ struct accelerator **devs = xmalloc0(n * sizeof(*devs));
+                _cleanup_free_ struct pci_device **devs = xmalloc0(n * sizeof(*devs));
                 for (size_t i = 0; i < n; i++)
                         devs[i] = &list[i];
                 read_configs(root, w, devs, n);
         }
 
         if (n > 1)
-                qsort(list, n, sizeof(*list), compare_accel);
+                qsort(list, n, sizeof(*list), compare_devices);
         take_kind(list, n, PCI_ACCELERATOR, &t->accels, &t->n_accels);
         take_kind(list, n, PCI_NIC, &t->nics, &t->n_nics);
         take_kind(list, n, PCI_STORAGE, &t->storage, &t->n_storage);
@@ -607,7 +607,7 @@ int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w,
 void pci_read_config(struct root *root, struct topology *t) {
         struct warnings scratch = {0}; /* the first read warned already */
         size_t n = t->n_accels + t->n_nics;
-        _cleanup_free_ struct accelerator **devs = xmalloc0((n + 1) * sizeof(*devs));
+        _cleanup_free_ struct pci_device **devs = xmalloc0((n + 1) * sizeof(*devs));
 
         for (size_t i = 0; i < t->n_accels; i++)
                 devs[i] = &t->accels[i];

@@ -16,7 +16,7 @@ enum {
         PCI_CONFIG = 1 << 2,      /* accelerators' and NICs' Device Control from config space (show) */
         PCI_NICS = 1 << 3,        /* network adapters, without NVMe drives (the plan's adapters) */
 };
-int pci_read_accelerators(struct root *root, unsigned flags, struct warnings *w, struct topology *t);
+int pci_read_devices(struct root *root, unsigned flags, struct warnings *w, struct topology *t);
 /* The Device Control sizes of accelerators and NICs already read without PCI_CONFIG (verify
  * --metrics): libpci scans the tree once more. */
 void pci_read_config(struct root *root, struct topology *t);

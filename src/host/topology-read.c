@@ -590,7 +590,7 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
         x.meminfo = mfree(x.meminfo);
         unsigned pci = (flags & TOPOLOGY_NAMES ? PCI_NAMES : 0) | (flags & TOPOLOGY_DEVICES ? PCI_DEVICES_TOO : 0) |
                        (flags & TOPOLOGY_TUNING ? PCI_CONFIG : 0) | (flags & TOPOLOGY_NICS ? PCI_NICS : 0);
-        r = pci_read_accelerators(root, pci, w, t);
+        r = pci_read_devices(root, pci, w, t);
         if (r < 0)
                 return r;
         memory_read(root, t, w);

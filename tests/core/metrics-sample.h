@@ -22,7 +22,7 @@ struct metrics_sample {
         struct page_tally pages[3];
         struct cpuset nodes[3], cpus[3];
         struct metrics_unit units[3];
-        struct accelerator accels[2];
+        struct pci_device accels[2];
         struct host_tuning tuning;
         struct topology host;
         struct warnings warnings;
@@ -30,7 +30,7 @@ struct metrics_sample {
 
 static inline void metrics_sample_host(struct metrics_sample *s) {
         for (unsigned i = 0; i < 2; i++) {
-                s->accels[i] = (struct accelerator){.kind = PCI_ACCELERATOR, .compute = true};
+                s->accels[i] = (struct pci_device){.kind = PCI_ACCELERATOR, .compute = true};
                 pcie_link_init(&s->accels[i].pcie);
                 snprintf(s->accels[i].pci, sizeof(s->accels[i].pci), i ? "0000:2a:00.0" : "0000:18:00.0");
         }

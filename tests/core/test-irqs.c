@@ -17,7 +17,7 @@
  * by `served`. */
 static void add_device(struct topology *t, enum pci_kind kind, const char *pci, int node, unsigned first, unsigned n,
                        const char *set, const char *served) {
-        struct accelerator **v = kind == PCI_NIC ? &t->nics : &t->accels;
+        struct pci_device **v = kind == PCI_NIC ? &t->nics : &t->accels;
         size_t *count = kind == PCI_NIC ? &t->n_nics : &t->n_accels;
         struct pci_address addr;
         pci_address_parse(pci, false, &addr);
@@ -25,8 +25,8 @@ static void add_device(struct topology *t, enum pci_kind kind, const char *pci, 
         size_t i = (*count)++; /* in PCI-address order, as the readers keep them */
         for (; i > 0 && pci_address_compare(&(*v)[i - 1].address, &addr) > 0; i--)
                 (*v)[i] = (*v)[i - 1];
-        struct accelerator *a = &(*v)[i];
-        *a = (struct accelerator){.kind = kind, .numa_node = node, .sysfs_numa_node = node, .ids_known = true,
+        struct pci_device *a = &(*v)[i];
+        *a = (struct pci_device){.kind = kind, .numa_node = node, .sysfs_numa_node = node, .ids_known = true,
                                   .vendor = 0x10de, .device = 0x2330, .class = kind == PCI_NIC ? 0x020000 : 0x030200,
                                   .compute = kind == PCI_ACCELERATOR, .numa_source = NUMA_SOURCE_NUMA_NODE};
         a->address = addr;
@@ -65,7 +65,7 @@ static struct plan *plan_of(const struct topology *t, const char *text, struct c
         return p;
 }
 
-static char *target_cpus(const struct irq_targets *tg, const struct accelerator *a) {
+static char *target_cpus(const struct irq_targets *tg, const struct pci_device *a) {
         const struct irq_target *x = irq_target_of(tg, a);
         return x ? cpuset_format(&x->cpus) : xstrdup("(not steered)");
 }
@@ -134,7 +134,7 @@ static void shared_adapter(void) {
         config_free(c);
 
         /* A legacy line (no message-signalled interrupt) may be shared: not steered. */
-        struct accelerator *gpu1 = (struct accelerator *) topology_accel(t, "0000:01:00.0");
+        struct pci_device *gpu1 = (struct pci_device *) topology_accel(t, "0000:01:00.0");
         gpu1->irqs.msi = false;
         p = plan_of(t, "[numaplan]\nirq-affinity = yes\n[replica a]\nunit = a.service\naccelerators = 0000:01:00.0\n", &c);
         irq_targets_for_plan(t, p, &tg);
@@ -287,7 +287,7 @@ static void many(void) {
         free(s);
 
         /* Two adapters whose numbers interleave, and the one a GPU shares with one of them. */
-        struct accelerator a = {.pci = "0000:11:00.0"}, b = {.pci = "0000:12:00.0"}, g = {.pci = "0000:01:00.0"};
+        struct pci_device a = {.pci = "0000:11:00.0"}, b = {.pci = "0000:12:00.0"}, g = {.pci = "0000:01:00.0"};
         for (unsigned i = 0; i < N / 2; i++)
                 v[i] = 2 * i + 2000, v[N / 2 + i] = 2 * i + 2001;
         shuffle(v, N / 2);

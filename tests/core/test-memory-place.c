@@ -70,8 +70,8 @@ static struct topology *make_host(const struct node_spec *v, size_t n, const int
         t->accels = xmalloc0((n_accels + 1) * sizeof(*t->accels));
         t->n_accels = n_accels;
         for (size_t i = 0; i < n_accels; i++) {
-                struct accelerator *a = &t->accels[i];
-                *a = (struct accelerator){.kind = PCI_ACCELERATOR, .ids_known = true, .vendor = 0x10de,
+                struct pci_device *a = &t->accels[i];
+                *a = (struct pci_device){.kind = PCI_ACCELERATOR, .ids_known = true, .vendor = 0x10de,
                                           .compute = true, .numa_node = accel_node[i], .sysfs_numa_node = accel_node[i],
                                           .numa_source = NUMA_SOURCE_NUMA_NODE, .index = (int) i};
                 snprintf(a->pci, sizeof(a->pci), "0009:%02zx:00.0", i + 1);

@@ -13,9 +13,9 @@
 
 static unsigned port1[] = {1}, ports12[] = {1, 2};
 
-static void adapter(struct accelerator *a, const char *pci, struct net_iface *ifaces, size_t n_ifaces,
+static void adapter(struct pci_device *a, const char *pci, struct net_iface *ifaces, size_t n_ifaces,
                     struct rdma_dev *rdma, size_t n_rdma) {
-        *a = (struct accelerator){.kind = PCI_NIC, .numa_node = 0, .ifaces = ifaces, .n_ifaces = n_ifaces,
+        *a = (struct pci_device){.kind = PCI_NIC, .numa_node = 0, .ifaces = ifaces, .n_ifaces = n_ifaces,
                                   .rdma = rdma, .n_rdma = n_rdma};
         pci_address_parse(pci, false, &a->address);
         pci_address_format(&a->address, a->pci);
@@ -34,7 +34,7 @@ int main(void) {
                          comma_if[] = {{"a,b", true}};
         struct rdma_dev cx_rdma[] = {{"mlx5_0", port1, 1, false}}, ib_rdma[] = {{"mlx5_2", ports12, 2, false}},
                         rxe[] = {{"rxe0", port1, 1, true}};
-        struct accelerator nics[5];
+        struct pci_device nics[5];
         adapter(&nics[0], "0000:14:00.0", cx_if, 1, cx_rdma, 1);
         adapter(&nics[1], "0000:42:00.0", virtio_if, 2, rxe, 1);
         adapter(&nics[2], "0000:56:00.0", ib_if, 2, ib_rdma, 1);

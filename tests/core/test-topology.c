@@ -76,48 +76,48 @@ static void test_classes(void) {
 static void test_node_fallback(void) {
         struct node nodes[2] = {{.id = 0}, {.id = 3}};
         struct topology t = {.nodes = nodes, .n_nodes = 2};
-        struct accelerator a = {0};
+        struct pci_device a = {0};
 
         cpuset_parse_list("0-7", &nodes[0].cpus);
         cpuset_parse_list("8-15", &nodes[1].cpus);
         cpuset_parse_list("0-15", &t.online_cpus);
 
-        accelerator_resolve_node(&a, 3, &t);
+        pci_device_resolve_node(&a, 3, &t);
         ok(a.numa_node == 3 && a.numa_source == NUMA_SOURCE_NUMA_NODE, "numa_node >= 0 wins");
 
         struct cpuset local;
         a.local_cpus = &local;
         cpuset_parse_list("8-11", &local);
-        accelerator_resolve_node(&a, -1, &t);
+        pci_device_resolve_node(&a, -1, &t);
         ok(a.numa_node == 3 && a.numa_source == NUMA_SOURCE_LOCAL_CPUS, "-1: local CPUs inside node 3");
 
         cpuset_parse_list("0-15", &local);
-        accelerator_resolve_node(&a, -1, &t);
+        pci_device_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1 && a.numa_source == NUMA_SOURCE_NONE, "-1: local CPUs across nodes say nothing");
 
         cpuset_parse_list("", &local);
-        accelerator_resolve_node(&a, -1, &t);
+        pci_device_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1, "-1: an empty local mask says nothing");
 
         cpuset_parse_list("16-31", &local);
-        accelerator_resolve_node(&a, -1, &t);
+        pci_device_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1, "-1: offline local CPUs say nothing");
 
         a.local_cpus = NULL;
-        accelerator_resolve_node(&a, -1, &t);
+        pci_device_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1 && a.numa_source == NUMA_SOURCE_NONE, "-1 without local CPUs: none");
 
         /* Firmware that lists every CPU in every node: a mask inside both is no answer. */
         cpuset_parse_list("0-15", &nodes[1].cpus);
         a.local_cpus = &local;
         cpuset_parse_list("0-3", &local);
-        accelerator_resolve_node(&a, -1, &t);
+        pci_device_resolve_node(&a, -1, &t);
         ok(a.numa_node == -1, "-1: local CPUs inside two nodes say nothing");
 }
 
 static void test_overrides(void) {
         struct node nodes[2] = {{.id = 0}, {.id = 1}};
-        struct accelerator accels[1] = {{.pci = "0000:3b:00.0", .numa_node = -1}};
+        struct pci_device accels[1] = {{.pci = "0000:3b:00.0", .numa_node = -1}};
         struct topology t = {.nodes = nodes, .n_nodes = 2, .accels = accels, .n_accels = 1};
         struct config *c = NULL;
         struct error_at err = {0};

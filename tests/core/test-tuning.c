@@ -16,9 +16,9 @@ static struct cpuset set(const char *list) {
         return s;
 }
 
-static struct accelerator device(enum pci_kind kind, const char *pci, bool compute, int width, int max_width,
+static struct pci_device device(enum pci_kind kind, const char *pci, bool compute, int width, int max_width,
                                  unsigned mts, unsigned max_mts, int mrrs) {
-        struct accelerator a = {.kind = kind, .compute = compute};
+        struct pci_device a = {.kind = kind, .compute = compute};
         snprintf(a.pci, sizeof(a.pci), "%s", pci);
         pcie_link_init(&a.pcie);
         a.pcie.width = width, a.pcie.max_width = max_width;
@@ -43,14 +43,14 @@ static const char *message(const struct warnings *w, enum warning_code code) {
 }
 
 static void links(void) {
-        struct accelerator accels[] = {
+        struct pci_device accels[] = {
                 device(PCI_ACCELERATOR, "0000:18:00.0", true, 8, 16, 32000, 32000, 4096),
                 device(PCI_ACCELERATOR, "0000:2a:00.0", true, 16, 16, 2500, 32000, 4096),
                 device(PCI_ACCELERATOR, "0000:3a:00.0", true, 16, 16, 32000, 32000, 512),
                 device(PCI_ACCELERATOR, "0000:03:00.0", false, 1, 1, 2500, 2500, 128), /* a BMC's VGA */
                 device(PCI_ACCELERATOR, "0000:5d:00.0", true, -1, 16, 0, 32000, -1),   /* unknown */
         };
-        struct accelerator nics[] = {device(PCI_NIC, "0000:17:00.0", false, 8, 16, 16000, 16000, 512)};
+        struct pci_device nics[] = {device(PCI_NIC, "0000:17:00.0", false, 8, 16, 16000, 16000, 512)};
         struct topology t = {.accels = accels, .n_accels = ELEMENTSOF(accels), .nics = nics, .n_nics = 1};
         struct warnings w = {0};
 
@@ -71,7 +71,7 @@ static void links(void) {
            "with the setpci that fixes it");
         warnings_done(&w);
 
-        struct accelerator fine[] = {device(PCI_ACCELERATOR, "0000:18:00.0", true, 16, 16, 32000, 32000, 4096)};
+        struct pci_device fine[] = {device(PCI_ACCELERATOR, "0000:18:00.0", true, 16, 16, 32000, 32000, 4096)};
         struct topology good = {.accels = fine, .n_accels = 1};
         tuning_warnings(&good, NULL, &w);
         is_int(w.n, 0, "a full link at its speed with MaxReadReq 4096: nothing");
@@ -90,7 +90,7 @@ static void host(void) {
                                 .zone_reclaim_mode = 1, .has_swap = true, .swap_bytes = UINT64_C(8) << 30,
                                 .iommu = IOMMU_TRANSLATED, .iommu_how = (char *) "the default domain type DMA-FQ"};
         struct idle_state states[] = {{(char *) "POLL", 0}, {(char *) "C1", 2}, {(char *) "C6", 100}, {(char *) "C7", 101}};
-        struct accelerator gpu = device(PCI_ACCELERATOR, "0000:18:00.0", true, -1, -1, 0, 0, -1);
+        struct pci_device gpu = device(PCI_ACCELERATOR, "0000:18:00.0", true, -1, -1, 0, 0, -1);
         struct topology t = {.accels = &gpu, .n_accels = 1, .tuning = &h};
         struct placement r[2];
         struct plan p;

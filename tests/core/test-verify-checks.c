@@ -546,8 +546,8 @@ static void containers(void) {
 }
 
 /* A device of `t` on node 1 with interrupts 45-46 set to `cpus`, served by CPU 9. */
-static void irq_device(struct accelerator *a, enum pci_kind kind, const char *pci, const char *cpus) {
-        *a = (struct accelerator){.kind = kind, .numa_node = 1};
+static void irq_device(struct pci_device *a, enum pci_kind kind, const char *pci, const char *cpus) {
+        *a = (struct pci_device){.kind = kind, .numa_node = 1};
         snprintf(a->pci, sizeof(a->pci), "%s", pci);
         a->irqs.known = a->irqs.msi = true;
         for (unsigned irq = 45; irq <= 46; irq++) {
@@ -560,7 +560,7 @@ static void irq_device(struct accelerator *a, enum pci_kind kind, const char *pc
 
 static void irq_locality(void) {
         struct placement pl = bound_to_node1();
-        struct accelerator gpu, nic;
+        struct pci_device gpu, nic;
         struct topology t = {.accels = &gpu, .n_accels = 1, .nics = &nic, .n_nics = 1};
         size_t gpu_index = 0;
         struct placement_nic uses = {.nic = 0};

@@ -42,7 +42,7 @@ static void reading(void) {
         struct root *root;
         struct warnings w = {0};
         struct topology t = {0};
-        struct accelerator devs[2] = {{.kind = PCI_NIC, .path = xstrdup(DEV)},
+        struct pci_device devs[2] = {{.kind = PCI_NIC, .path = xstrdup(DEV)},
                                       {.kind = PCI_NIC, .path = xstrdup("sys/bus/pci/devices/0000:22:00.0")}};
 
         write_file(d, DEV "/msi_irqs/47", "msix\n");
@@ -104,7 +104,7 @@ static void irqbalance(void) {
 
 /* A device with interrupts 45 and 46, steered to CPUs 2-3. */
 struct fixture {
-        struct accelerator dev;
+        struct pci_device dev;
         struct irq_target target;
         struct irq_targets want;
 };
@@ -213,7 +213,7 @@ static void steering_many(void) {
         enum { N = 600, FIRST = 1000 };
         _cleanup_tmpdir_ char *d = make_tmpdir();
         _cleanup_free_ char *proc = xasprintf("%s/irq", d), *record = xasprintf("%s/run/irqs", d);
-        struct accelerator a = {.kind = PCI_NIC, .pci = "0000:11:00.0"}, b = {.kind = PCI_NIC, .pci = "0000:12:00.0"};
+        struct pci_device a = {.kind = PCI_NIC, .pci = "0000:11:00.0"}, b = {.kind = PCI_NIC, .pci = "0000:12:00.0"};
         struct irq_target targets[2] = {{.dev = &a}, {.dev = &b}};
         struct irq_targets want = {.v = targets, .n = 2};
         struct strbuf before = {0};

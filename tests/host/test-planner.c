@@ -356,7 +356,7 @@ static char *nic_violation(const struct topology *t, const struct config *c, con
         for (size_t j = 0; j < r->n_accels; j++)
                 with_node = with_node || t->accels[r->accels[j]].numa_node >= 0;
         for (size_t k = 0; k < r->n_nics; k++) {
-                const struct accelerator *n = &t->nics[r->nics[k].nic];
+                const struct pci_device *n = &t->nics[r->nics[k].nic];
                 int best = -1;
                 for (size_t j = 0; j < r->n_accels; j++) {
                         int rank = pci_link_rank(pci_link(&t->accels[r->accels[j]], n));
@@ -368,7 +368,7 @@ static char *nic_violation(const struct topology *t, const struct config *c, con
                         return xasprintf("nics: %s got %s, another node's", r->name, n->pci);
         }
         for (size_t j = 0; with_node && j < r->n_accels; j++) {
-                const struct accelerator *a = &t->accels[r->accels[j]];
+                const struct pci_device *a = &t->accels[r->accels[j]];
                 int best = -1, got = -1;
                 for (size_t i = 0; i < t->n_nics; i++) {
                         int rank = t->nics[i].virtual_function ? -1 : pci_link_rank(pci_link(a, &t->nics[i]));
