@@ -9,11 +9,12 @@ BELOW = {
     'basic': set(),
     'core': {'basic'},
     'host': {'basic', 'core'},
+    'live': {'basic', 'core', 'host'},
     'systemd': {'basic', 'core'},
-    'stage': {'basic', 'core', 'host', 'systemd'},
-    'cli': {'basic', 'core', 'host', 'systemd', 'stage'},
-    'generator': {'basic', 'core', 'host', 'systemd', 'stage'},
-    'program': {'basic', 'core', 'host', 'systemd', 'stage', 'cli', 'generator'},
+    'stage': {'basic', 'core', 'host', 'live', 'systemd'},
+    'cli': {'basic', 'core', 'host', 'live', 'systemd', 'stage'},
+    'generator': {'basic', 'core', 'host', 'live', 'systemd', 'stage'},
+    'program': {'basic', 'core', 'host', 'live', 'systemd', 'stage', 'cli', 'generator'},
 }
 
 

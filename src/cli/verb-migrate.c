@@ -19,7 +19,7 @@
 #include "host/cgroup.h"
 #include "host/file-mappers.h"
 #include "host/host-facts.h"
-#include "host/migrate.h"
+#include "live/migrate.h"
 #include "host/root.h"
 #include "host/server.h"
 #include "host/tasks.h"

@@ -17,9 +17,9 @@
 #include "cli/prepare-checks.h"
 #include "cli/prepare-nics.h"
 #include "cli/verbs.h"
-#include "host/migrate.h"
-#include "host/copy-place.h"
-#include "host/model-copy.h"
+#include "live/migrate.h"
+#include "live/copy-place.h"
+#include "live/model-copy.h"
 #include "host/unit-user.h"
 #include "systemd/journal.h"
 

@@ -3,7 +3,7 @@
 
 /* Huge page pools: what the plan asks of each node, and what numaplan reserved, which it records
  * so that it gives back only its own (an admin's or another tool's pages stay). Pure: the record
- * is text in and text out; host/hugepages.c reads and writes the kernel's counters. */
+ * is text in and text out; live/hugepages.c reads and writes the kernel's counters. */
 
 #include <stdbool.h>
 #include <stddef.h>

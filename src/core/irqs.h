@@ -4,7 +4,7 @@
 /* Where apply steers the devices' interrupts (irq-affinity = yes, numaplan.conf(5)):
  * a replica's accelerators' to its CPUs, a network adapter's to the CPUs of the replicas that
  * use it, with irqbalance told to leave them alone. Pure: host/irq-read.c reads the kernel's
- * files, host/irq-steer.c writes them; the record of what numaplan changed is text in and text
+ * files, live/irq-steer.c writes them; the record of what numaplan changed is text in and text
  * out here. */
 
 #include <stdbool.h>
@@ -49,7 +49,7 @@ bool irq_targets_any(const struct irq_targets *t);
  * other nodes' CPUs only (the set affinity judged; the effective one reported beside it). */
 void irq_warnings(const struct topology *t, struct warnings *w);
 
-/* The record of what numaplan changed (host/irq-steer.c): each interrupt it set, the device it
+/* The record of what numaplan changed (live/irq-steer.c): each interrupt it set, the device it
  * was the interrupt of, the CPUs it was set to before numaplan (what remove gives back), and
  * those numaplan set. */
 struct irq_record_entry {

@@ -8,7 +8,7 @@
 #include "basic/log.h"
 #include "basic/util.h"
 #include "core/placement.h"
-#include "host/copy-place.h"
+#include "live/copy-place.h"
 #include "stage/deploy-host.h"
 
 int deploy_irqs(const struct inputs *in, bool live, bool want, bool dry, struct deploy_outcome *ret) {

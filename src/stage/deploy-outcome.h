@@ -7,8 +7,8 @@
 #include <stddef.h>
 
 #include "core/irqs.h"
-#include "host/hugepages.h"
-#include "host/irq-steer.h"
+#include "live/hugepages.h"
+#include "live/irq-steer.h"
 #include "stage/inputs.h"
 #include "systemd/changeset.h"
 #include "systemd/journal.h"

@@ -3,7 +3,7 @@
 
 /* model-copies = per-node: a copy of a model in the memory of the nodes that read it, for
  * replicas side by side on several nodes (one page cache cannot serve them all locally). The
- * copy lives on a tmpfs mounted with mpol=bind:N (host/copy-place.h): tmpfs pages are memory the
+ * copy lives on a tmpfs mounted with mpol=bind:N (live/copy-place.h): tmpfs pages are memory the
  * mount's policy places, never dropped to be read in again somewhere else. */
 
 #include <stdbool.h>

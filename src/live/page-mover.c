@@ -15,8 +15,8 @@
 #include "basic/util.h"
 #include "core/numa-maps.h"
 #include "host/host-facts.h"
-#include "host/numa-dl.h"
-#include "host/page-mover.h"
+#include "live/numa-dl.h"
+#include "live/page-mover.h"
 
 /* Pages per move_pages(2) call (256 MiB of 4 KiB pages; the arrays take 3 MiB a worker). Each
  * call begins by draining every CPU's page lists and waiting out an RCU grace period

@@ -12,7 +12,7 @@
 #include "core/irqs.h"
 #include "core/topology.h"
 #include "host/irq-read.h"
-#include "host/irq-steer.h"
+#include "live/irq-steer.h"
 #include "host/root.h"
 #include "tap.h"
 #include "tmproot.h"

@@ -8,10 +8,10 @@
 #include "core/proc-maps.h"
 #include "core/numa-maps.h"
 #include "host/host-facts.h"
-#include "host/migrate.h"
+#include "live/migrate.h"
 #include "host/model-files.h"
-#include "host/numa-dl.h"
-#include "host/page-mover.h"
+#include "live/numa-dl.h"
+#include "live/page-mover.h"
 
 static const struct mapping_pages *find_mapping(const struct mapping_pages *v, size_t n, size_t *cursor,
                                                 uint64_t start) {

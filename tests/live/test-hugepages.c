@@ -7,7 +7,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "host/hugepages.h"
+#include "live/hugepages.h"
 #include "tap.h"
 #include "tmproot.h"
 

@@ -9,7 +9,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "host/model-copy.h"
+#include "live/model-copy.h"
 #include "host/model-files.h"
 
 /* The temporary a file is copied to before its rename: short, so that a name of 255 bytes still

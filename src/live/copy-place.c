@@ -14,7 +14,7 @@
 #include "basic/log.h"
 #include "basic/mountinfo.h"
 #include "basic/util.h"
-#include "host/copy-place.h"
+#include "live/copy-place.h"
 
 /* A replica that starts beside another on its node waits this long for the other's copy. */
 #define COPY_LOCK_WAIT_S 600

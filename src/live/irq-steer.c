@@ -7,7 +7,7 @@
 #include "basic/util.h"
 #include "core/irqs.h"
 #include "core/topology.h"
-#include "host/irq-steer.h"
+#include "live/irq-steer.h"
 
 void irq_changes_done(struct irq_changes *c) {
         free(c->v);

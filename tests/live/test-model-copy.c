@@ -12,8 +12,8 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "host/copy-place.h"
-#include "host/model-copy.h"
+#include "live/copy-place.h"
+#include "live/model-copy.h"
 #include "tap.h"
 #include "tmproot.h"
 

@@ -8,7 +8,7 @@
 #include "basic/fileio.h"
 #include "basic/log.h"
 #include "basic/util.h"
-#include "host/hugepages.h"
+#include "live/hugepages.h"
 
 void pool_changes_done(struct pool_changes *c) {
         free(c->v);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stddef.h>
 
-#include "host/numa-dl.h"
+#include "live/numa-dl.h"
 
 LIBNUMA_SYMBOLS(DLSYM_DEFINE)
 
