@@ -188,31 +188,6 @@ static int parse(struct command_line *cl, int argc, char **argv) {
         return 0;
 }
 
-static const char *const global_options[] = {"--sysfs-root", "--unit-dir", "--runtime-dir", "--generator-dir",
-                                             "--quiet", "--verbose", "--help", "--version", "--no-pager",
-                                             "--no-color"};
-
-char *cli_nearest_option(const struct verb *v, const char *word) {
-        size_t n = ELEMENTSOF(global_options);
-        for (size_t i = 0; i < n_verbs; i++)
-                for (const struct verb_option *o = verbs[i]->options; o && o->name; o++)
-                        n++;
-        const char **names = xmalloc0(n * sizeof(char *));
-        char **owned = xmalloc0(n * sizeof(char *));
-        size_t k = 0, m = 0;
-        for (size_t i = 0; i < ELEMENTSOF(global_options); i++)
-                names[k++] = global_options[i];
-        for (size_t i = 0; i < n_verbs; i++)
-                for (const struct verb_option *o = verbs[i]->options; o && o->name && (!v || v == verbs[i]); o++)
-                        names[k++] = owned[m++] = xasprintf("--%s", o->name);
-        /* "--jsno=x": the name is what is misspelt. */
-        _cleanup_free_ char *name = xstrndup(word, strcspn(word, "="));
-        char *hint = suggest(name, names, k);
-        strv_free_n(owned, m);
-        free(names);
-        return hint;
-}
-
 /* No verb: what was given instead says what is wrong. */
 static int no_verb(const struct command_line *cl) {
         if (cl->n_early == 0) {
@@ -223,7 +198,7 @@ static int no_verb(const struct command_line *cl) {
         if (any_verb_option(cl->early[0]))
                 fprintf(stderr, "numaplan: '%s' needs a command after it. Try 'numaplan --help'.\n", shown);
         else {
-                _cleanup_free_ char *hint = cli_nearest_option(NULL, cl->early[0]);
+                _cleanup_free_ char *hint = verb_nearest_option(NULL, cl->early[0]);
                 fprintf(stderr, "numaplan: unknown option '%s'%s. Try 'numaplan --help'.\n", shown, hint);
         }
         return EXIT_USAGE;

@@ -21,6 +21,3 @@ void cli_help(FILE *f);
 const struct verb *cli_find_verb(const char *name);
 /* " (did you mean 'plan'?)" for "pln", or "" (malloc'd either way): the nearest verb. */
 char *cli_nearest_verb(const char *word);
-/* The same for an option ("--jsno", "--jsno=x"): the nearest of the global options and v's own, or
- * with v NULL of every verb's. */
-char *cli_nearest_option(const struct verb *v, const char *word);

@@ -4,7 +4,6 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
-#include "cli/dispatch.h"
 #include "cli/verbs.h"
 
 /* "  -c, --config FILE   read FILE ...": the text starts at column 22, or two blanks after a
@@ -107,7 +106,7 @@ int verb_parse_options(const struct verb *v, int argc, char **argv, void *args) 
                         const char *name = c != '?' && c != ':' ? long_word(argv)
                                            : optopt > 0 && optopt < 256 ? letter
                                                                         : argv[optind - 1];
-                        _cleanup_free_ char *hint = c == ':' ? NULL : cli_nearest_option(v, name);
+                        _cleanup_free_ char *hint = c == ':' ? NULL : verb_nearest_option(v, name);
                         const struct verb_option *o = strchr(name, '=') ? verb_find_option(v, name) : NULL;
                         if (c == ':')
                                 verb_usage_error(v->name, "option '%s' needs a value", name);
@@ -133,4 +132,30 @@ int verb_parse_options(const struct verb *v, int argc, char **argv, void *args) 
                 return -1;
         }
         return optind;
+}
+
+/* The global options dispatch takes, by name, for the nearest to a misspelt one. */
+static const char *const global_options[] = {"--sysfs-root", "--unit-dir", "--runtime-dir", "--generator-dir",
+                                             "--quiet", "--verbose", "--help", "--version", "--no-pager",
+                                             "--no-color"};
+
+char *verb_nearest_option(const struct verb *v, const char *word) {
+        size_t n = ELEMENTSOF(global_options);
+        for (size_t i = 0; i < n_verbs; i++)
+                for (const struct verb_option *o = verbs[i]->options; o && o->name; o++)
+                        n++;
+        const char **names = xmalloc0(n * sizeof(char *));
+        char **owned = xmalloc0(n * sizeof(char *));
+        size_t k = 0, m = 0;
+        for (size_t i = 0; i < ELEMENTSOF(global_options); i++)
+                names[k++] = global_options[i];
+        for (size_t i = 0; i < n_verbs; i++)
+                for (const struct verb_option *o = verbs[i]->options; o && o->name && (!v || v == verbs[i]); o++)
+                        names[k++] = owned[m++] = xasprintf("--%s", o->name);
+        /* "--jsno=x": the name is what is misspelt. */
+        _cleanup_free_ char *name = xstrndup(word, strcspn(word, "="));
+        char *hint = suggest(name, names, k);
+        strv_free_n(owned, m);
+        free(names);
+        return hint;
 }

@@ -59,3 +59,6 @@ const struct verb_option *verb_find_option(const struct verb *v, const char *arg
  * bytes, zeroed by the caller). Returns the index of the first positional argument, or -1 after
  * printing a usage error that names the option or argument. */
 int verb_parse_options(const struct verb *v, int argc, char **argv, void *args);
+/* " (did you mean '--json'?)" for an option ("--jsno", "--jsno=x"), or "" (malloc'd either way):
+ * the nearest of the global options and v's own, or with v NULL of every verb's. */
+char *verb_nearest_option(const struct verb *v, const char *word);

@@ -57,7 +57,7 @@ memory = $((mib + 64))M
 min-local = 99%"
 mkdir -p /srv/bench
 dd if=/dev/urandom of=$file bs=1M count="$mib" status=none
-drop_caches "$file"
+drop_caches
 systemd-run --unit=$unit -p NUMAPolicy=bind -p NUMAMask=0 -p CPUAffinity=0-1 \
 	"$STANDIN" --listen 127.0.0.1:8099 --kv-mib "$mib" >/dev/null 2>&1
 wait_ready 8099 300 || vm_not_ok "the bench process starts"
@@ -98,10 +98,10 @@ own_work anon /tmp/bench-anon.json "numaplan migrate" migratepages
 pr=() ev=() em=()
 for r in $(seq "$runs"); do
 	em+=("$(timed "$EXTRA/empty")")
-	drop_caches "$file"
+	drop_caches
 	numactl --membind=0 cat $file >/dev/null
 	pr+=("$(timed "$NUMAPLAN" prepare --nodes 1 -- $file)")
-	drop_caches "$file"
+	drop_caches
 	numactl --membind=0 cat $file >/dev/null
 	ev+=("$(timed sh -c "dd if=$file iflag=nocache count=0 status=none && numactl --membind=1 cat $file")")
 done

@@ -21,7 +21,7 @@ fi
 
 scratch=$(mktemp -d)
 cleanup() {
-	awk -v p="$scratch/" 'index($5, p) == 1 { print $5 }' /proc/self/mountinfo | sort -r | xargs -r umount -l
+	awk -v p="$scratch/" 'index($5, p) == 1 { print $5 }' /proc/self/mountinfo | sort -r | xargs -r umount -n -l
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -114,7 +114,9 @@ intact "and someone's directory is as it was" "the server reads $place$model"
 run=$scratch/run3
 place=$run/models/node$node
 mkdir -p "$place"
-mount --bind "$victim" "$place"
+# -n, here and in every umount: mount(8) and umount(8) without it make /run/mount for libmount's
+# utab, and the mount namespace is this test's own but /run is the machine's.
+mount -n --bind "$victim" "$place"
 before=$(mounts_under "$run")
 prep "$run" "" "$model"
 if [ "$rc" -eq 0 ] && grep -q "$place is already a mount (.*), not numaplan's tmpfs: refused" <<<"$err"; then
@@ -128,7 +130,7 @@ err=$(cat "$scratch/err")
 is "numaplan remove leaves the mount: it is not numaplan's" "$(mounts_under "$run")" \
 	"$(grep -q "holds a mount that is not numaplan's" <<<"$err" && echo "$before")"
 grep -q "holds a mount that is not numaplan's" "$scratch/err" && ok "and says so" || fail "remove says so" "$(cat "$scratch/err")"
-umount "$place"
+umount -n "$place"
 intact "someone's data is as it was" "holds a mount that is not numaplan's"
 
 # ---- A copy directory that is a link ----

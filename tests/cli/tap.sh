@@ -37,6 +37,19 @@ scaled() {
 		'BEGIN { m += 0; if (m <= 0) m = 1; v = s * m; printf "%d\n", (v > int(v) ? int(v) + 1 : v) }'
 }
 
+# private_run COMMAND...: a tool that writes to /run whatever it is asked, run as root in a mount
+# namespace of its own with an empty tmpfs on /run, so that the machine's /run stays as it was
+# (systemd-analyze verify starts a system manager, which makes /run/systemd and leaves
+# /run/systemd/systemd-units-load there); as a user as it is, since it cannot write there.
+private_run() {
+	if [ "$(id -u)" != 0 ]; then
+		"$@"
+		return
+	fi
+	command -v unshare >/dev/null || { echo "unshare (util-linux) is not installed: not run" >&2; return 127; }
+	unshare --mount --propagation private sh -c 'mount -n -t tmpfs -o mode=0755 numaplan-test /run && exec "$@"' sh "$@"
+}
+
 done_testing() {
 	[ -z "$tap_json_dir" ] || json_check_seen
 	echo "1..$tap_n"

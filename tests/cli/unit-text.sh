@@ -117,7 +117,7 @@ apply "$scratch/odd.conf" --runtime-dir "$scratch/run %i \$x \"q\""
 dropin=$units/a.service.d/50-numaplan.conf
 is "apply with specifiers, variables and quotes in its paths exits 0" "$rc" 0
 if command -v systemd-analyze >/dev/null; then
-	SYSTEMD_UNIT_PATH="$units:" systemd-analyze verify "$units/a.service" >"$scratch/verify" 2>&1
+	SYSTEMD_UNIT_PATH="$units:" private_run systemd-analyze verify "$units/a.service" >"$scratch/verify" 2>&1
 	vrc=$?
 	if [ "$vrc" -eq 0 ] && [ -s "$dropin" ] && ! grep -qiE 'ignoring|invalid|unbalanced|unknown|failed' "$scratch/verify"; then
 		ok "systemd-analyze verify reads the drop-in without a complaint"

@@ -94,7 +94,7 @@ side_conf
 vm_check "own models: apply" "$NUMAPLAN" apply
 vm_check_eq "per = node: llama@0 on node 0, llama@1 on node 1" \
 	"$(systemctl show -P NUMAMask $L0) $(systemctl show -P NUMAMask $L1)" "0 1"
-drop_caches --all # the engine too, as at a boot
+drop_caches
 lap setup
 start_both together || { stop_both; vm_done; }
 lap start
@@ -172,7 +172,7 @@ plan=$("$NUMAPLAN" plan 2>&1)
 vm_check_match "one model, no copies: plan warns model-shared, naming both and the fix" "$plan" \
 	"model-shared.*llama-0 \(node 0\) and llama-1 \(node 1\).*model-copies = per-node"
 vm_check "one model, no copies: apply" "$NUMAPLAN" apply
-drop_caches --all # the engine too, as at a boot
+drop_caches
 # llama@0 reads it first; llama@1's prepare, at its start, must leave llama@0's pages in place.
 systemctl start $L0 && wait_ready 8180 150 2>/dev/null
 # shellcheck disable=SC2046 # one PID a word
@@ -201,7 +201,7 @@ side_conf "model = $SHARED" "model-copies = per-node"
 vm_check "model-copies: apply" "$NUMAPLAN" apply
 vm_check_match "llama@1 reads node 1's copy" "$(systemctl show -P Environment $L1)" \
 	"NUMAPLAN_MODEL=/run/numaplan/models/node1$SHARED"
-drop_caches --all # the engine too, as at a boot
+drop_caches
 journal_mark
 start_both together || { stop_both; vm_done; }
 lap copies-start

@@ -53,7 +53,7 @@ UNIT
 start_boxed() { # start_boxed UNIT: starts it and waits for the server
 	# The engines' binaries were read into the page cache wherever the imports ran: read again
 	# under the unit's policy, as at a boot, or their pages count against the replica.
-	drop_caches --all
+	drop_caches
 	systemctl start "$1"
 	wait_ready "$port" 120 || vm_not_ok "$1 serves /health" "$(journalctl -u "$1" -n 20 --no-pager)"
 }
