@@ -41,7 +41,7 @@ void diff_unified(struct strbuf *out, const char *old_name, const char *old, con
 
         for (size_t i = a.n; i-- > 0;)
                 for (size_t j = b.n; j-- > 0;)
-                        lcs[i * w + j] = same(&a, i, &b, j) ? lcs[(i + 1) * w + j + 1] + 1
+                        lcs[i * w + j] = same(&a, i, &b, j)                          ? lcs[(i + 1) * w + j + 1] + 1
                                          : lcs[(i + 1) * w + j] > lcs[i * w + j + 1] ? lcs[(i + 1) * w + j]
                                                                                      : lcs[i * w + j + 1];
         for (size_t i = 0, j = 0; i < a.n || j < b.n;) {
@@ -89,7 +89,8 @@ void diff_unified(struct strbuf *out, const char *old_name, const char *old, con
                         nb += ops[t].kind != '-';
                 }
                 if (!header) {
-                        strbuf_printf(out, "--- %s\n+++ %s\n", old ? old_name : "/dev/null", new ? new_name : "/dev/null");
+                        strbuf_printf(out, "--- %s\n+++ %s\n", old ? old_name : "/dev/null",
+                                      new ? new_name : "/dev/null");
                         header = true;
                 }
                 strbuf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", na ? a0 + 1 : a0, na, nb ? b0 + 1 : b0, nb);

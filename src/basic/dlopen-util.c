@@ -13,8 +13,7 @@ int dlopen_many_sym(void **handle, const char *soname, const char *package, ...)
 
         void *dl = dlopen(soname, RTLD_LAZY | RTLD_NODELETE);
         if (!dl)
-                return log_error_errno(-EOPNOTSUPP, "%s is not available (install %s): %s", soname, package,
-                                       dlerror());
+                return log_error_errno(-EOPNOTSUPP, "%s is not available (install %s): %s", soname, package, dlerror());
 
         va_start(ap, package);
         for (;;) {

@@ -22,7 +22,7 @@ int open_dir_at(int dirfd, const char *name, bool create, bool *ret_created) {
                 if (errno == ELOOP || errno == ENOTDIR) {
                         struct stat st;
                         return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) ? -ELOOP
-                                                                                                   : -ENOTDIR;
+                                                                                                          : -ENOTDIR;
                 }
                 if (errno != ENOENT || !create)
                         return -errno;
@@ -310,8 +310,7 @@ static long lock_holder(int fd) {
                 unsigned long long ino;
                 long pid;
                 if (sscanf(line, "%*d: %15s %15s %15s %ld %x:%x:%llu", type, kind, mode, &pid, &maj, &min, &ino) == 7 &&
-                    streq(type, "FLOCK") && ino == (unsigned long long) st.st_ino &&
-                    makedev(maj, min) == st.st_dev)
+                    streq(type, "FLOCK") && ino == (unsigned long long) st.st_ino && makedev(maj, min) == st.st_dev)
                         return pid;
         }
         return 0;

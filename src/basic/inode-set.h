@@ -13,7 +13,7 @@ struct inode_set {
                 dev_t dev;
                 ino_t ino;
                 bool used;
-        } *v;
+        } * v;
         size_t n, size; /* entries held, slots (a power of two, or 0) */
 };
 

@@ -22,8 +22,8 @@ void json_print(json_object *o) {
          * names and an admin's files can hold any. JSON's own syntax is ASCII, so a byte that is
          * no UTF-8 can only be inside a string: it becomes U+FFFD there, and every document
          * parses. */
-        const char *text = json_object_to_json_string_ext(
-                doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+        const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                       JSON_C_TO_STRING_NOSLASHESCAPE);
         /* A copy only when there is something to replace: show --json of 1,024 nodes is 20 MB. */
         _cleanup_free_ char *fixed = utf8_valid(text) ? NULL : utf8_sanitize(text);
         fputs(fixed ? fixed : text, stdout);

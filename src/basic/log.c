@@ -96,9 +96,10 @@ int log_internal(int level, int error, const char *fmt, ...) {
         _cleanup_free_ char *message = xvasprintf(fmt, ap);
         va_end(ap);
         const char *what = level <= LOG_ERR ? "error: " : level == LOG_WARNING ? "warning: " : "";
-        _cleanup_free_ char *head = xasprintf("numaplan: %s%s%s", color_on(stderr, level <= LOG_ERR       ? ANSI_RED
-                                                                            : level == LOG_WARNING ? ANSI_YELLOW
-                                                                                                   : ""),
+        _cleanup_free_ char *head = xasprintf("numaplan: %s%s%s",
+                                              color_on(stderr, level <= LOG_ERR       ? ANSI_RED
+                                                               : level == LOG_WARNING ? ANSI_YELLOW
+                                                                                      : ""),
                                               what, *what ? color_off(stderr) : "");
         print_wrapped(stderr, head, strlen("numaplan: ") + strlen(what), message, "    ");
         errno = saved;

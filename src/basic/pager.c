@@ -110,8 +110,7 @@ static bool locale_is_utf8(void) {
         set = setlocale(LC_CTYPE, NULL);
         if (!set)
                 return true;
-        return (streq(set, "C") || streq(set, "POSIX")) && !getenv("LC_ALL") && !getenv("LC_CTYPE") &&
-               !getenv("LANG");
+        return (streq(set, "C") || streq(set, "POSIX")) && !getenv("LC_ALL") && !getenv("LC_CTYPE") && !getenv("LANG");
 }
 
 /* Tells numaplan which program is tried next: the last name it reads before the pipe closes (on

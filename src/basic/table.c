@@ -7,7 +7,7 @@
 
 struct table {
         size_t n_columns;
-        char **cells; /* headers first, then rows */
+        char **cells;        /* headers first, then rows */
         const char **colors; /* each cell's ANSI sequence, or NULL */
         size_t n_cells;
 };

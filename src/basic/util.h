@@ -22,17 +22,17 @@
 #define STRINGIFY(x) STRINGIFY_(x)
 
 /* Hand an owned pointer or descriptor over, leaving the local empty so cleanup skips it. */
-#define TAKE_PTR(p)                      \
-        ({                               \
+#define TAKE_PTR(p) \
+        ({ \
                 __typeof__(p) _p_ = (p); \
-                (p) = NULL;              \
-                _p_;                     \
+                (p) = NULL; \
+                _p_; \
         })
-#define TAKE_FD(fd)              \
-        ({                       \
+#define TAKE_FD(fd) \
+        ({ \
                 int _fd_ = (fd); \
-                (fd) = -1;       \
-                _fd_;            \
+                (fd) = -1; \
+                _fd_; \
         })
 
 static inline void *mfree(void *p) {
@@ -198,7 +198,7 @@ struct error_at {
         struct error_at_next {
                 struct where at;
                 char *message;
-        } *next;
+        } * next;
         size_t n_next, n_left_off;
 };
 /* Errors kept in one error_at: a file with more than this is not worth reading further. */

@@ -84,7 +84,8 @@ static void print_pools(const struct pool_changes *pools, bool check) {
                 format_bytes(size, sizeof(size), p->page_kb * 1024);
                 if (p->after == p->before && p->ours == p->wanted)
                         continue;
-                printf("huge pages: node %d: %" PRIu64 " of %s %s numaplan's (nr_hugepages %" PRIu64 " -> %" PRIu64 ")\n",
+                printf("huge pages: node %d: %" PRIu64 " of %s %s numaplan's (nr_hugepages %" PRIu64 " -> %" PRIu64
+                       ")\n",
                        p->node, check ? p->wanted : p->ours, size, check ? "would be" : "are", p->before, p->after);
         }
 }
@@ -119,8 +120,9 @@ static void print_text(const struct deploy_outcome *o, bool check) {
                 for (size_t i = 0; i < o->sets[k].cs.n; i++) {
                         const struct change *c = &o->sets[k].cs.v[i];
                         if (c->action != ACTION_UNCHANGED)
-                                printf("%s: %s%s %s%s\n", c->unit, check ? "would be " : "", action_to_string(c->action),
-                                       c->path, c->helper ? "" : strempty(o->sets[k].note));
+                                printf("%s: %s%s %s%s\n", c->unit, check ? "would be " : "",
+                                       action_to_string(c->action), c->path,
+                                       c->helper ? "" : strempty(o->sets[k].note));
                         else if (removal)
                                 printf("%s: no drop-in of numaplan's to remove\n", c->unit);
                 }
@@ -153,12 +155,14 @@ int inputs_check_replay(const struct inputs *in, const struct globals *g, bool r
         if (!root || !root_is_capture(root))
                 return EXIT_OK;
         if (!g->unit_dir || is_systemd_unit_dir(in->unit_dir))
-                return verb_usage_error(verb, "--sysfs-root %s replays another host: its plan is not this host's; "
-                                              "give --unit-dir a directory of your own",
+                return verb_usage_error(verb,
+                                        "--sysfs-root %s replays another host: its plan is not this host's; "
+                                        "give --unit-dir a directory of your own",
                                         g->sysfs_root);
         if (reload)
-                return verb_usage_error(verb, "--sysfs-root %s replays another host: add --no-reload, this host's "
-                                              "systemd has nothing to load from it",
+                return verb_usage_error(verb,
+                                        "--sysfs-root %s replays another host: add --no-reload, this host's "
+                                        "systemd has nothing to load from it",
                                         g->sysfs_root);
         return EXIT_OK;
 }

@@ -96,8 +96,9 @@ static bool directory_is_safe(const char *option, const char *dir) {
                 return true;
         _cleanup_free_ char *shown = name_escape(dir);
         size_t n = strcspn(option, "=");
-        fprintf(stderr, "numaplan: %.*s %s: a control character or a byte that is not UTF-8 in the directory: refused, "
-                        "since it may reach a drop-in\n",
+        fprintf(stderr,
+                "numaplan: %.*s %s: a control character or a byte that is not UTF-8 in the directory: refused, "
+                "since it may reach a drop-in\n",
                 (int) n, option, shown);
         return false;
 }
@@ -236,7 +237,10 @@ int cli_main(int argc, char **argv) {
 
         if (parse(&cl, argc, argv) < 0)
                 return EXIT_USAGE;
-        log_set_max_level(cl.verbosity < 0 ? LOG_ERR : cl.verbosity == 0 ? LOG_NOTICE : cl.verbosity == 1 ? LOG_INFO : LOG_DEBUG);
+        log_set_max_level(cl.verbosity < 0    ? LOG_ERR
+                          : cl.verbosity == 0 ? LOG_NOTICE
+                          : cl.verbosity == 1 ? LOG_INFO
+                                              : LOG_DEBUG);
         if (cl.want_version) {
                 printf("numaplan %s\n", NUMAPLAN_VERSION);
                 return EXIT_OK;

@@ -55,20 +55,21 @@ char *moved_summary(const struct migrate_stats *st, double seconds) {
                 strbuf_append(&b, ")");
         }
         if (st->pinned)
-                strbuf_printf(&b, "; the %" PRIu64 " pinned pages are held for DMA or I/O (an RDMA memory region, an "
+                strbuf_printf(&b,
+                              "; the %" PRIu64 " pinned pages are held for DMA or I/O (an RDMA memory region, an "
                               "io_uring buffer, a device driver's): the kernel does not move a pinned page, only a "
                               "restart of their process does, whose memory policy then places them",
                               st->pinned);
         if (st->kept)
-                strbuf_printf(&b, "; %" PRIu64 " pages off the plan left where they are, for the other units that map "
+                strbuf_printf(&b,
+                              "; %" PRIu64 " pages off the plan left where they are, for the other units that map "
                               "them (shared program code, or a file another replica reads)",
                               st->kept);
         return strbuf_steal(&b);
 }
 
 json_object *moved_json(const struct migrate_stats *st, double seconds) {
-        json_object *o = json_object_new_object(), *failed = json_object_new_object(),
-                    *why = json_object_new_object();
+        json_object *o = json_object_new_object(), *failed = json_object_new_object(), *why = json_object_new_object();
         uint64_t moved = migrate_moved(st);
 
         json_object_object_add(o, "pages", json_uint64(moved));

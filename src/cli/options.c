@@ -103,7 +103,7 @@ int verb_parse_options(const struct verb *v, int argc, char **argv, void *args) 
                 if (c == '?' || c == ':' || (li >= 0 && !long_name_exact(argv, longs[li].name))) {
                         /* optopt holds a short option's letter; a long option is in argv. */
                         char letter[3] = {'-', (char) optopt, 0};
-                        const char *name = c != '?' && c != ':' ? long_word(argv)
+                        const char *name = c != '?' && c != ':'         ? long_word(argv)
                                            : optopt > 0 && optopt < 256 ? letter
                                                                         : argv[optind - 1];
                         _cleanup_free_ char *hint = c == ':' ? NULL : verb_nearest_option(v, name);
@@ -136,8 +136,8 @@ int verb_parse_options(const struct verb *v, int argc, char **argv, void *args) 
 
 /* The global options dispatch takes, by name, for the nearest to a misspelt one. */
 static const char *const global_options[] = {"--sysfs-root", "--unit-dir", "--runtime-dir", "--generator-dir",
-                                             "--quiet", "--verbose", "--help", "--version", "--no-pager",
-                                             "--no-color"};
+                                             "--quiet",      "--verbose",  "--help",        "--version",
+                                             "--no-pager",   "--no-color"};
 
 char *verb_nearest_option(const struct verb *v, const char *word) {
         size_t n = ELEMENTSOF(global_options);

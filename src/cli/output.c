@@ -47,10 +47,10 @@ static void print_warning(const struct warning *first, const char *text, void *u
         if (c->quiet && s != SEVERITY_ERROR) /* -q: errors only */
                 return;
         _cleanup_free_ char *head = xasprintf("%s%s%s: %s%s: ", c->indent,
-                                             color_on(stdout, s == SEVERITY_ERROR     ? ANSI_RED
-                                                              : s == SEVERITY_WARNING ? ANSI_YELLOW
-                                                                                      : ""),
-                                             sev, code, s == SEVERITY_NOTICE ? "" : color_off(stdout));
+                                              color_on(stdout, s == SEVERITY_ERROR     ? ANSI_RED
+                                                               : s == SEVERITY_WARNING ? ANSI_YELLOW
+                                                                                       : ""),
+                                              sev, code, s == SEVERITY_NOTICE ? "" : color_off(stdout));
         size_t lead = strlen(c->indent) + (*c->indent ? 0 : strlen(sev) + 2);
         _cleanup_free_ char *more = xasprintf("%*s", (int) lead + 2, "");
         print_wrapped(stdout, head, strlen(c->indent) + strlen(sev) + strlen(code) + 4, text, more);

@@ -115,8 +115,8 @@ int prepare_nodes(const struct globals *g, const char *value, struct cpuset *ret
                 return verb_usage_error("prepare", "--nodes LIST is required: the nodes to move the pages to");
         _cleanup_free_ char *problem = nodes_problem(value, &nodes), *shown = name_escape(value);
         if (problem)
-                return verb_usage_error("prepare", "--nodes %s: %s (give node numbers, as NUMAMask= does: 1, 0-1)", shown,
-                                        problem);
+                return verb_usage_error("prepare", "--nodes %s: %s (give node numbers, as NUMAMask= does: 1, 0-1)",
+                                        shown, problem);
         _cleanup_root_ struct root *root = NULL;
         int r = root_open(g->sysfs_root, 0, &root);
         if (r < 0) {
@@ -132,8 +132,10 @@ int prepare_nodes(const struct globals *g, const char *value, struct cpuset *ret
                                         cpuset_count(&missing) > 1 ? "s" : "", m, h);
         }
         if (!drop_forbidden(root, &nodes))
-                return verb_usage_error("prepare", "--nodes %s: every node is GPU memory or NVM, where no replica's "
-                                        "pages go", shown);
+                return verb_usage_error("prepare",
+                                        "--nodes %s: every node is GPU memory or NVM, where no replica's "
+                                        "pages go",
+                                        shown);
         *ret = nodes;
         return EXIT_OK;
 }

@@ -41,7 +41,6 @@ static struct topology *read_adapters(struct root *root, char **items) {
         }
 }
 
-
 /* "ens1 (0000:42:00.0; RDMA rxe0)" for each pick, for the line that says what the start found. */
 static char *describe(const struct nic_pick *picks, size_t n) {
         struct strbuf b = {0};

@@ -15,16 +15,11 @@ struct apply_args {
 
 static const struct verb_option options[] = {
         VERB_CONFIG(struct apply_args),
-        VERB_FLAG("check", 0, struct apply_args, check,
-                  "change nothing; exit 1 when changes are pending"),
-        VERB_FLAG("diff", 0, struct apply_args, diff,
-                  "print a unified diff of every change"),
-        VERB_FLAG("runtime", 0, struct apply_args, runtime,
-                  "write under " UNIT_DIR_RUNTIME " (gone at reboot)"),
-        VERB_FLAG("no-reload", 0, struct apply_args, no_reload,
-                  "do not reload systemd"),
-        VERB_FLAG("restart", 0, struct apply_args, restart,
-                  "restart running replica units whose drop-in changed"),
+        VERB_FLAG("check", 0, struct apply_args, check, "change nothing; exit 1 when changes are pending"),
+        VERB_FLAG("diff", 0, struct apply_args, diff, "print a unified diff of every change"),
+        VERB_FLAG("runtime", 0, struct apply_args, runtime, "write under " UNIT_DIR_RUNTIME " (gone at reboot)"),
+        VERB_FLAG("no-reload", 0, struct apply_args, no_reload, "do not reload systemd"),
+        VERB_FLAG("restart", 0, struct apply_args, restart, "restart running replica units whose drop-in changed"),
         VERB_FLAG("json", 0, struct apply_args, json,
                   "{\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout"),
         VERB_FLAG("boot", 0, struct apply_args, boot,
@@ -69,7 +64,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 inputs_journal(&in, in.live);
         if (!plan_units_valid(in.plan))
                 return EXIT_USAGE;
-        struct deploy_options o = {.kind = DEPLOY_APPLY, .check = a->check, .reload = !a->no_reload, .restart = a->restart};
+        struct deploy_options o = {
+                .kind = DEPLOY_APPLY, .check = a->check, .reload = !a->no_reload, .restart = a->restart};
         r = deploy_run(&in, &o, &out);
         deploy_report(&out, &(struct report_options){.check = a->check, .diff = a->diff, .json = a->json});
         if (r == EXIT_OK || (a->check && r == EXIT_FAILED))
@@ -89,7 +85,8 @@ const struct verb verb_apply = {
         .description = "Write one drop-in per replica unit (" UNIT_DIR_PERSISTENT "/UNIT.d/50-numaplan.conf),\n"
                        "remove numaplan's drop-ins of replicas that left the configuration, and reload systemd\n"
                        "once if anything changed. All or nothing: a failed write restores every file. Once all\n"
-                       "is done, removes the marker the boot step creates as it starts (" STATE_RUNTIME_DIR "/" STATE_UNPLACED "),\n"
+                       "is done, removes the marker the boot step creates as it starts (" STATE_RUNTIME_DIR
+                       "/" STATE_UNPLACED "),\n"
                        "whose presence keeps the replicas from starting: the drop-ins assert it is not there.",
         .epilogue = "With numaplan-generator installed, the drop-ins are the generator's: apply checks the\n"
                     "plan, removes its own drop-ins, reloads (which runs the generator) and checks the result.\n"

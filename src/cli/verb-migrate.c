@@ -36,10 +36,8 @@ struct migrate_args {
 
 static const struct verb_option options[] = {
         VERB_CONFIG(struct migrate_args),
-        VERB_FLAG("dry-run", 0, struct migrate_args, dry_run,
-                  "only say what would move"),
-        VERB_FLAG("json", 0, struct migrate_args, json,
-                  "one JSON document on stdout (numaplan(8) lists its keys)"),
+        VERB_FLAG("dry-run", 0, struct migrate_args, dry_run, "only say what would move"),
+        VERB_FLAG("json", 0, struct migrate_args, json, "one JSON document on stdout (numaplan(8) lists its keys)"),
         {},
 };
 
@@ -100,8 +98,10 @@ static void own_pages(const struct inputs *in, struct unit_moves *v, size_t n, b
                 for (size_t k = 0; before && k < t[i].n_unread; k++) /* the counts below leave it out */
                         log_warning("%s: %s: %s unknown", t[i].unread[k].path, t[i].unread[k].error,
                                     page_source_lost(t[i].unread[k].source));
-                rp[i] = (struct replica_pages){.pages = &t[i], .processes = v[i].processes,
-                                               .n_processes = v[i].n_processes, .models = v[i].pl->conf->models};
+                rp[i] = (struct replica_pages){.pages = &t[i],
+                                               .processes = v[i].processes,
+                                               .n_processes = v[i].n_processes,
+                                               .models = v[i].pl->conf->models};
         }
         (void) replica_pages_split(in->root, rp, n);
         for (size_t i = 0; i < n; i++) {
@@ -199,8 +199,8 @@ static void print_text(const struct unit_moves *v, size_t n, bool dry) {
                 format_percent(want, sizeof(want), u->min_local_bp);
                 printf("%s: %s%s\n", u->pl->unit, dry ? "(dry run) would have " : "", what);
                 printf("  on node%s %s: %s of %" PRIu64 " pages before, %s of %" PRIu64 " after (min-local %s)%s%s\n",
-                       cpuset_count(&u->pl->nodes) > 1 ? "s" : "", nodes, before, u->before_total, after, u->after_total,
-                       want, u->error ? ": " : "", strempty(u->error));
+                       cpuset_count(&u->pl->nodes) > 1 ? "s" : "", nodes, before, u->before_total, after,
+                       u->after_total, want, u->error ? ": " : "", strempty(u->error));
         }
 }
 

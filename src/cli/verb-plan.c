@@ -151,62 +151,51 @@ static void print_nics(const struct inputs *in) {
         table_print(tab, stdout, "  ");
 }
 
-static void print_table(const struct inputs *in) {
-        static const char *const headers[] = {"replica", "unit", "accelerators", "nodes", "policy", "cpus", ">memory"};
-        static const char *const node_headers[] = {">node", ">usable", ">assigned", ">left", "replicas"};
-        const struct plan *p = in->plan;
-        _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
-        _cleanup_table_ struct table *nodes = table_new(node_headers, ELEMENTSOF(node_headers));
-        const char *sources = config_sources(in->config);
+/* A replica's row: its accelerators, nodes, policy, CPUs and memory (with its huge pages). */
+static void add_replica(struct table *tab, const struct inputs *in, const struct placement *pl) {
+        struct strbuf acc = {0};
+        char mem[FORMAT_BYTES_MAX];
+        _cleanup_free_ char *ns = cpuset_format(&pl->nodes), *cpus = cpuset_format(&pl->cpus);
 
-        /* With no file, `sources` already says "the built-in default". */
-        printf("plan from %s%s\n\n", sources,
-               !in->config->builtin_default ? ""
-               : in->config->files[0]     ? " (no replica section: the built-in default, one replica per compute "
-                                            "accelerator, or per node)"
-                                          : ": one replica per compute accelerator, or per node");
-        for (size_t i = 0; i < p->n_replicas; i++) {
-                const struct placement *pl = &p->replicas[i];
-                struct strbuf acc = {0};
-                char mem[FORMAT_BYTES_MAX];
-                _cleanup_free_ char *ns = cpuset_format(&pl->nodes), *cpus = cpuset_format(&pl->cpus);
-
-                for (size_t j = 0; j < pl->n_accels; j++) {
-                        const struct pci_device *a = &in->topology->accels[pl->accels[j]];
-                        strbuf_printf(&acc, "%s%s%s", j ? "," : "", a->pci, a->numa_node < 0 ? " (no node)" : "");
-                }
-                if (pl->memory)
-                        format_bytes(mem, sizeof(mem), pl->memory);
-                else
-                        snprintf(mem, sizeof(mem), "-"); /* unset: no memory = and no model */
-                uint64_t huge = 0;
-                for (size_t j = 0; j < pl->n_hugepages; j++)
-                        huge += pl->hugepages[j].pages * pl->hugepage_kb * 1024;
-                table_add(tab, pl->name);
-                table_add(tab, pl->unit);
-                table_add(tab, acc.len ? acc.s : "-");
-                table_addf(tab, "%s%s", ns, pl->extended ? " (extended)" : "");
-                table_add(tab, policy_to_string(pl->policy));
-                table_addf(tab, "%s%s", cpus, pl->cpu_affinity_numa ? " (numa)" : "");
-                if (huge) {
-                        char h[FORMAT_BYTES_MAX];
-                        format_bytes(h, sizeof(h), huge);
-                        table_addf(tab, "%s + %s huge", mem, h);
-                } else
-                        table_add(tab, mem);
-                strbuf_done(&acc);
+        for (size_t j = 0; j < pl->n_accels; j++) {
+                const struct pci_device *a = &in->topology->accels[pl->accels[j]];
+                strbuf_printf(&acc, "%s%s%s", j ? "," : "", a->pci, a->numa_node < 0 ? " (no node)" : "");
         }
-        if (p->n_replicas)
-                table_print(tab, stdout, NULL);
+        if (pl->memory)
+                format_bytes(mem, sizeof(mem), pl->memory);
         else
-                printf("no replicas: nothing to place\n");
+                snprintf(mem, sizeof(mem), "-"); /* unset: no memory = and no model */
+        uint64_t huge = 0;
+        for (size_t j = 0; j < pl->n_hugepages; j++)
+                huge += pl->hugepages[j].pages * pl->hugepage_kb * 1024;
+        table_add(tab, pl->name);
+        table_add(tab, pl->unit);
+        table_add(tab, acc.len ? acc.s : "-");
+        table_addf(tab, "%s%s", ns, pl->extended ? " (extended)" : "");
+        table_add(tab, policy_to_string(pl->policy));
+        table_addf(tab, "%s%s", cpus, pl->cpu_affinity_numa ? " (numa)" : "");
+        if (huge) {
+                char h[FORMAT_BYTES_MAX];
+                format_bytes(h, sizeof(h), huge);
+                table_addf(tab, "%s + %s huge", mem, h);
+        } else
+                table_add(tab, mem);
+        strbuf_done(&acc);
+}
+
+/* Each node's memory: usable, assigned, left, and the replicas there. */
+static void print_node_memory(const struct inputs *in) {
+        static const char *const node_headers[] = {">node", ">usable", ">assigned", ">left", "replicas"};
+        _cleanup_table_ struct table *nodes = table_new(node_headers, ELEMENTSOF(node_headers));
+        const struct plan *p = in->plan;
 
         for (size_t i = 0; i < p->n_nodes; i++) {
                 char u[FORMAT_BYTES_MAX], a[FORMAT_BYTES_MAX], l[FORMAT_BYTES_MAX];
                 struct strbuf names = {0};
                 format_bytes(u, sizeof(u), p->nodes[i].usable);
                 format_bytes(a, sizeof(a), p->nodes[i].assigned);
-                format_bytes(l, sizeof(l), p->nodes[i].usable > p->nodes[i].assigned ? p->nodes[i].usable - p->nodes[i].assigned : 0);
+                format_bytes(l, sizeof(l),
+                             p->nodes[i].usable > p->nodes[i].assigned ? p->nodes[i].usable - p->nodes[i].assigned : 0);
                 for (size_t j = 0; j < p->n_replicas; j++)
                         if (cpuset_isset(&p->replicas[j].nodes, p->nodes[i].id))
                                 strbuf_printf(&names, "%s%s", names.len ? " " : "", p->replicas[j].name);
@@ -221,10 +210,29 @@ static void print_table(const struct inputs *in) {
         snprintf(hr, sizeof(hr), "%u%%", in->config->headroom_bp / 100);
         printf("\nmemory per node (usable = MemTotal less %s headroom):\n", hr);
         table_print(nodes, stdout, "  ");
+}
+
+static void print_table(const struct inputs *in) {
+        static const char *const headers[] = {"replica", "unit", "accelerators", "nodes", "policy", "cpus", ">memory"};
+        const struct plan *p = in->plan;
+        _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
+        const char *sources = config_sources(in->config);
+
+        /* With no file, `sources` already says "the built-in default". */
+        printf("plan from %s%s\n\n", sources,
+               !in->config->builtin_default ? ""
+               : in->config->files[0]       ? " (no replica section: the built-in default, one replica per compute "
+                                              "accelerator, or per node)"
+                                            : ": one replica per compute accelerator, or per node");
+        for (size_t i = 0; i < p->n_replicas; i++)
+                add_replica(tab, in, &p->replicas[i]);
+        if (p->n_replicas)
+                table_print(tab, stdout, NULL);
+        else
+                printf("no replicas: nothing to place\n");
+        print_node_memory(in);
         print_nics(in);
-
         print_warnings(&in->warnings, "\n", NULL);
-
         for (size_t i = 0; i < p->n_replicas; i++) {
                 _cleanup_free_ char *path = dropin_path(in->unit_dir, p->replicas[i].unit),
                                     *text = dropin_render(in->topology, in->config, p, &p->replicas[i], &in->env);
@@ -239,8 +247,7 @@ struct plan_args {
 
 static const struct verb_option options[] = {
         VERB_CONFIG(struct plan_args),
-        VERB_FLAG("json", 0, struct plan_args, json,
-                  "one JSON document on stdout (numaplan(8) lists its keys)"),
+        VERB_FLAG("json", 0, struct plan_args, json, "one JSON document on stdout (numaplan(8) lists its keys)"),
         {},
 };
 

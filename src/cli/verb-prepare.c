@@ -33,14 +33,14 @@ static const struct verb_option options[] = {
                    "the replica's nodes, as in NUMAMask= (\"1\", \"0-1\")"),
         VERB_VALUE("copy-to", 0, struct prepare_args, copy_to, "DIR",
                    "instead, copy them to DIR<PATH> (model-copies = per-node), on a tmpfs\n"
-                           "bound to LIST mounted there, when the copy is missing or stale"),
+                   "bound to LIST mounted there, when the copy is missing or stale"),
         VERB_VALUE("copy-size", 0, struct prepare_args, copy_size, "SIZE",
                    "what that tmpfs must hold (every model copied there)"),
         VERB_VALUE("env-file", 0, struct prepare_args, env_file, "FILE",
                    "with --copy-to: write NUMAPLAN_MODEL=, the copy or the original, into FILE"),
         VERB_VALUE("nics", 0, struct prepare_args, nics, "LIST",
                    "the replica's network adapters, PCI addresses or interface names\n"
-                           "(nics =): write the variables naming them to its servers"),
+                   "(nics =): write the variables naming them to its servers"),
         VERB_VALUE("nics-env", 0, struct prepare_args, nics_env, "FILE",
                    "with --nics: the environment file to write them into"),
         VERB_FLAG("dry-run", 0, struct prepare_args, dry_run,
@@ -58,7 +58,9 @@ static int copy_as_user(const struct prepare_args *a, const struct cpuset *nodes
         bool as_user = r > 0;
 
         if (r >= 0) {
-                struct copy_tmpfs fs = {.nodes = nodes, .size = size, .uid = as_user ? u.uid : geteuid(),
+                struct copy_tmpfs fs = {.nodes = nodes,
+                                        .size = size,
+                                        .uid = as_user ? u.uid : geteuid(),
                                         .gid = as_user ? u.gid : getegid()};
                 r = copy_place_open(a->copy_to, &fs, a->dry_run, &place);
         }
@@ -77,19 +79,21 @@ static void copy_report(const struct prepare_args *a, const struct copy_stats *c
         format_bytes(bytes, sizeof(bytes), cs->bytes);
         _cleanup_free_ char *shown = name_escape(reads), *dir = name_escape(a->copy_to);
         _cleanup_free_ char *line = xasprintf(
-                "model copy in %s: %s%u file%s (%s) copied, %u up to date, %u link%s kept, in %.3f s; the server %s %s%s",
+                "model copy in %s: %s%u file%s (%s) copied, %u up to date, %u link%s kept, in %.3f s; the server %s "
+                "%s%s",
                 dir, a->dry_run ? "(dry run) would have " : "", cs->files, cs->files == 1 ? "" : "s", bytes, cs->fresh,
                 cs->links, cs->links == 1 ? "" : "s", t, a->dry_run ? "would read" : "reads", shown,
-                refused    ? " (the original: no copy, said above)"
+                refused       ? " (the original: no copy, said above)"
                 : cs->partial ? " (no whole copy of every model: each without one links to its original, said above)"
                               : "");
         bool sent = false, bad = refused || cs->partial;
         if (unit) {
-                char *fields[] = {xasprintf("NUMAPLAN_NODES=%s", a->nodes), xasprintf("NUMAPLAN_COPY_DIR=%s", a->copy_to),
+                char *fields[] = {xasprintf("NUMAPLAN_NODES=%s", a->nodes),
+                                  xasprintf("NUMAPLAN_COPY_DIR=%s", a->copy_to),
                                   xasprintf("NUMAPLAN_COPIED_BYTES=%" PRIu64, cs->bytes),
                                   xasprintf("NUMAPLAN_MODEL_READ=%s", reads), NULL};
-                sent = journal_event(JOURNAL_PREPARE, bad ? LOG_WARNING : LOG_INFO, unit, bad ? "partial" : "ok", fields,
-                                     "%s: %s", unit, line);
+                sent = journal_event(JOURNAL_PREPARE, bad ? LOG_WARNING : LOG_INFO, unit, bad ? "partial" : "ok",
+                                     fields, "%s: %s", unit, line);
                 for (size_t k = 0; k < ELEMENTSOF(fields); k++)
                         free(fields[k]);
         }
@@ -172,8 +176,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 _cleanup_free_ char *what = moved_summary(st, t);
                 format_bytes(cached, sizeof(cached), st->resident * st->page_size);
                 _cleanup_free_ char *line = xasprintf(
-                        "model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s", cached,
-                        st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
+                        "model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s",
+                        cached, st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
                         a->dry_run ? "(dry run) would have " : "", what);
                 bool partial = failed || migrate_failed(st), sent = false;
                 if (unit) {
@@ -210,7 +214,8 @@ const struct verb verb_prepare = {
         .args_size = sizeof(struct prepare_args),
         .max_args = -1,
         .run = run,
-        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE [--env-file FILE]] [--nics LIST --nics-env FILE] [--dry-run] [--] PATH...",
+        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE [--env-file FILE]] [--nics LIST "
+                 "--nics-env FILE] [--dry-run] [--] PATH...",
         .description = "Move the page cache of the files (and of every file under the directories) that sits\n"
                        "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
                        "server's own reads. The drop-in of a replica with model = runs this as root before the\n"

@@ -17,10 +17,8 @@ struct remove_args {
 static const struct verb_option options[] = {
         VERB_VALUE("config", 'c', struct remove_args, config, "FILE",
                    "check FILE (the configuration is not needed to remove)"),
-        VERB_FLAG("runtime", 0, struct remove_args, runtime,
-                  "the drop-ins under " UNIT_DIR_RUNTIME),
-        VERB_FLAG("no-reload", 0, struct remove_args, no_reload,
-                  "do not reload systemd"),
+        VERB_FLAG("runtime", 0, struct remove_args, runtime, "the drop-ins under " UNIT_DIR_RUNTIME),
+        VERB_FLAG("no-reload", 0, struct remove_args, no_reload, "do not reload systemd"),
         VERB_FLAG("json", 0, struct remove_args, json,
                   "{\"changed\": ..., \"units\": [{\"unit\", \"action\"}]} on stdout"),
         {},

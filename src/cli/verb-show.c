@@ -36,7 +36,8 @@ static void node_memory_json(const struct node_memory *m, json_object *o) {
         json_object_object_add(o, "memory_kind", json_string_or_null(kind));
         json_object_object_add(o, "accelerator", json_string_or_null(m->owner_pci));
         json_object_object_add(o, "memory_tier", m->tier >= 0 ? json_object_new_int(m->tier) : NULL);
-        json_object_object_add(o, "kernel_memory_tier", m->kernel_tier >= 0 ? json_object_new_int(m->kernel_tier) : NULL);
+        json_object_object_add(o, "kernel_memory_tier",
+                               m->kernel_tier >= 0 ? json_object_new_int(m->kernel_tier) : NULL);
         json_object_object_add(o, "bandwidth", read_write_json(m->read_bandwidth, m->write_bandwidth));
         json_object_object_add(o, "latency", read_write_json(m->read_latency, m->write_latency));
 }
@@ -73,7 +74,8 @@ static json_object *node_json(const struct topology *t, const struct node *n, co
         json_object_object_add(o, "memory_free_bytes", n->memory_known ? json_uint64(n->mem_free) : NULL);
         /* One object a row, not one a pair: a million at 1,024 nodes. */
         json_object_object_add(o, "distances", json_int_members(ids, n->distances, n->distances ? t->n_nodes : 0));
-        json_object_object_add(o, "kind", n->kind == NODE_KIND_UNKNOWN ? NULL : json_object_new_string(node_kind_to_string(n->kind)));
+        json_object_object_add(
+                o, "kind", n->kind == NODE_KIND_UNKNOWN ? NULL : json_object_new_string(node_kind_to_string(n->kind)));
         json_object_object_add(o, "cores", json_object_new_int((int) n->cores));
         json_object *hp = json_object_new_array();
         for (size_t j = 0; j < n->n_hugepages; j++) {
@@ -96,7 +98,8 @@ static bool node_of_accel(const struct topology *t, const struct node *n, const 
 
 /* A network adapter's interfaces, RDMA devices, and path to each compute accelerator. */
 static void nic_json(const struct topology *t, const struct pci_device *a, json_object *o) {
-        json_object *ifaces = json_object_new_array(), *rdma = json_object_new_array(), *dist = json_object_new_object();
+        json_object *ifaces = json_object_new_array(), *rdma = json_object_new_array(),
+                    *dist = json_object_new_object();
 
         for (size_t i = 0; i < a->n_ifaces; i++)
                 json_object_array_add(ifaces, json_object_new_string(a->ifaces[i].name));
@@ -286,7 +289,8 @@ static void print_json(const struct topology *t, const struct warnings *w, const
         json_object_object_add(o, "accelerators", devices_json(t, t->accels, t->n_accels, f));
         json_object_object_add(o, "nics", devices_json(t, t->nics, t->n_nics, f));
         json_object_object_add(o, "storage", devices_json(t, t->storage, t->n_storage, f));
-        json_object_object_add(o, "numa_balancing", t->numa_balancing >= 0 ? json_object_new_int(t->numa_balancing) : NULL);
+        json_object_object_add(o, "numa_balancing",
+                               t->numa_balancing >= 0 ? json_object_new_int(t->numa_balancing) : NULL);
         json_object_object_add(o, "transparent_hugepages", json_string_or_null(t->thp));
         json_object *host = host_tuning_json(t->tuning);
         json_object_object_add(host, "irqbalance", irqbalance_json(t->irqbalance));
@@ -347,8 +351,8 @@ static void print_empty_nodes(const struct topology *t) {
 }
 
 static void print_nodes(const struct topology *t, bool verbose) {
-        static const char *const headers[] = {">node", "kind", "cpus", ">cores", "socket", ">memory", ">free",
-                                              "memory kind", ">tier", "huge pages"};
+        static const char *const headers[] = {">node",   "kind",  "cpus",        ">cores", "socket",
+                                              ">memory", ">free", "memory kind", ">tier",  "huge pages"};
         _cleanup_table_ struct table *tab = table_new(headers, ELEMENTSOF(headers));
         unsigned cores = 0;
 
@@ -379,8 +383,8 @@ static void print_nodes(const struct topology *t, bool verbose) {
         }
 
         _cleanup_free_ char *online = cpuset_format(&t->online_cpus);
-        printf("%zu NUMA node%s, %u CPUs online (%s), %u physical cores%s\n\n", t->n_nodes,
-               t->n_nodes == 1 ? "" : "s", cpuset_count(&t->online_cpus), online, cores,
+        printf("%zu NUMA node%s, %u CPUs online (%s), %u physical cores%s\n\n", t->n_nodes, t->n_nodes == 1 ? "" : "s",
+               cpuset_count(&t->online_cpus), online, cores,
                t->has_node_dirs      ? ""
                : t->nodes_unreadable ? "; the NUMA nodes are unknown (warnings)"
                                      : "; no NUMA in this kernel");
@@ -487,8 +491,8 @@ static void print_devices(const char *title, const char *none, const struct pci_
                           const struct filter *f) {
         static const char *const accel_headers[] = {"pci",     ">node",  "from", "local cpus", "class",
                                                     "compute", ">index", "link", "mrrs/mps",   "name"};
-        static const char *const nic_headers[] = {"pci",  ">node", "from",     "local cpus", "class", "interface",
-                                                  "rdma", "link", "mrrs/mps", "name"};
+        static const char *const nic_headers[] = {"pci",       ">node", "from", "local cpus", "class",
+                                                  "interface", "rdma",  "link", "mrrs/mps",   "name"};
         static const char *const other_headers[] = {"pci", ">node", "from", "local cpus", "class", "interface", "name"};
         bool accels = n > 0 && v[0].kind == PCI_ACCELERATOR, links = n > 0 && v[0].kind != PCI_STORAGE;
         _cleanup_table_ struct table *tab = accels  ? table_new(accel_headers, ELEMENTSOF(accel_headers))
@@ -622,14 +626,18 @@ static void print_irqs(const struct topology *t, const struct filter *f) {
         if (t->irqbalance > 0)
                 printf("\ninterrupts (irqbalance runs, pid %d):\n", t->irqbalance);
         else
-                printf("\ninterrupts (%s):\n", t->irqbalance < 0 ? "irqbalance does not run" : "whether irqbalance runs is unknown");
+                printf("\ninterrupts (%s):\n",
+                       t->irqbalance < 0 ? "irqbalance does not run" : "whether irqbalance runs is unknown");
         table_print(tab, stdout, "  ");
 }
 
 static void print_settings(const struct topology *t) {
         _cleanup_free_ char *thp = t->thp ? name_escape(t->thp) : NULL; /* the capture's word */
         printf("\nNUMA balancing: %s; transparent huge pages: %s\n",
-               t->numa_balancing < 0 ? "unknown" : t->numa_balancing == 0 ? "off" : (t->numa_balancing & 1) ? "on" : "memory tiering only",
+               t->numa_balancing < 0     ? "unknown"
+               : t->numa_balancing == 0  ? "off"
+               : (t->numa_balancing & 1) ? "on"
+                                         : "memory tiering only",
                thp ? thp : "unknown");
 }
 
@@ -703,11 +711,10 @@ struct show_args {
 
 static const struct verb_option options[] = {
         VERB_CONFIG(struct show_args),
-        VERB_FLAG("json", 0, struct show_args, json,
-                  "one JSON document on stdout (numaplan(8) lists its keys)"),
+        VERB_FLAG("json", 0, struct show_args, json, "one JSON document on stdout (numaplan(8) lists its keys)"),
         VERB_FLAG("matrix", 0, struct show_args, matrix,
                   "how accelerators and network adapters reach each other (PIX, PXB,\n"
-                           "PHB, NODE, SYS, as nvidia-smi topo -m says it), from sysfs's PCI paths"),
+                  "PHB, NODE, SYS, as nvidia-smi topo -m says it), from sysfs's PCI paths"),
         {},
 };
 
@@ -731,8 +738,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 log_warning("configuration not used: accelerator-nodes left out");
         /* --json holds everything, the matrix too; the matrix alone needs neither tuning nor
          * interrupts. */
-        int r = inputs_host(g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix && !a->json ? 0 : INPUTS_TUNING | INPUTS_IRQS),
-                            c, &in);
+        int r = inputs_host(
+                g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix && !a->json ? 0 : INPUTS_TUNING | INPUTS_IRQS), c, &in);
         if (r == EXIT_ENV)
                 return r;
 
@@ -754,8 +761,9 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 print_distances(t, verbose);
                 print_settings(t);
                 host_tuning_print(t->tuning);
-                print_devices("accelerators", "none (no PCI display, 3D, processing accelerator or co-processor devices)",
-                              t->accels, t->n_accels, &f);
+                print_devices("accelerators",
+                              "none (no PCI display, 3D, processing accelerator or co-processor devices)", t->accels,
+                              t->n_accels, &f);
                 print_gpu_memory(t, &f);
                 if (t->n_nics || f.n == 0)
                         print_devices("network adapters", "none", t->nics, t->n_nics, &f);

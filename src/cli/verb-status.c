@@ -29,15 +29,14 @@ struct status_args {
 
 static const struct verb_option options[] = {
         VERB_CONFIG(struct status_args),
-        VERB_FLAG("json", 0, struct status_args, json,
-                  "one JSON document on stdout"),
+        VERB_FLAG("json", 0, struct status_args, json, "one JSON document on stdout"),
         {},
 };
 
 struct row {
         const struct placement *pl;
         struct unit_status s;
-        const char *dropin; /* "in effect", "not loaded", "masked", "stale", "missing" */
+        const char *dropin;  /* "in effect", "not loaded", "masked", "stale", "missing" */
         bool started_before; /* active since before the drop-in was written */
         bool ok;
 };
@@ -191,7 +190,8 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         }
         bool interrupted = changeset_interrupted(in.unit_dir), all = !interrupted;
         if (interrupted)
-                log_warning("an apply was interrupted midway (%s/" CHANGESET_JOURNAL "): run numaplan apply to finish it",
+                log_warning("an apply was interrupted midway (%s/" CHANGESET_JOURNAL
+                            "): run numaplan apply to finish it",
                             in.unit_dir);
         _cleanup_(boot_done) struct boot boot = {.blocked = !in.generator && access(in.state.unplaced, F_OK) == 0};
         boot_step_find(in.unit_dir, in.system_dirs, in.generator, &boot.step);

@@ -60,7 +60,6 @@ static json_object *container_json(const struct container_facts *cf) {
         return o;
 }
 
-
 static json_object *own_pages_json(const struct page_tally *t, const struct cpuset *planned) {
         uint64_t *own = xmalloc0(NUMA_NODES_MAX * sizeof(*own));
         for (int n = 0; n < NUMA_NODES_MAX; n++)
@@ -83,8 +82,9 @@ static void held_json(json_object *pages, const struct page_tally *t, const stru
         json_object_object_add(locked, "planned", json_uint64(page_tally_on(t->locked, planned)));
         json_object_object_add(locked, "mappings_size", json_uint64(h->locked_size));
         json_object_object_add(locked, "beyond_mappings", json_uint64(h->locked_unmapped));
-        json_object_object_add(locked, "complete", json_object_new_boolean(!page_tally_unread_of(t, PAGE_SOURCE_STATUS) &&
-                                                                           !page_tally_unread_of(t, PAGE_SOURCE_SMAPS)));
+        json_object_object_add(locked, "complete",
+                               json_object_new_boolean(!page_tally_unread_of(t, PAGE_SOURCE_STATUS) &&
+                                                       !page_tally_unread_of(t, PAGE_SOURCE_SMAPS)));
         json_object_object_add(pages, "locked", locked);
         uint64_t unlisted = h->vm_pinned > h->pinned_listed ? h->vm_pinned - h->pinned_listed : 0;
         json_object_object_add(pinned, "vm_pinned", json_uint64(h->vm_pinned));
@@ -92,9 +92,10 @@ static void held_json(json_object *pages, const struct page_tally *t, const stru
         json_object_object_add(pinned, "by_node", json_by_node(t->pin_mapped, NUMA_NODES_MAX));
         json_object_object_add(pinned, "off_plan", json_uint64(h->pinned_off_plan));
         json_object_object_add(pinned, "unlisted", json_uint64(unlisted));
-        json_object_object_add(pinned, "complete", json_object_new_boolean(!page_tally_unread_of(t, PAGE_SOURCE_STATUS) &&
-                                                                           !page_tally_unread_of(t, PAGE_SOURCE_SMAPS) &&
-                                                                           !page_tally_unread_of(t, PAGE_SOURCE_FDINFO)));
+        json_object_object_add(pinned, "complete",
+                               json_object_new_boolean(!page_tally_unread_of(t, PAGE_SOURCE_STATUS) &&
+                                                       !page_tally_unread_of(t, PAGE_SOURCE_SMAPS) &&
+                                                       !page_tally_unread_of(t, PAGE_SOURCE_FDINFO)));
         json_object_object_add(pages, "pinned", pinned);
         json_object *unread = json_object_new_array();
         for (size_t i = 0; i < t->n_unread; i++) {
@@ -146,8 +147,7 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                         json_object_array_add(checks, c);
                 }
                 json_object_object_add(pages, "by_node", json_by_node(u->pages.total, NUMA_NODES_MAX));
-                json_object_object_add(pages, "planned",
-                                       json_uint64(page_tally_on(u->pages.total, &u->pl->nodes)));
+                json_object_object_add(pages, "planned", json_uint64(page_tally_on(u->pages.total, &u->pl->nodes)));
                 json_object_object_add(pages, "total", json_uint64(page_tally_sum(u->pages.total)));
                 json_object_object_add(pages, "anon", json_by_node(u->pages.anon, NUMA_NODES_MAX));
                 json_object_object_add(pages, "file", json_by_node(u->pages.file, NUMA_NODES_MAX));
@@ -250,8 +250,8 @@ static void print_summary(const struct unit_report *u, size_t i) {
         const char *rest = strchr(u->summary, ':');
         size_t n = rest ? (size_t) (rest - u->summary) + 1 : strlen(u->summary);
         _cleanup_free_ char *head = xasprintf("%s%s: %s%.*s%s%s", i ? "\n" : "", u->pl->unit,
-                                             color_on(stdout, u->ok ? ANSI_GREEN : ANSI_RED), (int) n, u->summary,
-                                             color_off(stdout), rest && rest[1] ? " " : "");
+                                              color_on(stdout, u->ok ? ANSI_GREEN : ANSI_RED), (int) n, u->summary,
+                                              color_off(stdout), rest && rest[1] ? " " : "");
         print_wrapped(stdout, head, strlen(u->pl->unit) + 2 + n + 1, rest && rest[1] ? rest + 2 : "", "  ");
 }
 
@@ -271,7 +271,8 @@ static void print_table(const struct unit_report *reports, size_t n) {
                 }
                 table_print(t, stdout, "  ");
                 for (unsigned c = 0; c < N_CHECKS; c++)
-                        if (u->checks[c].detail && (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY || c == CHECK_IRQ_LOCALITY))
+                        if (u->checks[c].detail &&
+                            (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY || c == CHECK_IRQ_LOCALITY))
                                 printf("  %s: %s\n", check_name(c), u->checks[c].detail);
                 print_shared(&u->pages);
                 _cleanup_free_ char *held = held_report(&u->pages);
@@ -305,8 +306,8 @@ static void journal_verdicts(const struct unit_report *reports, size_t n) {
                         failed.len ? xasprintf("NUMAPLAN_FAILED_CHECKS=%s", failed.s) : NULL,
                         NULL,
                 };
-                journal_event(JOURNAL_VERIFY, u->ok ? LOG_INFO : LOG_WARNING, u->pl->unit, u->ok ? "ok" : "failed", fields,
-                              "%s: %s", u->pl->unit, u->summary);
+                journal_event(JOURNAL_VERIFY, u->ok ? LOG_INFO : LOG_WARNING, u->pl->unit, u->ok ? "ok" : "failed",
+                              fields, "%s: %s", u->pl->unit, u->summary);
                 for (size_t k = 0; k < ELEMENTSOF(fields); k++)
                         free(fields[k]);
                 strbuf_done(&failed);
@@ -325,9 +326,11 @@ static int write_metrics(const char *path, const struct inputs *in, const struct
                          const struct run_start *start, int r) {
         bool success = r == EXIT_OK || r == EXIT_FAILED;
         struct metrics_unit *units = xmalloc0((n + 1) * sizeof(*units));
-        struct metrics_run run = {.success = success, .timestamp_s = start->realtime_s,
+        struct metrics_run run = {.success = success,
+                                  .timestamp_s = start->realtime_s,
                                   .duration_s = now_monotonic_s() - start->monotonic_s,
-                                  .host = in ? in->topology : NULL, .warnings = in ? &in->warnings : NULL};
+                                  .host = in ? in->topology : NULL,
+                                  .warnings = in ? &in->warnings : NULL};
 
         for (size_t i = 0; success && i < n; i++)
                 units[i] = (struct metrics_unit){
@@ -354,15 +357,12 @@ struct verify_args {
 
 static const struct verb_option options[] = {
         VERB_CONFIG(struct verify_args),
-        VERB_FLAG("no-warmup", 0, struct verify_args, no_warmup,
-                  "do not send the warm-up request"),
-        VERB_FLAG("json", 0, struct verify_args, json,
-                  "one JSON document on stdout (numaplan(8) lists its keys)"),
-        VERB_FLAG("tap", 0, struct verify_args, tap,
-                  "one TAP test point per check, for CI pipelines"),
+        VERB_FLAG("no-warmup", 0, struct verify_args, no_warmup, "do not send the warm-up request"),
+        VERB_FLAG("json", 0, struct verify_args, json, "one JSON document on stdout (numaplan(8) lists its keys)"),
+        VERB_FLAG("tap", 0, struct verify_args, tap, "one TAP test point per check, for CI pipelines"),
         VERB_VALUE("metrics", 0, struct verify_args, metrics, "FILE",
                    "also write the verdict for Prometheus (node_exporter's textfile\n"
-                           "collector) to FILE, replaced atomically"),
+                   "collector) to FILE, replaced atomically"),
         {},
 };
 

@@ -22,11 +22,14 @@ struct verb_option {
         const char *arg;  /* the value's name in --help ("FILE"); NULL for a flag */
         const char *help; /* what it does; '\n' starts a line of its own, indented below the first */
 };
-#define VERB_FLAG(name, short_name, type, field, help) {name, short_name, false, offsetof(type, field), NULL, help}
-#define VERB_VALUE(name, short_name, type, field, arg, help) {name, short_name, true, offsetof(type, field), arg, help}
+#define VERB_FLAG(name, short_name, type, field, help) \
+        { name, short_name, false, offsetof(type, field), NULL, help }
+#define VERB_VALUE(name, short_name, type, field, arg, help) \
+        { name, short_name, true, offsetof(type, field), arg, help }
 /* -c FILE, as every verb that reads the configuration takes it (into `type`'s `config`). */
 #define VERB_CONFIG(type) \
-        VERB_VALUE("config", 'c', type, config, "FILE", "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/")
+        VERB_VALUE("config", 'c', type, config, "FILE", \
+                   "read FILE instead of " CONFIG_FILE " and " CONFIG_DROPIN_DIR "/")
 
 struct verb {
         const char *name;
@@ -39,7 +42,7 @@ struct verb {
          * them (after a blank line, or with `epilogue_tight` right under them). */
         const char *usage, *description, *epilogue;
         bool epilogue_tight;
-        bool pages; /* its answer goes through a pager on a terminal (cli/dispatch.c) */
+        bool pages;    /* its answer goes through a pager on a terminal (cli/dispatch.c) */
         unsigned rank; /* where --help lists it: lower first */
 };
 

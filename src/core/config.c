@@ -29,10 +29,10 @@ struct parse_ctx {
         const char *text, *end; /* what is left to read */
         unsigned line;          /* where the logical line being parsed starts */
         unsigned read;          /* the file's lines read so far */
-        struct error_at *err;  /* every error found, in the order found */
-        unsigned n_failed;     /* how many */
-        bool line_failed;      /* the logical line being parsed has one: one a line is said */
-        bool stop;             /* a NUL byte: not a text file, read no further */
+        struct error_at *err;   /* every error found, in the order found */
+        unsigned n_failed;      /* how many */
+        bool line_failed;       /* the logical line being parsed has one: one a line is said */
+        bool stop;              /* a NUL byte: not a text file, read no further */
         unsigned first_refused; /* inih's number of the first line the handler refused, or 0 */
 
         enum section section;
@@ -247,9 +247,10 @@ static int value_hugepages(struct parse_ctx *ctx, const char *key, const char *v
 
         if (colon) {
                 *colon = 0;
-                if (parse_size(colon + 1, &page) < 0 || page < 4096 || (page & (page - 1)) || page > (UINT64_C(16) << 30))
-                        return fail(ctx, "bad %s '%s': the page size after ':' must be a power of two such as 2M or 1G", key,
-                                    value);
+                if (parse_size(colon + 1, &page) < 0 || page < 4096 || (page & (page - 1)) ||
+                    page > (UINT64_C(16) << 30))
+                        return fail(ctx, "bad %s '%s': the page size after ':' must be a power of two such as 2M or 1G",
+                                    key, value);
         }
         struct hugepages_want *want = dst;
         uint64_t bytes;
@@ -278,8 +279,10 @@ static int value_container(struct parse_ctx *ctx, const char *key, const char *v
                 if (startswith(p, "%i"))
                         p++;
                 else if (!word && !(p > value && strchr("_.-", *p)))
-                        return fail(ctx, "bad %s '%s': a container name is letters, digits and '_.-', not starting with "
-                            "'_.-'", key, value);
+                        return fail(ctx,
+                                    "bad %s '%s': a container name is letters, digits and '_.-', not starting with "
+                                    "'_.-'",
+                                    key, value);
         }
         if (!*value || strlen(value) > 128)
                 return fail(ctx, "bad %s '%s': expected the container's name (docker run --name NAME)", key, value);
@@ -300,8 +303,8 @@ static int value_unit(struct parse_ctx *ctx, const char *key, const char *value_
                 /* Check the name an instance will have before any path is built from it. */
                 _cleanup_free_ char *inst = unit_template_instance(value, "0");
                 if (!unit_name_is_valid_service(inst, &why))
-                        return fail(ctx, "%s '%s' is not a valid service name: its instance '%s' %s", key, value,
-                                    inst, why);
+                        return fail(ctx, "%s '%s' is not a valid service name: its instance '%s' %s", key, value, inst,
+                                    why);
         } else if (!unit_name_is_valid_service(value, &why))
                 return fail(ctx, "%s '%s' is not a valid service name: it %s", key, value, why);
         return value_string(ctx, key, value, dst);
@@ -525,13 +528,14 @@ struct config_key_info *config_keys(size_t *ret_n) {
         size_t n = 0;
 
         for (size_t i = 0; i < _NUMAPLAN_KEY_MAX; i++)
-                keys[n++] = (struct config_key_info){"numaplan", numaplan_items[i].name, numaplan_items[i].default_value};
+                keys[n++] =
+                        (struct config_key_info){"numaplan", numaplan_items[i].name, numaplan_items[i].default_value};
         for (unsigned in = IN_REPLICA; in <= IN_TEMPLATE; in <<= 1)
                 for (size_t i = 0; i < _REPLICA_KEY_MAX; i++)
                         if (replica_items[i].sections & in)
-                                keys[n++] = (struct config_key_info){in == IN_REPLICA ? "replica" : "replicas",
-                                                                     replica_items[i].name,
-                                                                     replica_items[i].default_value};
+                                keys[n++] =
+                                        (struct config_key_info){in == IN_REPLICA ? "replica" : "replicas",
+                                                                 replica_items[i].name, replica_items[i].default_value};
         *ret_n = n;
         return keys;
 }
@@ -684,7 +688,8 @@ static void section_header(struct parse_ctx *ctx, const char *line) {
         if (n < 1 || (!streq(kind, "replica") && !streq(kind, "replicas"))) {
                 static const char *const kinds[] = {"numaplan", "replica", "replicas"};
                 _cleanup_free_ char *hint = suggest(kind, kinds, ELEMENTSOF(kinds));
-                fail(ctx, "unknown section [%s]%s: expected [numaplan], [replica NAME] or [replicas NAME]", inner, hint);
+                fail(ctx, "unknown section [%s]%s: expected [numaplan], [replica NAME] or [replicas NAME]", inner,
+                     hint);
                 return;
         }
         if (n != 2 || !valid_name(name)) {
@@ -722,8 +727,9 @@ static bool line_is_safe(struct parse_ctx *ctx, const char *line) {
                 return true;
         char byte[2] = {*bad, 0};
         _cleanup_free_ char *shown = name_escape(byte);
-        fail(ctx, "a control character or a byte that is not UTF-8 (%s) at column %zu: only a comment may hold one, "
-                  "since a value may reach a drop-in, where systemd would end the line there or ignore the line",
+        fail(ctx,
+             "a control character or a byte that is not UTF-8 (%s) at column %zu: only a comment may hold one, "
+             "since a value may reach a drop-in, where systemd would end the line there or ignore the line",
              shown, (size_t) (bad - body) + 1);
         return false;
 }
@@ -950,10 +956,11 @@ int config_finish(struct config *c, struct error_at *err) {
                         ret = error_at_add(err, r->at, "[%s %s] has no unit", r->is_template ? "replicas" : "replica",
                                            r->name);
                 else if (r->model_copies != MODEL_COPIES_NONE && !r->models)
-                        ret = error_at_add(err, r->key_at[REPLICA_MODEL_COPIES],
-                                           "model-copies = per-node copies the model, and [%s %s] names none: add model "
-                                           "= PATH",
-                                           r->is_template ? "replicas" : "replica", r->name);
+                        ret = error_at_add(
+                                err, r->key_at[REPLICA_MODEL_COPIES],
+                                "model-copies = per-node copies the model, and [%s %s] names none: add model "
+                                "= PATH",
+                                r->is_template ? "replicas" : "replica", r->name);
         }
         if (c->n_replicas == 0)
                 add_default(c);

@@ -33,42 +33,42 @@ struct nics_choice {
 };
 
 /* The keys of [numaplan]: X(ID, name, parser, field of struct config, default). */
-#define NUMAPLAN_KEYS(X)                                                                       \
-        X(HEADROOM, "headroom", headroom, headroom_bp, "10%")                                  \
-        X(RESERVE_CPUS, "reserve-cpus", cpu_list, reserve_cpus, "none")                        \
-        X(POLICY, "policy", policy, policy, "auto")                                            \
-        X(VISIBLE_DEVICES, "visible-devices", boolean, visible_devices, "yes")                 \
-        X(MIN_LOCAL, "min-local", percent, min_local_bp, "95%")                                \
-        X(WARMUP_TIMEOUT, "warmup-timeout", duration, warmup_timeout_ms, "120s")               \
-        X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none")                  \
-        X(NICS, "nics", nics, nics, "auto")                                                      \
-        X(IRQ_AFFINITY, "irq-affinity", boolean, irq_affinity, "no")                             \
+#define NUMAPLAN_KEYS(X) \
+        X(HEADROOM, "headroom", headroom, headroom_bp, "10%") \
+        X(RESERVE_CPUS, "reserve-cpus", cpu_list, reserve_cpus, "none") \
+        X(POLICY, "policy", policy, policy, "auto") \
+        X(VISIBLE_DEVICES, "visible-devices", boolean, visible_devices, "yes") \
+        X(MIN_LOCAL, "min-local", percent, min_local_bp, "95%") \
+        X(WARMUP_TIMEOUT, "warmup-timeout", duration, warmup_timeout_ms, "120s") \
+        X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none") \
+        X(NICS, "nics", nics, nics, "auto") \
+        X(IRQ_AFFINITY, "irq-affinity", boolean, irq_affinity, "no") \
         X(MEMORY_TIERS, "memory-tiers", memory_tiers, memory_tiers, "local")
 
 /* The keys of [replica NAME] and [replicas NAME]: X(ID, name, sections, parser, field of struct
  * replica_conf, default). A NULL default leaves the key unset: required (unit), taken from
  * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics, irq-affinity, memory-tiers), or derived
  * (memory). */
-#define REPLICA_KEYS(X)                                                                        \
-        X(UNIT, "unit", IN_BOTH, unit, unit, NULL)                                             \
-        X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accelerators, "none")        \
-        X(PER, "per", IN_TEMPLATE, per, per, "accelerator")                                    \
-        X(MEMORY, "memory", IN_BOTH, size, memory, NULL)                                       \
-        X(MODEL, "model", IN_BOTH, paths, models, NULL)                                        \
-        X(MODEL_COPIES, "model-copies", IN_BOTH, model_copies, model_copies, "none")           \
-        X(POLICY, "policy", IN_BOTH, policy, policy, NULL)                                     \
-        X(CPUS, "cpus", IN_BOTH, cpus, cores, "node")                                          \
-        X(MEMORY_NODES, "memory-nodes", IN_BOTH, node_list, memory_nodes, "none")              \
-        X(VISIBLE_DEVICES, "visible-devices", IN_BOTH, boolean, visible_devices, NULL)         \
-        X(WARMUP_URL, "warmup-url", IN_BOTH, url, warmup_url, NULL)                            \
-        X(WARMUP_BODY, "warmup-body", IN_BOTH, string, warmup_body, "{}")                      \
-        X(WARMUP_TIMEOUT, "warmup-timeout", IN_BOTH, duration, warmup_timeout_ms, NULL)        \
-        X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL)                        \
-        X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages, NULL)                         \
-        X(CONTAINER, "container", IN_BOTH, container, container, NULL)                         \
-        X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no")                                    \
-        X(NICS, "nics", IN_BOTH, nics, nics, NULL)                                             \
-        X(IRQ_AFFINITY, "irq-affinity", IN_BOTH, boolean, irq_affinity, NULL)                  \
+#define REPLICA_KEYS(X) \
+        X(UNIT, "unit", IN_BOTH, unit, unit, NULL) \
+        X(ACCELERATORS, "accelerators", IN_REPLICA, accelerators, accelerators, "none") \
+        X(PER, "per", IN_TEMPLATE, per, per, "accelerator") \
+        X(MEMORY, "memory", IN_BOTH, size, memory, NULL) \
+        X(MODEL, "model", IN_BOTH, paths, models, NULL) \
+        X(MODEL_COPIES, "model-copies", IN_BOTH, model_copies, model_copies, "none") \
+        X(POLICY, "policy", IN_BOTH, policy, policy, NULL) \
+        X(CPUS, "cpus", IN_BOTH, cpus, cores, "node") \
+        X(MEMORY_NODES, "memory-nodes", IN_BOTH, node_list, memory_nodes, "none") \
+        X(VISIBLE_DEVICES, "visible-devices", IN_BOTH, boolean, visible_devices, NULL) \
+        X(WARMUP_URL, "warmup-url", IN_BOTH, url, warmup_url, NULL) \
+        X(WARMUP_BODY, "warmup-body", IN_BOTH, string, warmup_body, "{}") \
+        X(WARMUP_TIMEOUT, "warmup-timeout", IN_BOTH, duration, warmup_timeout_ms, NULL) \
+        X(MIN_LOCAL, "min-local", IN_BOTH, percent, min_local_bp, NULL) \
+        X(HUGEPAGES, "hugepages", IN_BOTH, hugepages, hugepages, NULL) \
+        X(CONTAINER, "container", IN_BOTH, container, container, NULL) \
+        X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no") \
+        X(NICS, "nics", IN_BOTH, nics, nics, NULL) \
+        X(IRQ_AFFINITY, "irq-affinity", IN_BOTH, boolean, irq_affinity, NULL) \
         X(MEMORY_TIERS, "memory-tiers", IN_BOTH, memory_tiers, memory_tiers, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
@@ -83,30 +83,30 @@ enum replica_key { REPLICA_KEYS(CONFIG_KEY_ENUM) _REPLICA_KEY_MAX };
 struct replica_conf {
         char *name;
         bool is_template;
-        bool broken;                       /* an error was said in it: checked no further */
-        struct where at;                   /* the section header */
+        bool broken;                           /* an error was said in it: checked no further */
+        struct where at;                       /* the section header */
         struct where key_at[_REPLICA_KEY_MAX]; /* where each key was set; .file NULL when not */
 
         char *unit; /* templates: contains %i */
         enum per per;
         struct accelerator_choice {
                 enum accel_mode mode;
-                char **pci;     /* ACCEL_LIST: canonical "dddd:bb:dd.f" */
+                char **pci; /* ACCEL_LIST: canonical "dddd:bb:dd.f" */
                 size_t n;
                 unsigned count; /* ACCEL_COUNT: accelerators = count:N */
         } accelerators;
         uint64_t memory;
-        char **models;        /* files or directories, absolute; NULL-terminated, or NULL */
-        uint64_t model_bytes; /* their size, all files of the directories (host/config-files.c) */
-        uint64_t model_copy_bytes; /* the same in whole pages: what a copy of them takes in a tmpfs */
-        char *model_warning;       /* host/config-files.c: its model is missing or empty (model-missing) */
+        char **models;                  /* files or directories, absolute; NULL-terminated, or NULL */
+        uint64_t model_bytes;           /* their size, all files of the directories (host/config-files.c) */
+        uint64_t model_copy_bytes;      /* the same in whole pages: what a copy of them takes in a tmpfs */
+        char *model_warning;            /* host/config-files.c: its model is missing or empty (model-missing) */
         enum model_copies model_copies; /* per-node: each node of its replicas holds its own copy */
         struct hugepages_want {
                 uint64_t bytes;   /* hugepages = SIZE[:PAGESIZE]: a pool of this much */
                 uint64_t page_kb; /* of pages this size; 0: the system's default */
         } hugepages;
         enum policy policy;
-        unsigned cores; /* cpus = cores:N; 0 for cpus = node */
+        unsigned cores;             /* cpus = cores:N; 0 for cpus = node */
         struct cpuset memory_nodes; /* added to the mask on request (PLACEMENT rule 6) */
         bool visible_devices;
         char *warmup_url, *warmup_body;
@@ -115,7 +115,7 @@ struct replica_conf {
         char *container; /* the container the unit's client starts (docker run --name); may hold %i */
         bool openmp;     /* set OMP_NUM_THREADS, OMP_PROC_BIND and OMP_PLACES for its CPUs */
         struct nics_choice nics;
-        bool irq_affinity; /* apply steers its devices' interrupts to its CPUs */
+        bool irq_affinity;     /* apply steers its devices' interrupts to its CPUs */
         unsigned memory_tiers; /* TIERS_* */
 };
 
@@ -126,8 +126,8 @@ struct accel_override {
 };
 
 struct config {
-        char **files; /* read, in order; NULL-terminated */
-        char *sources; /* what config_sources() returns: said in every drop-in, so made once */
+        char **files;         /* read, in order; NULL-terminated */
+        char *sources;        /* what config_sources() returns: said in every drop-in, so made once */
         bool builtin_default; /* no replica sections anywhere: the built-in default template */
         struct where key_at[_NUMAPLAN_KEY_MAX];
 
@@ -223,7 +223,8 @@ static inline unsigned replica_memory_tiers(const struct config *c, const struct
 }
 /* The line that set a replica's memory-tiers: its own, else [numaplan]'s (NULL file: the default). */
 static inline struct where replica_memory_tiers_where(const struct config *c, const struct replica_conf *r) {
-        return replica_has(r, REPLICA_MEMORY_TIERS) ? r->key_at[REPLICA_MEMORY_TIERS] : c->key_at[NUMAPLAN_MEMORY_TIERS];
+        return replica_has(r, REPLICA_MEMORY_TIERS) ? r->key_at[REPLICA_MEMORY_TIERS]
+                                                    : c->key_at[NUMAPLAN_MEMORY_TIERS];
 }
 /* "local", "local+cxl", "local+hbm" or "local+cxl+hbm". */
 const char *memory_tiers_to_string(unsigned tiers);

@@ -155,11 +155,10 @@ static void header(struct strbuf *b, const struct config *c) {
         strbuf_join(b, DROPIN_HEADER " from ", config_sources(c), ". Do not edit: run numaplan apply.\n");
 }
 
-char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
-                    const struct placement *pl, const struct dropin_env *env) {
+char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p, const struct placement *pl,
+                    const struct dropin_env *env) {
         struct strbuf b = {0};
-        _cleanup_free_ char *nodes = cpuset_format(&pl->nodes),
-                            *cpus = cpuset_format(&pl->cpus);
+        _cleanup_free_ char *nodes = cpuset_format(&pl->nodes), *cpus = cpuset_format(&pl->cpus);
 
         char ncpus_buf[DECIMAL_MAX], ncores_buf[DECIMAL_MAX];
         const char *ncpus = format_uint(ncpus_buf, pl->n_cpus), *ncores = format_uint(ncores_buf, pl->n_cores);

@@ -42,8 +42,8 @@ struct dropin_env {
  * NULL without model =. */
 char *dropin_model_path(const struct placement *pl, const struct dropin_env *env);
 
-char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p,
-                    const struct placement *pl, const struct dropin_env *env);
+char *dropin_render(const struct topology *t, const struct config *c, const struct plan *p, const struct placement *pl,
+                    const struct dropin_env *env);
 /* Whether the replica's drop-in has root run env->exe (ExecStartPre=+... prepare) and read the
  * files it writes below env->models and env->nics before the replica starts. */
 bool dropin_runs_prepare(const struct topology *t, const struct placement *pl, const struct dropin_env *env);

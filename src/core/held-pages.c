@@ -176,7 +176,8 @@ int address_range_compare(const void *a, const void *b) {
 uint64_t pinned_bytes_within(const struct address_range *pinned, size_t n, uint64_t start, uint64_t end) {
         uint64_t bytes = 0, done = start; /* [start, done) counted */
         for (size_t i = 0; i < n && pinned[i].start < end; i++) {
-                uint64_t a = pinned[i].start > done ? pinned[i].start : done, b = pinned[i].end < end ? pinned[i].end : end;
+                uint64_t a = pinned[i].start > done ? pinned[i].start : done,
+                         b = pinned[i].end < end ? pinned[i].end : end;
                 if (b > a) {
                         bytes += b - a;
                         done = b;

@@ -36,9 +36,10 @@ static void check_memory_imbalance(const struct topology *t, struct warnings *w)
                 format_bytes(ht, sizeof(ht), high->mem_total);
                 char subject[16];
                 snprintf(subject, sizeof(subject), "%d", low->id);
-                warnings_add(w, WARNING_MEMORY_IMBALANCE, subject,
-                             "node %d has %s free of %s while node %d has %s free of %s: something already fills node %d",
-                             low->id, lf, lt, high->id, hf, ht, low->id);
+                warnings_add(
+                        w, WARNING_MEMORY_IMBALANCE, subject,
+                        "node %d has %s free of %s while node %d has %s free of %s: something already fills node %d",
+                        low->id, lf, lt, high->id, hf, ht, low->id);
         }
 }
 
@@ -53,9 +54,10 @@ static void check_cpuset(const struct topology *t, const struct host_view *v, st
         cpuset_andnot(&missing, cpus);
         if (!cpuset_is_empty(&missing)) {
                 _cleanup_free_ char *a = cpuset_format(cpus), *m = cpuset_format(&missing);
-                warnings_add(w, WARNING_CPUSET_RESTRICTED, NULL,
-                             "this process may use CPUs %s only, not %s (container or cgroup): run numaplan on the host",
-                             a, m);
+                warnings_add(
+                        w, WARNING_CPUSET_RESTRICTED, NULL,
+                        "this process may use CPUs %s only, not %s (container or cgroup): run numaplan on the host", a,
+                        m);
                 return;
         }
 

@@ -15,8 +15,8 @@ struct topology;
 
 /* What the host said of numaplan's own process and its cgroups. */
 struct host_view {
-        bool allowed_known;        /* the CPUs and nodes this process may use could be read */
-        struct cpuset cpus, mems;  /* those */
+        bool allowed_known;       /* the CPUs and nodes this process may use could be read */
+        struct cpuset cpus, mems; /* those */
         enum cgroup_mode cgroup;
 };
 

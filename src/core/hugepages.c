@@ -108,7 +108,8 @@ struct pool_share pools_share(uint64_t current, const struct pool *recorded) {
                 return (struct pool_share){.others = current, .disagrees = true};
         uint64_t beyond = current > recorded->others ? current - recorded->others : 0;
         uint64_t ours = recorded->pages < beyond ? recorded->pages : beyond;
-        bool disagrees = recorded->others > UINT64_MAX - recorded->pages || recorded->others + recorded->pages != current;
+        bool disagrees =
+                recorded->others > UINT64_MAX - recorded->pages || recorded->others + recorded->pages != current;
         return (struct pool_share){.ours = ours, .others = current - ours, .disagrees = disagrees};
 }
 

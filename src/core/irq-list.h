@@ -12,15 +12,15 @@
 struct device_irq {
         unsigned irq;
         bool has_affinity, has_effective; /* the file could be read */
-        struct cpuset affinity;  /* smp_affinity_list: the CPUs it is set to */
-        struct cpuset effective; /* effective_affinity_list: the CPUs that served it last. On x86 it
+        struct cpuset affinity;           /* smp_affinity_list: the CPUs it is set to */
+        struct cpuset effective;          /* effective_affinity_list: the CPUs that served it last. On x86 it
                                   * follows a new setting only when the interrupt next fires: an
                                   * idle device keeps the old one */
 };
 
 struct device_irqs {
-        bool known; /* msi_irqs/ or irq could be read: v lists the interrupts (none: no interrupt) */
-        bool msi;   /* message-signalled (msi_irqs/), else the legacy line that irq names */
+        bool known;           /* msi_irqs/ or irq could be read: v lists the interrupts (none: no interrupt) */
+        bool msi;             /* message-signalled (msi_irqs/), else the legacy line that irq names */
         struct device_irq *v; /* by number */
         size_t n;
 };

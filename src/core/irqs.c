@@ -97,11 +97,12 @@ static void remote_warning(const struct pci_device *a, const struct node *n, str
         _cleanup_free_ char *cpus = cpuset_format(&n->cpus),
                             *which = remote == a->irqs.n ? xasprintf("the interrupt%s of", remote > 1 ? "s" : "")
                                                          : xasprintf("%u of the %zu interrupts of", remote, a->irqs.n);
-        warnings_add(w, WARNING_IRQ_REMOTE, a->pci,
-                     "%s %s (node %d, CPUs %s) %s set to other nodes' CPUs only: %s; each is handled "
-                     "across the interconnect, away from the device and the replica that waits for it: irq-affinity = yes "
-                     "has numaplan apply steer %s to the replica's CPUs",
-                     which, a->pci, a->numa_node, cpus, remote > 1 ? "are" : "is", b.s, remote > 1 ? "them" : "it");
+        warnings_add(
+                w, WARNING_IRQ_REMOTE, a->pci,
+                "%s %s (node %d, CPUs %s) %s set to other nodes' CPUs only: %s; each is handled "
+                "across the interconnect, away from the device and the replica that waits for it: irq-affinity = yes "
+                "has numaplan apply steer %s to the replica's CPUs",
+                which, a->pci, a->numa_node, cpus, remote > 1 ? "are" : "is", b.s, remote > 1 ? "them" : "it");
         strbuf_done(&b);
 }
 

@@ -30,12 +30,12 @@ static inline bool memory_kind_forbidden(unsigned kinds) {
 
 /* A node's memory beyond its size. */
 struct node_memory {
-        unsigned kinds;     /* MEMORY_* bits; 0: nothing says (a plain node on most hosts) */
-        int accelerator;    /* MEMORY_GPU: index into topology.accels of the GPU that owns it; -1 */
-        char *owner_pci;    /* MEMORY_GPU: the owner's PCI address as the driver names it (also when
+        unsigned kinds;           /* MEMORY_* bits; 0: nothing says (a plain node on most hosts) */
+        int accelerator;          /* MEMORY_GPU: index into topology.accels of the GPU that owns it; -1 */
+        char *owner_pci;          /* MEMORY_GPU: the owner's PCI address as the driver names it (also when
                              * that device is not in the tree); NULL otherwise */
-        int tier;           /* the node's memory tier as hwloc numbers them (0: the fastest); -1: none */
-        int kernel_tier;    /* the kernel's memory_tierN (memory_tiering/), -1: not there */
+        int tier;                 /* the node's memory tier as hwloc numbers them (0: the fastest); -1: none */
+        int kernel_tier;          /* the kernel's memory_tierN (memory_tiering/), -1: not there */
         uint64_t read_bandwidth;  /* MiB/s, from its nearest initiators (HMAT, access1 else access0); 0: unknown */
         uint64_t write_bandwidth; /* MiB/s; 0: unknown */
         uint64_t read_latency;    /* ns; 0: unknown */

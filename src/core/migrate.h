@@ -25,21 +25,21 @@
 
 /* Counted in base pages: a huge page weighs as many base pages as it holds. */
 struct migrate_stats {
-        uint64_t resident;                       /* pages seen resident */
-        uint64_t on_plan;                        /* of those, already on a planned node */
-        uint64_t moved_from[MIGRATE_NODES_MAX];  /* pages moved, by the node they left */
-        uint64_t moved_to[MIGRATE_NODES_MAX];    /* and by the node they went to */
-        uint64_t failed[MIGRATE_ERRNO_MAX];      /* pages that did not move, by errno */
-        uint64_t pinned;                         /* pages that did not move because something holds them */
-        uint64_t kept;                           /* off the plan, left for the others that map them */
-        uint64_t page_size;                      /* of a base page, in bytes */
+        uint64_t resident;                      /* pages seen resident */
+        uint64_t on_plan;                       /* of those, already on a planned node */
+        uint64_t moved_from[MIGRATE_NODES_MAX]; /* pages moved, by the node they left */
+        uint64_t moved_to[MIGRATE_NODES_MAX];   /* and by the node they went to */
+        uint64_t failed[MIGRATE_ERRNO_MAX];     /* pages that did not move, by errno */
+        uint64_t pinned;                        /* pages that did not move because something holds them */
+        uint64_t kept;                          /* off the plan, left for the others that map them */
+        uint64_t page_size;                     /* of a base page, in bytes */
 };
 
 /* A batch of pages whose nodes the kernel reported. */
 struct migrate_batch {
         const int *status; /* a node, or -errno: -ENOENT for a page not present, which is skipped */
         size_t n;
-        uint64_t weight;   /* base pages in each page */
+        uint64_t weight; /* base pages in each page */
 };
 
 /* Picks the batch's resident pages off `planned` into `pick` (their indices) with a target node

@@ -111,7 +111,8 @@ char *nic_environment(const struct nic_pick *picks, size_t n, char **ret_skipped
                                 continue;
                         strbuf_printf(&hca, "%s%s", hca.len ? "," : "", nic->rdma[r].name);
                         for (size_t p = 0; p < nic->rdma[r].n_ports; p++, ports = true)
-                                strbuf_printf(&ucx, "%s%s:%u", ucx.len ? "," : "", nic->rdma[r].name, nic->rdma[r].ports[p]);
+                                strbuf_printf(&ucx, "%s%s:%u", ucx.len ? "," : "", nic->rdma[r].name,
+                                              nic->rdma[r].ports[p]);
                 }
                 if (!ports && iface && !(again && nic->n_rdma))
                         strbuf_printf(&ucx, "%s%s", ucx.len ? "," : "", iface);

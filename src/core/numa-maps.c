@@ -74,7 +74,8 @@ static struct file_pages *file_entry(struct page_tally *t, const char *path, siz
 static void file_add_node(struct file_pages *f, int node, uint64_t pages) {
         for (size_t i = 0; i < f->n_nodes; i++)
                 if (f->nodes[i].node == node) {
-                        f->nodes[i].pages = f->nodes[i].pages > UINT64_MAX - pages ? UINT64_MAX : f->nodes[i].pages + pages;
+                        f->nodes[i].pages =
+                                f->nodes[i].pages > UINT64_MAX - pages ? UINT64_MAX : f->nodes[i].pages + pages;
                         return;
                 }
         f->nodes = xgrow(f->nodes, f->n_nodes, sizeof(*f->nodes));
@@ -157,7 +158,10 @@ static int parse_line(const char *p, const char *eol, struct mapping *m) {
                         for (const char *q = s; q < p; q++) {
                                 if (!isxdigit((unsigned char) *q))
                                         return -EINVAL;
-                                m->start = m->start << 4 | (uint64_t) (isdigit((unsigned char) *q) ? *q - '0' : (tolower((unsigned char) *q) - 'a' + 10));
+                                m->start =
+                                        m->start << 4 | (uint64_t) (isdigit((unsigned char) *q)
+                                                                            ? *q - '0'
+                                                                            : (tolower((unsigned char) *q) - 'a' + 10));
                         }
                 }
                 while (p < eol && isspace((unsigned char) *p))
@@ -262,9 +266,9 @@ static int mapping_start_compare(const void *key, const void *elem) {
 static void tally_held(struct tally_ctx *x, const struct mapping *m, uint64_t scale) {
         const struct process_held *h = x->held;
         struct page_tally *t = x->t;
-        const struct smaps_mapping *e = h->n_mappings ? bsearch(&m->start, h->mappings, h->n_mappings,
-                                                                sizeof(*e), mapping_start_compare)
-                                                      : NULL;
+        const struct smaps_mapping *e =
+                h->n_mappings ? bsearch(&m->start, h->mappings, h->n_mappings, sizeof(*e), mapping_start_compare)
+                              : NULL;
         if (!e)
                 return; /* made between the reads */
         uint64_t pinned = pinned_bytes_within(h->pinned, h->n_pinned, e->start, e->end) / (t->base_kb * 1024);
@@ -312,7 +316,7 @@ static void tally_mapping(const struct mapping *m, void *userdata) {
                 }
                 /* numa_maps gives the anon count of the mapping, not per node: anonymous (COW)
                  * pages of a file mapping split in proportion. */
-                uint64_t anon = !m->path         ? c
+                uint64_t anon = !m->path           ? c
                                 : m->anon >= total ? c
                                                    : (uint64_t) ((unsigned __int128) c * m->anon / total);
                 add(&t->anon[n], anon);

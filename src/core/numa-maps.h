@@ -20,9 +20,9 @@ struct node_pages {
 };
 
 struct file_pages {
-        char *path;         /* as numa_maps prints it (the first process's view) */
-        struct file_id id;  /* from /proc/PID/maps; ino 0 when not known */
-        bool exec;          /* mapped executable by one of the processes: program code */
+        char *path;        /* as numa_maps prints it (the first process's view) */
+        struct file_id id; /* from /proc/PID/maps; ino 0 when not known */
+        bool exec;         /* mapped executable by one of the processes: program code */
         uint64_t total, off_plan;
         struct node_pages *nodes; /* its page cache by node, in order of first sight */
         size_t n_nodes;
@@ -63,7 +63,7 @@ struct page_unread {
 struct page_tally {
         uint64_t base_kb;
         uint64_t total[NUMA_NODES_MAX], anon[NUMA_NODES_MAX], file[NUMA_NODES_MAX], huge[NUMA_NODES_MAX];
-        uint64_t shared[NUMA_NODES_MAX]; /* the file pages of shared files (page_tally_split()) */
+        uint64_t shared[NUMA_NODES_MAX];     /* the file pages of shared files (page_tally_split()) */
         uint64_t locked[NUMA_NODES_MAX];     /* the resident pages of locked mappings */
         uint64_t pin_mapped[NUMA_NODES_MAX]; /* the resident pages of the mappings that hold listed pinned buffers */
         struct held_totals held;

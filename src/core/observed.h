@@ -47,7 +47,7 @@ struct process {
 /* The warm-up request's outcome (host/warmup.c). */
 struct warmup_result {
         bool ok;
-        long status;  /* the last HTTP status, 0 if none */
+        long status; /* the last HTTP status, 0 if none */
         unsigned tries;
         double seconds;
         char *detail; /* what happened, in words */
@@ -56,21 +56,20 @@ struct warmup_result {
 /* A container that the unit's client (docker run, podman run) started outside the unit's
  * cgroup, as its engine describes it (host/container.c), and what numaplan saw of the unit. */
 struct container_facts {
-        const char *name;     /* container =; NULL when not set */
-        bool clients_only;    /* every process of the unit's cgroups is a container client */
-        char client[32];      /* the first client's command name, and its PID */
+        const char *name;  /* container =; NULL when not set */
+        bool clients_only; /* every process of the unit's cgroups is a container client */
+        char client[32];   /* the first client's command name, and its PID */
         pid_t client_pid;
-        int error;            /* of the lookup: 0 found, -errno; `why` says it in words */
+        int error; /* of the lookup: 0 found, -errno; `why` says it in words */
         char *why;
-        char *engine;         /* "docker" or "podman": whose socket answered */
+        char *engine; /* "docker" or "podman": whose socket answered */
         char *id;
         bool running;
-        pid_t pid;            /* its first process, on this host */
+        pid_t pid;                       /* its first process, on this host */
         char *cpuset_cpus, *cpuset_mems; /* --cpuset-cpus, --cpuset-mems as it was started; "" unset */
-        char *cgroup;         /* its cgroup; NULL when unknown */
-        bool have_cpuset;     /* that cgroup's effective cpuset could be read: */
+        char *cgroup;                    /* its cgroup; NULL when unknown */
+        bool have_cpuset;                /* that cgroup's effective cpuset could be read: */
         struct cpuset cpus, mems;
 };
 
 void container_facts_done(struct container_facts *cf);
-

@@ -59,7 +59,8 @@ int pci_address_parse(const char *s, bool allow_short, struct pci_address *ret) 
                 return -EINVAL; /* a domain of fewer than four digits: not how anyone writes one */
         if (f[1] > 0xff || f[2] > 0x1f || f[3] > 7)
                 return -ERANGE;
-        *ret = (struct pci_address){.domain = f[0], .bus = (uint8_t) f[1], .dev = (uint8_t) f[2], .func = (uint8_t) f[3]};
+        *ret = (struct pci_address){
+                .domain = f[0], .bus = (uint8_t) f[1], .dev = (uint8_t) f[2], .func = (uint8_t) f[3]};
         return 0;
 }
 

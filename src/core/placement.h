@@ -18,22 +18,22 @@ struct placement {
         const struct replica_conf *conf;
         size_t *accels; /* indices into topology.accels, in PCI order */
         size_t n_accels;
-        struct cpuset home; /* the nodes of its accelerators, or its CPU-only home */
-        struct cpuset nodes; /* NUMAMask= and, unless preferred, AllowedMemoryNodes= */
-        enum policy policy; /* bind, preferred or interleave: never auto */
-        struct cpuset cpus; /* AllowedCPUs= */
+        struct cpuset home;     /* the nodes of its accelerators, or its CPU-only home */
+        struct cpuset nodes;    /* NUMAMask= and, unless preferred, AllowedMemoryNodes= */
+        enum policy policy;     /* bind, preferred or interleave: never auto */
+        struct cpuset cpus;     /* AllowedCPUs= */
         bool cpu_affinity_numa; /* CPUAffinity=numa; else CPUAffinity= lists `cpus` */
         uint64_t memory;
-        bool extended; /* did not fit its home nodes (rule 3) */
-        char *environment; /* the Environment= value, or NULL */
-        char *container;   /* the container its client starts (container =, %i expanded), or NULL */
-        uint64_t hugepage_kb;  /* the size of its huge pages; 0 when it asks for none */
+        bool extended;        /* did not fit its home nodes (rule 3) */
+        char *environment;    /* the Environment= value, or NULL */
+        char *container;      /* the container its client starts (container =, %i expanded), or NULL */
+        uint64_t hugepage_kb; /* the size of its huge pages; 0 when it asks for none */
         struct hugepage_share {
                 int node;
                 uint64_t pages;
-        } *hugepages; /* its pool, split over its nodes in id order */
+        } * hugepages; /* its pool, split over its nodes in id order */
         size_t n_hugepages;
-        char **why;        /* each decision and its reasons, in words */
+        char **why; /* each decision and its reasons, in words */
         size_t n_why;
 
         /* Its effective settings, resolved once: its own, else [numaplan]'s, %i expanded. */
@@ -61,8 +61,8 @@ struct placement {
 
 /* A network adapter given to a replica (nics =), and why. */
 struct placement_nic {
-        size_t nic;       /* index into topology.nics */
-        const char *link; /* nics = auto: how it reaches the nearest of the replica's accelerators
+        size_t nic;        /* index into topology.nics */
+        const char *link;  /* nics = auto: how it reaches the nearest of the replica's accelerators
                            * (pci_link(): "PIX", "PXB", "PHB", "NODE"), or "NODE" for a CPU-only
                            * replica's node; NULL when named in a list */
         const char *named; /* nics = LIST: the interface named (the configuration's string) */

@@ -77,8 +77,8 @@ static void choose_near(const struct topology *t, struct placement *pl) {
                 const char *link = pci_link(to[i], &t->nics[i]);
                 add_nic(pl, i, link, NULL);
                 _cleanup_free_ char *d = describe_nic(&t->nics[i], t->nics[i].iface);
-                placement_explain(pl, "network adapter %s: %s to accelerator %s, %s: the nearest it has (nics = auto)", d,
-                                  link, to[i]->pci, link_words(link));
+                placement_explain(pl, "network adapter %s: %s to accelerator %s, %s: the nearest it has (nics = auto)",
+                                  d, link, to[i]->pci, link_words(link));
         }
         free(rank);
         free(to);
@@ -187,9 +187,10 @@ static int choose_listed(const struct topology *t, const struct config *c, struc
                                             pl->name, name, have);
                 }
                 if (!n) {
-                        placement_explain(pl, "interface %s: no network adapter has it now, and some have no interface "
-                                              "named yet (udev names them at boot, after numaplan ran): numaplan "
-                                              "prepare looks for it when the replica starts (nics =)",
+                        placement_explain(pl,
+                                          "interface %s: no network adapter has it now, and some have no interface "
+                                          "named yet (udev names them at boot, after numaplan ran): numaplan "
+                                          "prepare looks for it when the replica starts (nics =)",
                                           name);
                         continue;
                 }
@@ -231,4 +232,3 @@ int plan_nics(const struct topology *t, const struct config *c, struct plan *p, 
         }
         return 0;
 }
-

@@ -24,10 +24,10 @@ struct planning {
         struct plan *p;
         struct warnings *w;
         struct error_at *err;
-        uint64_t *usable, *assigned; /* by topology node index */
-        struct cpuset *cpus;         /* each node's CPUs for planning, by node index (see below) */
-        unsigned *replicas_on;       /* replicas whose mask holds the node, by node index */
-        struct cpuset *cpu_nodes;    /* the nodes each replica runs on, by replica (see place_cpus) */
+        uint64_t *usable, *assigned;            /* by topology node index */
+        struct cpuset *cpus;                    /* each node's CPUs for planning, by node index (see below) */
+        unsigned *replicas_on;                  /* replicas whose mask holds the node, by node index */
+        struct cpuset *cpu_nodes;               /* the nodes each replica runs on, by replica (see place_cpus) */
         const struct replica_conf **claimed_by; /* by accelerator index */
 };
 
@@ -150,7 +150,8 @@ static int claim_listed(struct planning *pn, struct placement *pl) {
                 if (pn->claimed_by[i])
                         return fail(pn, replica_where(r, REPLICA_ACCELERATORS),
                                     "replica %s: accelerator %s already belongs to replica %s (%s:%u)", r->name, a->pci,
-                                    pn->claimed_by[i]->name, replica_where(pn->claimed_by[i], REPLICA_ACCELERATORS).file,
+                                    pn->claimed_by[i]->name,
+                                    replica_where(pn->claimed_by[i], REPLICA_ACCELERATORS).file,
                                     replica_where(pn->claimed_by[i], REPLICA_ACCELERATORS).line);
                 give_accelerator(pn, pl, i);
         }
@@ -170,8 +171,8 @@ static int claim_count(struct planning *pn, struct placement *pl) {
                 have += t->accels[i].compute && !pn->claimed_by[i] && accel_node(pn, i) >= 0;
         if (have < need)
                 return fail(pn, replica_where(r, REPLICA_ACCELERATORS),
-                            "replica %s: count:%u asks for %u compute accelerators with a node; %u are left",
-                            r->name, need, need, have);
+                            "replica %s: count:%u asks for %u compute accelerators with a node; %u are left", r->name,
+                            need, need, have);
 
         while (need > 0) {
                 int best = -1;
@@ -213,11 +214,11 @@ static void say_places_nothing(struct planning *pn, const struct replica_conf *r
                 compute += t->accels[i].compute;
         warnings_add(pn->w, WARNING_PLACES_NOTHING, r->name, "%s:%u: [replicas %s] places no replica: %s", at.file,
                      at.line, r->name,
-                     per_node     ? "per = node, and no node of this host has both CPUs and memory of its own (DRAM)"
-                     : !compute   ? "per = accelerator, and this host shows no compute accelerator (per = node "
-                                    "places one on each node)"
-                                  : "per = accelerator, and every compute accelerator of this host is another "
-                                    "section's");
+                     per_node   ? "per = node, and no node of this host has both CPUs and memory of its own (DRAM)"
+                     : !compute ? "per = accelerator, and this host shows no compute accelerator (per = node "
+                                  "places one on each node)"
+                                : "per = accelerator, and every compute accelerator of this host is another "
+                                  "section's");
 }
 
 static void expand_template(struct planning *pn, const struct replica_conf *r) {
@@ -325,8 +326,8 @@ static int expand(struct planning *pn) {
                 for (size_t j = 0; j < i; j++)
                         if (streq(p->replicas[i].unit, p->replicas[j].unit))
                                 return fail(pn, replica_where(p->replicas[i].conf, REPLICA_UNIT),
-                                            "replica %s: unit %s is also replica %s's",
-                                            p->replicas[i].name, p->replicas[i].unit, p->replicas[j].name);
+                                            "replica %s: unit %s is also replica %s's", p->replicas[i].name,
+                                            p->replicas[i].unit, p->replicas[j].name);
         return 0;
 }
 
@@ -349,22 +350,25 @@ static void find_home(struct planning *pn, struct placement *pl) {
                 int home = a->numa_node;
                 if (gpu_memory_node(pn, home)) {
                         home = nearest_with_cpus(pn, a->numa_node);
-                        explain(pl, "accelerator %s's node %d is its own GPU memory, never a replica's: home node %d, "
-                                    "the nearest with CPUs and DRAM (rule 6)",
+                        explain(pl,
+                                "accelerator %s's node %d is its own GPU memory, never a replica's: home node %d, "
+                                "the nearest with CPUs and DRAM (rule 6)",
                                 a->pci, a->numa_node, home);
                 } else if (!local_node(pn, (size_t) node_index(pn, home))) {
                         /* Rule 6: a memory-only node is never a CPU home. */
                         int near = nearest_with_cpus(pn, home);
                         unsigned kinds = topology_node(pn->t, home)->memory.kinds;
-                        _cleanup_free_ char *advice = memory_kind_forbidden(kinds)
-                                ? xasprintf("its %s never holds a replica's memory", memory_kind_words(kinds))
-                                : xasprintf("memory-nodes = %d adds that node's memory", home);
+                        _cleanup_free_ char *advice =
+                                memory_kind_forbidden(kinds)
+                                        ? xasprintf("its %s never holds a replica's memory", memory_kind_words(kinds))
+                                        : xasprintf("memory-nodes = %d adds that node's memory", home);
                         warnings_add(pn->w, WARNING_MEMORY_ONLY_HOME, pl->name,
                                      "replica %s: accelerator %s sits on memory-only node %d; homed on node %d, the "
                                      "nearest with CPUs (%s)",
                                      pl->name, a->pci, home, near, advice);
-                        explain(pl, "accelerator %s sits on memory-only node %d: home node %d, the nearest with CPUs "
-                                    "(rule 6)",
+                        explain(pl,
+                                "accelerator %s sits on memory-only node %d: home node %d, the nearest with CPUs "
+                                "(rule 6)",
                                 a->pci, home, near);
                         home = near;
                 } else
@@ -392,7 +396,6 @@ static int roomiest_node(const struct planning *pn) {
         }
         return best < 0 ? -1 : pn->t->nodes[best].id;
 }
-
 
 /* ---- 3. memory ---- */
 
@@ -482,7 +485,8 @@ static void check_available(struct planning *pn, const struct placement *pl, con
 
 /* The line that set the memory: memory =, or model = when the model's size is the memory. */
 static struct where memory_where(const struct replica_conf *r) {
-        return replica_has(r, REPLICA_MEMORY) || !r->models ? replica_where(r, REPLICA_MEMORY) : replica_where(r, REPLICA_MODEL);
+        return replica_has(r, REPLICA_MEMORY) || !r->models ? replica_where(r, REPLICA_MEMORY)
+                                                            : replica_where(r, REPLICA_MODEL);
 }
 
 /* Whether the node at index `i` is one of tier `bit` (TIERS_CXL, TIERS_HBM) that a replica with
@@ -538,8 +542,9 @@ static void add_tiers(struct planning *pn, struct placement *pl, struct cpuset *
                         explain(pl, "memory-tiers = %s: this host has no %s node to add", memory_tiers_to_string(tiers),
                                 name);
                 else
-                        explain(pl, "memory-tiers = %s: adds node%s %s, the %s nearest its home node%s %s by node "
-                                    "distance",
+                        explain(pl,
+                                "memory-tiers = %s: adds node%s %s, the %s nearest its home node%s %s by node "
+                                "distance",
                                 memory_tiers_to_string(tiers), cpuset_count(&add) > 1 ? "s" : "", a, name,
                                 cpuset_count(&pl->home) > 1 ? "s" : "", h);
                 cpuset_or(set, &add);
@@ -582,8 +587,9 @@ static struct cpuset home_memory(struct planning *pn, struct placement *pl) {
                 if (cpuset_is_empty(&near))
                         cpuset_set(&set, h);
                 else
-                        explain(pl, "home node %u has no memory: its memory goes to node%s %s, the nearest with "
-                                    "memory by node distance",
+                        explain(pl,
+                                "home node %u has no memory: its memory goes to node%s %s, the nearest with "
+                                "memory by node distance",
                                 h, cpuset_count(&near) > 1 ? "s" : "", s);
                 cpuset_or(&set, &near);
         }
@@ -598,8 +604,8 @@ static int memory_node_set(struct planning *pn, struct placement *pl, struct cpu
         CPUSET_FOREACH(n, &r->memory_nodes) {
                 _cleanup_free_ char *why = memory_node_problem(pn, pl, n);
                 if (why)
-                        return fail(pn, replica_where(r, REPLICA_MEMORY_NODES), "replica %s: memory-nodes names node %d, which %s",
-                                    pl->name, n, why);
+                        return fail(pn, replica_where(r, REPLICA_MEMORY_NODES),
+                                    "replica %s: memory-nodes names node %d, which %s", pl->name, n, why);
                 cpuset_set(&set, (unsigned) n);
         }
         add_tiers(pn, pl, &set);
@@ -653,7 +659,8 @@ static int place_preferred(struct planning *pn, struct placement *pl, const stru
 
 /* Rule 3: a replica that does not fit its nodes extends to the nearest, interleaved across them
  * unless bind was asked. */
-static int extend_to_fit(struct planning *pn, struct placement *pl, struct cpuset *set, enum policy asked, enum policy *mode) {
+static int extend_to_fit(struct planning *pn, struct placement *pl, struct cpuset *set, enum policy asked,
+                         enum policy *mode) {
         const struct replica_conf *r = pl->conf;
         uint64_t mem = pl->memory;
         _cleanup_free_ char *need = format_size(mem), *room0 = describe_room(pn, set);
@@ -699,14 +706,15 @@ static int place_memory(struct planning *pn, struct placement *pl) {
         if (asked == POLICY_PREFERRED)
                 return place_preferred(pn, pl, &set);
         /* Rule 4: a replica spanning nodes interleaves unless asked to bind. */
-        enum policy mode = asked == POLICY_AUTO ? (cpuset_count(&pl->home) > 1 ? POLICY_INTERLEAVE : POLICY_BIND)
-                                                : asked;
+        enum policy mode =
+                asked == POLICY_AUTO ? (cpuset_count(&pl->home) > 1 ? POLICY_INTERLEAVE : POLICY_BIND) : asked;
         if (!fits(pn, &set, mode, mem, false)) {
                 r = extend_to_fit(pn, pl, &set, asked, &mode);
                 if (r < 0)
                         return r;
         } else {
-                _cleanup_free_ char *nodes = cpuset_format(&set), *need = format_size(mem), *room = describe_room(pn, &set);
+                _cleanup_free_ char *nodes = cpuset_format(&set), *need = format_size(mem),
+                                    *room = describe_room(pn, &set);
                 explain(pl, "needs %s and fits node%s %s (%s): policy %s (%s)", need, cpuset_count(&set) > 1 ? "s" : "",
                         nodes, room, policy_to_string(mode),
                         asked != POLICY_AUTO        ? "as asked"
@@ -733,7 +741,8 @@ static int check_model(struct planning *pn, struct placement *pl) {
                 return 0;
         CPUSET_FOREACH(n, &pl->nodes)
                 room += pn->usable[node_index(pn, n)];
-        _cleanup_free_ char *model = format_size(r->model_bytes), *usable = format_size(room), *nodes = cpuset_format(&pl->nodes);
+        _cleanup_free_ char *model = format_size(r->model_bytes), *usable = format_size(room),
+                            *nodes = cpuset_format(&pl->nodes);
         if (r->model_bytes > room)
                 return fail(pn, replica_where(r, REPLICA_MODEL),
                             "replica %s: its model (%s in files) is larger than its node%s %s can hold (%s usable): "
@@ -795,8 +804,9 @@ static int place_copies(struct planning *pn) {
                         pn->assigned[node_index(pn, n)] += need;
                         rest = 0;
                 }
-                explain(pl, "model copy: %s of model in memory on node%s %s (a tmpfs bound there), read by every replica "
-                            "of it there (model-copies = per-node)",
+                explain(pl,
+                        "model copy: %s of model in memory on node%s %s (a tmpfs bound there), read by every replica "
+                        "of it there (model-copies = per-node)",
                         model, k > 1 ? "s" : "", nodes);
         }
         /* What each directory of copies must hold: every model copied there. */
@@ -858,7 +868,8 @@ static int place_hugepages(struct planning *pn, struct placement *pl) {
         uint64_t kb = r->hugepages.page_kb ? r->hugepages.page_kb : pn->t->hugepage_default_kb;
         char size[FORMAT_BYTES_MAX];
         if (kb == 0)
-                return fail(pn, at, "replica %s: this host's default huge page size is unknown: name one (hugepages = SIZE:2M)",
+                return fail(pn, at,
+                            "replica %s: this host's default huge page size is unknown: name one (hugepages = SIZE:2M)",
                             pl->name);
         format_bytes(size, sizeof(size), kb * 1024);
         if (!size_offered(pn->t, kb))
@@ -871,7 +882,8 @@ static int place_hugepages(struct planning *pn, struct placement *pl) {
         CPUSET_FOREACH(n, &pl->nodes) {
                 uint64_t share = pages / k + (j < pages % k);
                 if (share * page > free_on(pn, n)) {
-                        _cleanup_free_ char *want = format_size(share * page), *left = format_size(free_on(pn, n)), *usable = format_size(pn->usable[node_index(pn, n)]);
+                        _cleanup_free_ char *want = format_size(share * page), *left = format_size(free_on(pn, n)),
+                                            *usable = format_size(pn->usable[node_index(pn, n)]);
                         return fail(pn, at,
                                     "replica %s: its huge pages (%" PRIu64 " of %s, %s) do not fit node %d beside its "
                                     "memory (%s left of %s usable)",
@@ -1006,13 +1018,15 @@ static int split_node(struct planning *pn, int node) {
                 else
                         snprintf(range, sizeof(range), "cores %zu-%zu", from, next - 1);
                 if (pl->conf->cores)
-                        explain(pl, "node %d is shared by %zu replicas: %s of its %zu, counted from 0 (CPUs %s), as "
-                                    "cpus = cores:%u asks (rule 5)",
+                        explain(pl,
+                                "node %d is shared by %zu replicas: %s of its %zu, counted from 0 (CPUs %s), as "
+                                "cpus = cores:%u asks (rule 5)",
                                 node, users, range, n_cores, list, pl->conf->cores);
                 else
-                        explain(pl, "node %d is shared by %zu replicas: its %zu physical cores split evenly in the "
-                                    "order of its CPU list, SMT siblings together; this one takes %s, counted from 0 "
-                                    "(CPUs %s) (rule 5)",
+                        explain(pl,
+                                "node %d is shared by %zu replicas: its %zu physical cores split evenly in the "
+                                "order of its CPU list, SMT siblings together; this one takes %s, counted from 0 "
+                                "(CPUs %s) (rule 5)",
                                 node, users, n_cores, range, list);
         }
         return 0;
@@ -1072,11 +1086,15 @@ static int place_cpus(struct planning *pn) {
                 struct placement *pl = &p->replicas[i];
                 const struct cpuset *cn = cpu_nodes(pn, pl);
                 if (cpuset_is_empty(&pl->cpus))
-                        return fail(pn, pn->c->key_at[NUMAPLAN_RESERVE_CPUS].file ? pn->c->key_at[NUMAPLAN_RESERVE_CPUS] : pl->conf->at,
+                        return fail(pn,
+                                    pn->c->key_at[NUMAPLAN_RESERVE_CPUS].file ? pn->c->key_at[NUMAPLAN_RESERVE_CPUS]
+                                                                              : pl->conf->at,
                                     "replica %s: reserve-cpus leaves it no CPU", pl->name);
                 if (pl->policy == POLICY_INTERLEAVE && cpuset_count(&pl->nodes) > 1 && cpuset_count(cn) < 2)
-                        return fail(pn, replica_has(pl->conf, REPLICA_POLICY) ? replica_where(pl->conf, REPLICA_POLICY)
-                                                                              : replica_where(pl->conf, REPLICA_MEMORY_NODES),
+                        return fail(pn,
+                                    replica_has(pl->conf, REPLICA_POLICY)
+                                            ? replica_where(pl->conf, REPLICA_POLICY)
+                                            : replica_where(pl->conf, REPLICA_MEMORY_NODES),
                                     "replica %s would interleave memory over several nodes with the CPUs of one; "
                                     "use policy = bind with memory-nodes",
                                     pl->name);
@@ -1100,8 +1118,9 @@ static void add_visible(const struct topology *t, struct placement *pl, struct s
         }
         if (ids.len) {
                 strbuf_printf(env, "%s%s%s", env->len ? " " : "", prefix, ids.s);
-                explain(pl, "%s%s: the indices of its devices among this vendor's compute accelerators in "
-                            "PCI-address order (rule 9)",
+                explain(pl,
+                        "%s%s: the indices of its devices among this vendor's compute accelerators in "
+                        "PCI-address order (rule 9)",
                         prefix, ids.s);
         }
         strbuf_done(&ids);
@@ -1163,7 +1182,7 @@ static void plan_each_cpu_once(struct planning *pn) {
 }
 
 static void planning_init(struct planning *pn, const struct topology *t, const struct config *c, struct plan *p,
-                     struct warnings *w, struct error_at *err) {
+                          struct warnings *w, struct error_at *err) {
         *pn = (struct planning){
                 .t = t,
                 .c = c,
@@ -1178,7 +1197,8 @@ static void planning_init(struct planning *pn, const struct topology *t, const s
         plan_each_cpu_once(pn);
         /* Rule 2: usable = MemTotal x (1 - headroom). */
         for (size_t i = 0; i < t->n_nodes; i++)
-                pn->usable[i] = (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
+                pn->usable[i] =
+                        (uint64_t) ((unsigned __int128) t->nodes[i].mem_total * (10000 - c->headroom_bp) / 10000);
         /* GPU memory and NVM hold no replica's memory: none of it is counted. */
         for (size_t i = 0; i < t->n_nodes; i++)
                 if (memory_kind_forbidden(t->nodes[i].memory.kinds))
@@ -1192,8 +1212,9 @@ static int home_cpu_only(struct planning *pn, struct placement *pl) {
                 return fail(pn, pl->conf->at, "replica %s: no node has CPUs", pl->name);
         cpuset_set(&pl->home, (unsigned) n);
         _cleanup_free_ char *left = format_size(free_on(pn, n));
-        explain(pl, "home node %d: CPU-only, and the node with CPUs with the most usable memory left (%s), then the "
-                    "fewest replicas (rule 1)",
+        explain(pl,
+                "home node %d: CPU-only, and the node with CPUs with the most usable memory left (%s), then the "
+                "fewest replicas (rule 1)",
                 n, left);
         return 0;
 }

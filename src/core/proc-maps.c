@@ -14,7 +14,10 @@ int file_id_compare(const void *a, const void *b) {
 }
 
 static int hex_digit(char c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
 }
 
 /* A number in `base` (16 or 10) at *p, up to `stop`; at least one digit, no wrap-around. */

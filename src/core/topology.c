@@ -209,7 +209,8 @@ const char *pci_link(const struct pci_device *a, const struct pci_device *b) {
 
         if (a == b || pci_address_compare(&a->address, &b->address) == 0)
                 return "X";
-        size_t na = a->path ? bridges(a->path, ca, ELEMENTSOF(ca)) : 0, nb = b->path ? bridges(b->path, cb, ELEMENTSOF(cb)) : 0;
+        size_t na = a->path ? bridges(a->path, ca, ELEMENTSOF(ca)) : 0,
+               nb = b->path ? bridges(b->path, cb, ELEMENTSOF(cb)) : 0;
         if (na > 0 && nb > 0) {
                 size_t common = 0;
                 while (common < na && common < nb && component_len(ca[common]) == component_len(cb[common]) &&

@@ -25,15 +25,15 @@ struct hugepage_pool {
 
 struct node {
         int id;
-        struct cpuset cpus; /* online CPUs only */
+        struct cpuset cpus;           /* online CPUs only */
         uint64_t mem_total, mem_free; /* bytes */
         uint64_t mem_available;       /* free plus reclaimable, what the kernel could hand out now */
         bool memory_known;            /* meminfo could be read; else mem_total is 0 */
-        int *distances; /* by index into topology.nodes; NULL when the kernel gave none */
+        int *distances;               /* by index into topology.nodes; NULL when the kernel gave none */
         struct hugepage_pool *hugepages;
         size_t n_hugepages;
         enum node_kind kind;
-        unsigned cores; /* physical cores: SMT siblings counted once */
+        unsigned cores;            /* physical cores: SMT siblings counted once */
         struct node_memory memory; /* what its memory is (core/memory-kind.h) */
 };
 
@@ -66,43 +66,43 @@ struct pci_device {
         enum pci_kind kind;
         struct pci_address address;
         char pci[PCI_ADDRESS_MAX]; /* "0000:3b:00.0" */
-        bool ids_known; /* vendor and device could be read */
+        bool ids_known;            /* vendor and device could be read */
         uint16_t vendor, device;
-        uint32_t class; /* 24 bits: class, subclass, prog-if */
+        uint32_t class;      /* 24 bits: class, subclass, prog-if */
         int sysfs_numa_node; /* what sysfs said, -1 for none */
-        char *name; /* from the PCI ID database; NULL without one */
-        int numa_node; /* -1: no source says */
+        char *name;          /* from the PCI ID database; NULL without one */
+        int numa_node;       /* -1: no source says */
         enum numa_source numa_source;
         struct cpuset *local_cpus; /* NULL when not read (show reads it, and placing a device that has
                                     * no numa_node) or unreadable: a set is 1 KiB, a device 200 bytes */
         bool compute;
-        int index; /* among its vendor's compute accelerators in PCI-address order, as CUDA and
+        int index;                /* among its vendor's compute accelerators in PCI-address order, as CUDA and
                     * ROCm count them with PCI bus order; -1 for the rest */
-        char *path; /* its sysfs directory under the root, "sys/devices/pci0000:17/.../0000:18:00.0"
+        char *path;               /* its sysfs directory under the root, "sys/devices/pci0000:17/.../0000:18:00.0"
                      * when the bus entry is a link, else "sys/bus/pci/devices/0000:18:00.0" */
-        char *iface; /* a NIC's network interface (the first of ifaces), a drive's NVMe controller; NULL */
+        char *iface;              /* a NIC's network interface (the first of ifaces), a drive's NVMe controller; NULL */
         struct net_iface *ifaces; /* a NIC's interfaces, by name (below net/, or virtioN/net/) */
         size_t n_ifaces;
         struct rdma_dev *rdma; /* a NIC's RDMA devices, by name */
         size_t n_rdma;
-        bool virtual_function; /* an SR-IOV virtual function (its physfn link): a VM's, not the host's */
-        struct pcie_link pcie; /* accelerators and NICs, when read (show) */
+        bool virtual_function;   /* an SR-IOV virtual function (its physfn link): a VM's, not the host's */
+        struct pcie_link pcie;   /* accelerators and NICs, when read (show) */
         struct device_irqs irqs; /* accelerators and NICs, when read (show, apply, verify) */
 };
 
 struct topology {
         struct node *nodes; /* sorted by id */
         size_t n_nodes;
-        int *node_index;     /* [id] the node's index into nodes, -1 for none (topology_index_nodes()) */
-        size_t n_node_index; /* the highest node id + 1 */
-        bool has_node_dirs; /* false: one node 0 made from /proc/meminfo */
+        int *node_index;       /* [id] the node's index into nodes, -1 for none (topology_index_nodes()) */
+        size_t n_node_index;   /* the highest node id + 1 */
+        bool has_node_dirs;    /* false: one node 0 made from /proc/meminfo */
         bool nodes_unreadable; /* and the node directory is there, but could not be listed */
 
         struct cpuset online_cpus;
         struct cpuset offline_cpus; /* present but not online */
-        int max_cpu; /* highest online CPU id, -1 if none */
-        int *core_of; /* [cpu] lowest online SMT sibling; -1 when not online */
-        int *socket_of; /* [cpu] physical package id; -1 unknown */
+        int max_cpu;                /* highest online CPU id, -1 if none */
+        int *core_of;               /* [cpu] lowest online SMT sibling; -1 when not online */
+        int *socket_of;             /* [cpu] physical package id; -1 unknown */
 
         struct pci_device *accels; /* sorted by PCI address */
         size_t n_accels;
@@ -113,13 +113,13 @@ struct topology {
         char **driver_managed_gpus;
         size_t n_driver_managed_gpus;
 
-        int numa_balancing; /* kernel.numa_balancing; -1 unknown */
-        char *thp;          /* transparent huge pages: "always", "madvise", "never"; NULL unknown */
+        int numa_balancing;           /* kernel.numa_balancing; -1 unknown */
+        char *thp;                    /* transparent huge pages: "always", "madvise", "never"; NULL unknown */
         uint64_t hugepage_default_kb; /* /proc/meminfo's Hugepagesize; 0 unknown */
         uint64_t *hugepage_sizes_kb;  /* the sizes the kernel offers, smallest first */
         size_t n_hugepage_sizes;
         struct host_tuning *tuning; /* NULL: not read (only show and verify --metrics read it) */
-        int irqbalance; /* the pid of a running irqbalance; -1: none runs; 0: unknown (not read, or a
+        int irqbalance;             /* the pid of a running irqbalance; -1: none runs; 0: unknown (not read, or a
                          * capture without processes) */
 };
 

@@ -85,8 +85,8 @@ int swaps_parse(const char *text, uint64_t *ret_bytes) {
 
                 /* From the right: Priority, Used, Size, Type, then the file name (which may hold
                  * escaped blanks, never raw ones). */
-                if (field_from_right(line, eol, 2, &f, &len) < 0 || field_from_right(line, eol, 4, &name, &name_len) < 0 ||
-                    len >= sizeof(num))
+                if (field_from_right(line, eol, 2, &f, &len) < 0 ||
+                    field_from_right(line, eol, 4, &name, &name_len) < 0 || len >= sizeof(num))
                         return -EINVAL;
                 memcpy(num, f, len);
                 num[len] = 0;
@@ -127,9 +127,8 @@ static enum iommu_mode word_iommu(const char *w, const char *end) {
         }
         if ((v = startswith(w, "iommu.passthrough=")))
                 return option_is(v, end, "1") || option_is(v, end, "y") || option_is(v, end, "on") ? IOMMU_PASSTHROUGH
-                       : option_is(v, end, "0") || option_is(v, end, "n") || option_is(v, end, "off")
-                               ? IOMMU_TRANSLATED
-                               : IOMMU_UNKNOWN;
+                       : option_is(v, end, "0") || option_is(v, end, "n") || option_is(v, end, "off") ? IOMMU_TRANSLATED
+                                                                                                      : IOMMU_UNKNOWN;
         if ((v = startswith(w, "intel_iommu=")) || (v = startswith(w, "amd_iommu="))) {
                 /* Either takes a comma list; off anywhere in it turns the IOMMU off. */
                 for (const char *o = v; o < end;) {

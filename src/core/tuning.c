@@ -13,7 +13,8 @@ const char *pcie_config_why(enum pcie_config c) {
         case PCIE_CONFIG_ABSENT:
                 return "no config space in this sysfs";
         case PCIE_CONFIG_SHORT:
-                return "sysfs gives a reader other than root only the first 64 bytes of config space: run (or capture) as root";
+                return "sysfs gives a reader other than root only the first 64 bytes of config space: run (or capture) "
+                       "as root";
         case PCIE_CONFIG_NO_CAP:
                 return "no PCI Express capability (a conventional PCI function)";
         case PCIE_CONFIG_INVALID:
@@ -27,17 +28,19 @@ const char *pcie_config_why(enum pcie_config c) {
 
 const char *pcie_config_to_string(enum pcie_config c) {
         static const char *const names[] = {
-                [PCIE_CONFIG_NOT_READ] = "not-read", [PCIE_CONFIG_READ] = "read",       [PCIE_CONFIG_ABSENT] = "absent",
-                [PCIE_CONFIG_SHORT] = "short",       [PCIE_CONFIG_NO_CAP] = "no-capability",
-                [PCIE_CONFIG_INVALID] = "invalid",   [PCIE_CONFIG_UNREAD] = "unread",
+                [PCIE_CONFIG_NOT_READ] = "not-read",    [PCIE_CONFIG_READ] = "read",
+                [PCIE_CONFIG_ABSENT] = "absent",        [PCIE_CONFIG_SHORT] = "short",
+                [PCIE_CONFIG_NO_CAP] = "no-capability", [PCIE_CONFIG_INVALID] = "invalid",
+                [PCIE_CONFIG_UNREAD] = "unread",
         };
         return names[c];
 }
 
 const char *iommu_mode_to_string(enum iommu_mode m) {
-        static const char *const names[] = {
-                [IOMMU_UNKNOWN] = NULL, [IOMMU_OFF] = "off", [IOMMU_PASSTHROUGH] = "passthrough",
-                [IOMMU_TRANSLATED] = "translated"};
+        static const char *const names[] = {[IOMMU_UNKNOWN] = NULL,
+                                            [IOMMU_OFF] = "off",
+                                            [IOMMU_PASSTHROUGH] = "passthrough",
+                                            [IOMMU_TRANSLATED] = "translated"};
         return names[m];
 }
 

@@ -16,17 +16,17 @@
 enum pcie_config {
         PCIE_CONFIG_NOT_READ, /* not asked for (plan, apply) */
         PCIE_CONFIG_READ,
-        PCIE_CONFIG_ABSENT,   /* no config file in sysfs (a fixture, a capture from before) */
-        PCIE_CONFIG_SHORT,    /* only its first 64 bytes readable: sysfs gives the rest to root alone */
-        PCIE_CONFIG_NO_CAP,   /* no PCI Express capability: a conventional PCI function */
-        PCIE_CONFIG_INVALID,  /* Device Control holds reserved sizes (all ones: the device is gone) */
-        PCIE_CONFIG_UNREAD,   /* libpci is not there, was kept out of the capture, or failed on it */
+        PCIE_CONFIG_ABSENT,  /* no config file in sysfs (a fixture, a capture from before) */
+        PCIE_CONFIG_SHORT,   /* only its first 64 bytes readable: sysfs gives the rest to root alone */
+        PCIE_CONFIG_NO_CAP,  /* no PCI Express capability: a conventional PCI function */
+        PCIE_CONFIG_INVALID, /* Device Control holds reserved sizes (all ones: the device is gone) */
+        PCIE_CONFIG_UNREAD,  /* libpci is not there, was kept out of the capture, or failed on it */
 };
 
 struct pcie_link {
-        char *speed, *max_speed;  /* as sysfs writes them, "16.0 GT/s PCIe"; NULL when absent */
+        char *speed, *max_speed;           /* as sysfs writes them, "16.0 GT/s PCIe"; NULL when absent */
         unsigned speed_mts, max_speed_mts; /* the same in MT/s (16000); 0 when absent or "Unknown" */
-        int width, max_width;     /* lanes; -1 when absent */
+        int width, max_width;              /* lanes; -1 when absent */
         int max_read_request, max_payload; /* bytes, from Device Control; -1 when unknown */
         enum pcie_config config;
 };
@@ -56,11 +56,11 @@ struct idle_state {
 
 struct host_tuning {
         bool has_cpufreq;
-        char *cpufreq_driver; /* NULL: unknown */
+        char *cpufreq_driver;            /* NULL: unknown */
         struct governor_cpus *governors; /* each governor in use and its CPUs, in first-CPU order */
         size_t n_governors;
         bool has_cpuidle;
-        int cpuidle_cpu; /* the CPU whose states these are: every CPU has the driver's states */
+        int cpuidle_cpu;                /* the CPU whose states these are: every CPU has the driver's states */
         struct idle_state *idle_states; /* the enabled ones, shallowest first */
         size_t n_idle_states;
         int zone_reclaim_mode; /* -1: unknown */
@@ -74,4 +74,3 @@ struct host_tuning {
 struct host_tuning *host_tuning_free(struct host_tuning *h);
 /* Adds a governor's CPU (the readers' bookkeeping). */
 void host_tuning_add_governor(struct host_tuning *h, const char *name, unsigned cpu);
-

@@ -43,7 +43,7 @@ bool unit_name_is_valid_service(const char *name, const char **ret_why) {
 
 char *unit_name_mangle(const char *name) {
         static const char *const suffixes[] = {".service", ".socket", ".target", ".device", ".mount", ".automount",
-                                               ".swap", ".path", ".timer", ".slice", ".scope"};
+                                               ".swap",    ".path",   ".timer",  ".slice",  ".scope"};
         size_t n = strlen(name);
         for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
                 size_t k = strlen(suffixes[i]);
@@ -62,7 +62,8 @@ char *cgroup_unit(const char *cgroup) {
         for (const char *p = cgroup; p && *p;) {
                 p += strspn(p, "/");
                 size_t n = strcspn(p, "/");
-                if ((n > 8 && strncmp(p + n - 8, ".service", 8) == 0) || (n > 6 && strncmp(p + n - 6, ".scope", 6) == 0))
+                if ((n > 8 && strncmp(p + n - 8, ".service", 8) == 0) ||
+                    (n > 6 && strncmp(p + n - 6, ".scope", 6) == 0))
                         return xstrndup(p, n);
                 p += n;
         }

@@ -124,7 +124,8 @@ static void compare_sets(struct check *c, const struct cpuset *want, const struc
 }
 
 void check_numa_mask(const struct verify_facts *f, struct check *c) {
-        compare_sets(c, &f->pl->nodes, &f->state->numa_mask, xstrdup("systemd has no NUMAMask= for the unit"), "NUMAMask");
+        compare_sets(c, &f->pl->nodes, &f->state->numa_mask, xstrdup("systemd has no NUMAMask= for the unit"),
+                     "NUMAMask");
 }
 
 void check_cpu_affinity(const struct verify_facts *f, struct check *c) {
@@ -271,8 +272,9 @@ void check_container(const struct verify_facts *f, struct check *c) {
                               missing.s, pl->unit));
         else if (wrong.len)
                 set(c, false, want, xasprintf("%s container %s: %s", cf->engine, cf->name, wrong.s),
-                    xasprintf("pass the plan's placement: --cpuset-cpus=${NUMAPLAN_CPUS}%s in %s, then restart the unit",
-                              mems_too ? " --cpuset-mems=${NUMAPLAN_MEMS}" : "", pl->unit));
+                    xasprintf(
+                            "pass the plan's placement: --cpuset-cpus=${NUMAPLAN_CPUS}%s in %s, then restart the unit",
+                            mems_too ? " --cpuset-mems=${NUMAPLAN_MEMS}" : "", pl->unit));
         else
                 set(c, true, want,
                     xasprintf("%s container %s (%.12s), pid %d: --cpuset-cpus=%s%s%s", cf->engine, cf->name,
@@ -335,9 +337,10 @@ void check_task_affinity(const struct verify_facts *f, struct check *c) {
                                    bad.s, n_bad > 4 ? ", ..." : "", pl->unit);
         if (n_unread) {
                 /* A thread that cannot be read is not one within: unknown, and failed. */
-                char *g = xasprintf("%s, %zu unknown", got, n_unread), *dt = xasprintf(
-                        "cannot read %s%s: where %s may run is unknown%s%s", tf->unread[0], n_unread > 1 ? ", ..." : "",
-                        n_unread > 1 ? "those threads" : "that thread", detail ? "; " : "", strempty(detail));
+                char *g = xasprintf("%s, %zu unknown", got, n_unread),
+                     *dt = xasprintf("cannot read %s%s: where %s may run is unknown%s%s", tf->unread[0],
+                                     n_unread > 1 ? ", ..." : "", n_unread > 1 ? "those threads" : "that thread",
+                                     detail ? "; " : "", strempty(detail));
                 free(got);
                 free(detail);
                 got = g;
@@ -387,8 +390,9 @@ static void irq_judge(const struct pci_device *a, const struct irq_target *tg, u
                 else if (!cpuset_is_subset(&q->affinity, &tg->cpus) && (*outside)++ < 4) {
                         _cleanup_free_ char *set = cpuset_format(&q->affinity), *eff = cpuset_format(&q->effective),
                                             *want = cpuset_format(&tg->cpus);
-                        strbuf_printf(bad, "%sIRQ %u of %s is set to CPUs %s (served by %s), outside %s", bad->len ? "; " : "",
-                                      q->irq, a->pci, set, q->has_effective ? eff : "unknown CPUs", want);
+                        strbuf_printf(bad, "%sIRQ %u of %s is set to CPUs %s (served by %s), outside %s",
+                                      bad->len ? "; " : "", q->irq, a->pci, set,
+                                      q->has_effective ? eff : "unknown CPUs", want);
                 }
         }
 }
@@ -419,7 +423,7 @@ void check_irq_locality(const struct verify_facts *f, struct check *c) {
         }
         _cleanup_free_ char *list = cpuset_format(&cpus);
         char *want = xasprintf("interrupts on CPUs %s", *list ? list : "-");
-        char *got = outside ? xasprintf("%u of %u outside", outside, total)
+        char *got = outside   ? xasprintf("%u of %u outside", outside, total)
                     : unknown ? xasprintf("%u of %u unreadable", unknown, total)
                               : xasprintf("%u of %u within", total, total);
         if (outside) {
@@ -444,8 +448,8 @@ void check_warmup(const struct verify_facts *f, struct check *c) {
                 set(c, true, xstrdup("-"), xstrdup("skipped"), xstrdup(why));
                 return;
         }
-        set(c, w->ok, xasprintf("2xx from %s", url), w->status ? xasprintf("HTTP %ld", w->status) : xstrdup("no answer"),
-            xstrdup(w->detail));
+        set(c, w->ok, xasprintf("2xx from %s", url),
+            w->status ? xasprintf("HTTP %ld", w->status) : xstrdup("no answer"), xstrdup(w->detail));
 }
 
 bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp) {
@@ -498,17 +502,20 @@ static bool files_advice(struct strbuf *d, const struct page_tally *pages, const
                 int where = file_pages_node(f);
                 if (other) {
                         _cleanup_free_ char *on = cpuset_format(&other->nodes);
-                        strbuf_printf(d, "; %s has %" PRIu64 " of its %" PRIu64 " pages on node %d, and replica %s (%s, "
+                        strbuf_printf(d,
+                                      "; %s has %" PRIu64 " of its %" PRIu64 " pages on node %d, and replica %s (%s, "
                                       "node%s %s) maps it too: one page cache serves both, so only one node can hold "
                                       "it; model-copies = per-node gives each node its own copy",
                                       f->path, f->off_plan, f->total, where, other->name, other->unit,
                                       cpuset_count(&other->nodes) > 1 ? "s" : "", on);
                 } else if (restart)
-                        strbuf_printf(d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
+                        strbuf_printf(d,
+                                      "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
                                       "filled before the pinning; naming it in model = has every start move it",
                                       f->path, f->off_plan, f->total);
                 else
-                        strbuf_printf(d, "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
+                        strbuf_printf(d,
+                                      "; %s has %" PRIu64 " of its %" PRIu64 " pages off the plan: its page cache was "
                                       "filled before the pinning; numaplan migrate %s moves it now, and naming it in "
                                       "model = has every start move it",
                                       f->path, f->off_plan, f->total, pl->unit);
@@ -525,7 +532,8 @@ static bool held_advice(struct strbuf *d, const struct page_tally *pages, const 
         char sz[FORMAT_BYTES_MAX];
         if (h->pinned_off_plan) {
                 format_bytes(sz, sizeof(sz), h->pinned_off_plan * pages->base_kb * 1024);
-                strbuf_printf(d, "; %" PRIu64 " pinned pages (%s, buffers registered with io_uring) sit off the plan: the "
+                strbuf_printf(d,
+                              "; %" PRIu64 " pinned pages (%s, buffers registered with io_uring) sit off the plan: the "
                               "kernel does not move a pinned page, so only a restart of %s moves them, pinned anew "
                               "where its memory policy places them",
                               h->pinned_off_plan, sz, pl->unit);
@@ -534,7 +542,8 @@ static bool held_advice(struct strbuf *d, const struct page_tally *pages, const 
         uint64_t unlisted = h->vm_pinned > h->pinned_listed ? h->vm_pinned - h->pinned_listed : 0;
         if (unlisted && failing) {
                 format_bytes(sz, sizeof(sz), unlisted * pages->base_kb * 1024);
-                strbuf_printf(d, "; %" PRIu64 " of its pages (%s) are pinned for DMA (VmPin) and no file says on which "
+                strbuf_printf(d,
+                              "; %" PRIu64 " of its pages (%s) are pinned for DMA (VmPin) and no file says on which "
                               "node: numaplan migrate moves the others and counts those it cannot, pinned, which only "
                               "a restart moves",
                               unlisted, sz);
@@ -569,7 +578,8 @@ static char *unread_text(const struct page_tally *pages) {
         strbuf_append(&b, "cannot be judged: ");
         for (size_t i = 0; i < pages->n_unread && i < 3; i++) {
                 const struct page_unread *u = &pages->unread[i];
-                strbuf_printf(&b, "%s%s: %s (%s unknown)", i ? "; " : "", u->path, u->error, page_source_lost(u->source));
+                strbuf_printf(&b, "%s%s: %s (%s unknown)", i ? "; " : "", u->path, u->error,
+                              page_source_lost(u->source));
         }
         if (pages->n_unread > 3)
                 strbuf_printf(&b, "; and %zu more", pages->n_unread - 3);
@@ -610,15 +620,17 @@ void check_memory_locality(const struct verify_facts *facts, struct check *c) {
                       cpuset_count(&pl->nodes) > 1 ? "s" : "", nodes);
         for (int n = 0; n < NUMA_NODES_MAX; n++)
                 if (page_tally_own(pages, n) && !cpuset_isset(&pl->nodes, n))
-                        strbuf_printf(&d, "; node %d holds %" PRIu64 " (anon %" PRIu64 ", file %" PRIu64 ", huge %" PRIu64 ")", n,
-                                      page_tally_own(pages, n), pages->anon[n], pages->file[n] - pages->shared[n],
+                        strbuf_printf(&d,
+                                      "; node %d holds %" PRIu64 " (anon %" PRIu64 ", file %" PRIu64 ", huge %" PRIu64
+                                      ")",
+                                      n, page_tally_own(pages, n), pages->anon[n], pages->file[n] - pages->shared[n],
                                       pages->huge[n]);
         if (forbidden_pages(&d, facts))
                 ok = false;
         if (shared) {
                 format_bytes(sz, sizeof(sz), shared * pages->base_kb * 1024);
-                strbuf_printf(&d, "; not judged: %" PRIu64 " pages (%s) of program code that other units map too", shared,
-                              sz);
+                strbuf_printf(&d, "; not judged: %" PRIu64 " pages (%s) of program code that other units map too",
+                              shared, sz);
         }
         bool restart = held_advice(&d, pages, pl, !ok);
         bool advised = files_advice(&d, pages, pl, facts->plan, restart) || restart;
@@ -626,7 +638,8 @@ void check_memory_locality(const struct verify_facts *facts, struct check *c) {
         const struct file_pages *wrong =
                 pl->copies && facts->models_dir ? not_its_copy(pages, pl, facts->models_dir, &copy) : NULL;
         if (wrong) {
-                strbuf_printf(&d, "; it maps %s, not its %s copy in %s: start its server with the model at "
+                strbuf_printf(&d,
+                              "; it maps %s, not its %s copy in %s: start its server with the model at "
                               "${NUMAPLAN_MODEL} (model-copies = per-node)",
                               wrong->path, cpuset_count(&pl->nodes) > 1 ? "nodes'" : "node's", copy);
                 ok = false;
@@ -663,7 +676,8 @@ void check_hugepages(const struct verify_facts *f, struct check *c) {
                                 have = n->hugepages[k].total;
                 strbuf_printf(&want, "%s%" PRIu64 " on node %d", want.len ? ", " : "", s->pages, s->node);
                 if (have < s->pages)
-                        strbuf_printf(&missing, "%snode %d's pool of %s pages holds %" PRIu64 " of the %" PRIu64 " planned",
+                        strbuf_printf(&missing,
+                                      "%snode %d's pool of %s pages holds %" PRIu64 " of the %" PRIu64 " planned",
                                       missing.len ? "; " : "", s->node, size, have, s->pages);
         }
         uint64_t scale = pl->hugepage_kb / pages->base_kb ? pl->hugepage_kb / pages->base_kb : 1;
@@ -692,7 +706,8 @@ void check_hugepages(const struct verify_facts *f, struct check *c) {
 }
 
 char *dropin_settings(const char *text) {
-        static const char *const keys[] = {"NUMAPolicy", "NUMAMask", "CPUAffinity", "AllowedCPUs", "AllowedMemoryNodes"};
+        static const char *const keys[] = {"NUMAPolicy", "NUMAMask", "CPUAffinity", "AllowedCPUs",
+                                           "AllowedMemoryNodes"};
         struct strbuf b = {0};
 
         for (size_t k = 0; k < ELEMENTSOF(keys); k++)
@@ -739,10 +754,12 @@ static void locked_text(struct strbuf *b, const struct page_tally *t) {
         const struct held_totals *h = &t->held;
         char sz[FORMAT_BYTES_MAX];
         format_bytes(sz, sizeof(sz), h->vm_locked * t->base_kb * 1024);
-        strbuf_printf(b, "  locked: %" PRIu64 " pages (%s, VmLck); its locked mappings' resident pages: ", h->vm_locked, sz);
+        strbuf_printf(b, "  locked: %" PRIu64 " pages (%s, VmLck); its locked mappings' resident pages: ", h->vm_locked,
+                      sz);
         held_nodes_text(b, t, t->locked, PAGE_SOURCE_SMAPS, PAGE_SOURCE_SMAPS);
         if (h->locked_unmapped)
-                strbuf_printf(b, "; %" PRIu64 " beyond its locked mappings, pinned by a driver that counts them as "
+                strbuf_printf(b,
+                              "; %" PRIu64 " beyond its locked mappings, pinned by a driver that counts them as "
                               "locked (vfio does)",
                               h->locked_unmapped);
         strbuf_append(b, "\n");
@@ -755,10 +772,12 @@ static void pinned_text(struct strbuf *b, const struct page_tally *t) {
         format_bytes(sz, sizeof(sz), h->vm_pinned * t->base_kb * 1024);
         strbuf_printf(b, "  pinned: %" PRIu64 " pages (%s, VmPin)", h->vm_pinned, sz);
         if (h->pinned_listed) {
-                strbuf_printf(b, "; %" PRIu64 " in buffers registered with io_uring, whose mappings hold ", h->pinned_listed);
+                strbuf_printf(b, "; %" PRIu64 " in buffers registered with io_uring, whose mappings hold ",
+                              h->pinned_listed);
                 held_nodes_text(b, t, t->pin_mapped, PAGE_SOURCE_SMAPS, PAGE_SOURCE_FDINFO);
                 if (h->pinned_off_plan)
-                        strbuf_printf(b, "; %" PRIu64 " off the plan: only a restart moves a pinned page", h->pinned_off_plan);
+                        strbuf_printf(b, "; %" PRIu64 " off the plan: only a restart moves a pinned page",
+                                      h->pinned_off_plan);
         }
         if (unlisted) {
                 struct cpuset where = {0};

@@ -10,19 +10,19 @@
  * enum, made from this table at build time): a test keeps the table, the man page and the rules
  * in step. A new check is a row here, its function in verify-checks.c, and its paragraph in
  * numaplan(8). */
-#define VERIFY_CHECKS(X)                                                                              \
-        X(UNIT_ACTIVE, "unit-active", CHECK_PHASE_UNIT, check_unit_active)                             \
-        X(NUMA_POLICY, "numa-policy", CHECK_PHASE_UNIT, check_numa_policy)                             \
-        X(NUMA_MASK, "numa-mask", CHECK_PHASE_UNIT, check_numa_mask)                                   \
-        X(CPU_AFFINITY, "cpu-affinity", CHECK_PHASE_UNIT, check_cpu_affinity)                          \
-        X(EFFECTIVE_CPUS, "effective-cpus", CHECK_PHASE_UNIT, check_effective_cpus)                    \
+#define VERIFY_CHECKS(X) \
+        X(UNIT_ACTIVE, "unit-active", CHECK_PHASE_UNIT, check_unit_active) \
+        X(NUMA_POLICY, "numa-policy", CHECK_PHASE_UNIT, check_numa_policy) \
+        X(NUMA_MASK, "numa-mask", CHECK_PHASE_UNIT, check_numa_mask) \
+        X(CPU_AFFINITY, "cpu-affinity", CHECK_PHASE_UNIT, check_cpu_affinity) \
+        X(EFFECTIVE_CPUS, "effective-cpus", CHECK_PHASE_UNIT, check_effective_cpus) \
         X(EFFECTIVE_MEMORY_NODES, "effective-memory-nodes", CHECK_PHASE_UNIT, check_effective_memory_nodes) \
-        X(DROPIN_IN_EFFECT, "dropin-in-effect", CHECK_PHASE_UNIT, check_dropin)                        \
-        X(CONTAINER, "container", CHECK_PHASE_UNIT, check_container)                                   \
-        X(TASK_AFFINITY, "task-affinity", CHECK_PHASE_UNIT, check_task_affinity)                       \
-        X(IRQ_LOCALITY, "irq-locality", CHECK_PHASE_UNIT, check_irq_locality)                          \
-        X(WARMUP, "warmup", CHECK_PHASE_WARMUP, check_warmup)                                          \
-        X(MEMORY_LOCALITY, "memory-locality", CHECK_PHASE_PAGES, check_memory_locality)                \
+        X(DROPIN_IN_EFFECT, "dropin-in-effect", CHECK_PHASE_UNIT, check_dropin) \
+        X(CONTAINER, "container", CHECK_PHASE_UNIT, check_container) \
+        X(TASK_AFFINITY, "task-affinity", CHECK_PHASE_UNIT, check_task_affinity) \
+        X(IRQ_LOCALITY, "irq-locality", CHECK_PHASE_UNIT, check_irq_locality) \
+        X(WARMUP, "warmup", CHECK_PHASE_WARMUP, check_warmup) \
+        X(MEMORY_LOCALITY, "memory-locality", CHECK_PHASE_PAGES, check_memory_locality) \
         X(HUGEPAGES, "hugepages", CHECK_PHASE_PAGES, check_hugepages)
 
 #include <stdbool.h>
@@ -57,13 +57,13 @@ void check_done(struct check *c);
 
 /* What the drop-in files say, read by the caller. */
 struct dropin_facts {
-        const char *path;       /* where numaplan's drop-in should be */
-        bool loaded;            /* systemd lists it in DropInPaths */
-        const char *instead;    /* not loaded: the file of the same name systemd loaded instead, or NULL */
-        bool matches_plan;      /* its content is what the plan renders now */
-        char *overridden_by;    /* "PATH sets KEY=, KEY=" for later drop-ins; NULL if none */
-        const char *journal;    /* the journal of an interrupted apply, NULL when none waits */
-        double mtime;           /* when it was written (seconds since the epoch), 0 unknown */
+        const char *path;    /* where numaplan's drop-in should be */
+        bool loaded;         /* systemd lists it in DropInPaths */
+        const char *instead; /* not loaded: the file of the same name systemd loaded instead, or NULL */
+        bool matches_plan;   /* its content is what the plan renders now */
+        char *overridden_by; /* "PATH sets KEY=, KEY=" for later drop-ins; NULL if none */
+        const char *journal; /* the journal of an interrupted apply, NULL when none waits */
+        double mtime;        /* when it was written (seconds since the epoch), 0 unknown */
 };
 
 /* Tasks seen in the unit's cgroups, or in its container's. */
@@ -82,18 +82,18 @@ struct task_facts {
 struct verify_facts {
         const char *unit;
         const struct placement *pl;
-        const struct plan *plan;             /* the other replicas, which may map the same files */
-        const struct topology *topology;     /* read now: the huge page pools, the devices' interrupts */
-        const struct irq_targets *irqs;      /* where apply steers the devices' interrupts (core/irqs.h) */
-        const struct unit_state *state;      /* systemd's view */
-        const struct cpuset *memory_nodes;   /* every node with memory (what a preferred replica may use) */
+        const struct plan *plan;           /* the other replicas, which may map the same files */
+        const struct topology *topology;   /* read now: the huge page pools, the devices' interrupts */
+        const struct irq_targets *irqs;    /* where apply steers the devices' interrupts (core/irqs.h) */
+        const struct unit_state *state;    /* systemd's view */
+        const struct cpuset *memory_nodes; /* every node with memory (what a preferred replica may use) */
         const struct dropin_facts *dropin;
         const struct container_facts *container;
         const struct task_facts *tasks;
-        const struct warmup_result *warmup;  /* NULL: skipped, because of warmup_skipped */
+        const struct warmup_result *warmup; /* NULL: skipped, because of warmup_skipped */
         const char *warmup_url, *warmup_skipped;
-        const struct page_tally *pages;      /* split into the replica's own and the shared (page_tally_split()) */
-        const char *models_dir;              /* model-copies: where the copies are */
+        const struct page_tally *pages; /* split into the replica's own and the shared (page_tally_split()) */
+        const char *models_dir;         /* model-copies: where the copies are */
 };
 
 #define CHECK_PROTOTYPE(id, name, phase, function) void function(const struct verify_facts *f, struct check *c);

@@ -18,13 +18,30 @@
 #define H "numaplan_host_"
 
 const char *const metrics_names[] = {
-        "numaplan_build_info", P "success",       P "last_run_timestamp_seconds", P "duration_seconds", P "ok",
-        P "unit_ok",       P "unit_info",                  P "check_ok",         P "resident_pages",
-        P "page_size_bytes", P "local_ratio",              P "min_local_ratio",
-        P "locked_pages",  P "locked_resident_pages",      P "pinned_pages",     P "pinned_mapped_pages",
+        "numaplan_build_info",
+        P "success",
+        P "last_run_timestamp_seconds",
+        P "duration_seconds",
+        P "ok",
+        P "unit_ok",
+        P "unit_info",
+        P "check_ok",
+        P "resident_pages",
+        P "page_size_bytes",
+        P "local_ratio",
+        P "min_local_ratio",
+        P "locked_pages",
+        P "locked_resident_pages",
+        P "pinned_pages",
+        P "pinned_mapped_pages",
         P "pinned_off_plan_pages",
-        H "pcie_link_speed_gts", H "pcie_link_max_speed_gts", H "pcie_link_width", H "pcie_link_max_width",
-        H "cpufreq_governor_info", "numaplan_warnings", NULL,
+        H "pcie_link_speed_gts",
+        H "pcie_link_max_speed_gts",
+        H "pcie_link_width",
+        H "pcie_link_max_width",
+        H "cpufreq_governor_info",
+        "numaplan_warnings",
+        NULL,
 };
 
 static void family(struct strbuf *b, const char *name, const char *help) {
@@ -74,11 +91,10 @@ static void host_metrics(struct strbuf *b, const struct metrics_run *run) {
         const struct host_tuning *h = t->tuning;
         static const char *const names[] = {H "pcie_link_speed_gts", H "pcie_link_max_speed_gts", H "pcie_link_width",
                                             H "pcie_link_max_width"};
-        static const char *const helps[] = {
-                "The accelerator's PCIe link speed now, in GT/s (GPUs lower it when idle).",
-                "The most the accelerator's PCIe link can run at, in GT/s.",
-                "The accelerator's PCIe link width now, in lanes.",
-                "The widest the accelerator's PCIe link can be, in lanes."};
+        static const char *const helps[] = {"The accelerator's PCIe link speed now, in GT/s (GPUs lower it when idle).",
+                                            "The most the accelerator's PCIe link can run at, in GT/s.",
+                                            "The accelerator's PCIe link width now, in lanes.",
+                                            "The widest the accelerator's PCIe link can be, in lanes."};
 
         for (size_t f = 0; f < ELEMENTSOF(names); f++) {
                 family(b, names[f], helps[f]);
@@ -210,7 +226,8 @@ static void page_metrics(struct strbuf *b, const struct metrics_unit *units, siz
                 unit_sample(b, P "local_ratio", &units[i]);
                 strbuf_printf(b, "%.6f\n", (double) on / (double) total);
         }
-        family(b, P "min_local_ratio", "The share of its pages the replica unit must have on its planned nodes (min-local).");
+        family(b, P "min_local_ratio",
+               "The share of its pages the replica unit must have on its planned nodes (min-local).");
         for (size_t i = 0; i < n; i++) {
                 unit_sample(b, P "min_local_ratio", &units[i]);
                 strbuf_printf(b, "%.4f\n", units[i].min_local_bp / 10000.0);
@@ -250,14 +267,16 @@ static void held_metrics(struct strbuf *b, const struct metrics_unit *units, siz
                    "and what a driver such as vfio counts there, in base pages.",
                    units, n, offsetof(struct held_totals, vm_locked));
         family(b, P "locked_resident_pages",
-               "The resident pages of the replica unit's locked mappings by NUMA node, on every node that holds any and "
+               "The resident pages of the replica unit's locked mappings by NUMA node, on every node that holds any "
+               "and "
                "every planned node; the kernel may still move them.");
         for (size_t i = 0; i < n; i++)
                 node_samples(b, P "locked_resident_pages", &units[i], units[i].pages->locked, true);
-        held_gauge(b, P "pinned_pages",
-                   "The replica unit's pinned memory (held for DMA): its processes' VmPin (RDMA memory regions, io_uring "
-                   "buffers), in base pages; no file says on which node, save io_uring's buffers.",
-                   units, n, offsetof(struct held_totals, vm_pinned));
+        held_gauge(
+                b, P "pinned_pages",
+                "The replica unit's pinned memory (held for DMA): its processes' VmPin (RDMA memory regions, io_uring "
+                "buffers), in base pages; no file says on which node, save io_uring's buffers.",
+                units, n, offsetof(struct held_totals, vm_pinned));
         family(b, P "pinned_mapped_pages",
                "The resident pages of the mappings that hold the replica unit's io_uring buffers (pinned), by NUMA "
                "node; only where there are any.");

@@ -213,8 +213,8 @@ static int generate(const struct globals *g, const char *config_path) {
         int r = deploy_run(&in, &(struct deploy_options){.kind = DEPLOY_GENERATE}, &out);
         if (r != EXIT_OK || !out.changed)
                 return r;
-        log_notice("placed %zu replica%s from %s: %s", out.placed, out.placed == 1 ? "" : "s", config_sources(in.config),
-                   out.placed_names);
+        log_notice("placed %zu replica%s from %s: %s", out.placed, out.placed == 1 ? "" : "s",
+                   config_sources(in.config), out.placed_names);
         if (out.left_out)
                 log_notice("left out %zu replica%s that numaplan remove took out until the next boot", out.left_out,
                            out.left_out == 1 ? "" : "s");
@@ -284,8 +284,7 @@ static void after_worker(const struct globals *g, const char *reported, const ch
         }
         inputs_dirs(g, false, &in);
         clean_up_after(in.unit_dir);
-        _cleanup_free_ char *why = xasprintf(GENERATOR_NAME " %s", how),
-                            *text = generator_block_text(why, in.marker);
+        _cleanup_free_ char *why = xasprintf(GENERATOR_NAME " %s", how), *text = generator_block_text(why, in.marker);
         for (size_t i = 0; units[i]; i++) {
                 _cleanup_free_ char *old = NULL;
                 struct strbuf *b = &placed;
@@ -332,9 +331,9 @@ struct worker_args {
         struct globals *g;
         const char *config;
         int report_fd;
-        sigset_t mask;   /* the parent's, before it blocked SIGALRM and SIGCHLD */
-        bool pinned;     /* the parent is on one CPU for the start: */
-        cpu_set_t cpus;  /* the ones it may use */
+        sigset_t mask;  /* the parent's, before it blocked SIGALRM and SIGCHLD */
+        bool pinned;    /* the parent is on one CPU for the start: */
+        cpu_set_t cpus; /* the ones it may use */
 };
 
 static int worker(void *userdata) {
@@ -507,8 +506,9 @@ int generator_main(int argc, char **argv) {
         for (int i = 1; i < argc; i++) {
                 /* --worker-ended and --worker-units are the generator's own, to itself: the
                  * fresh image that finishes after a worker that did not (run_bounded()). */
-                static const char *const names[] = {"--config",   "-c", "--sysfs-root", "--unit-dir", "--runtime-dir",
-                                                    "--worker-ended", "--worker-units"};
+                static const char *const names[] = {
+                        "--config",      "-c", "--sysfs-root", "--unit-dir", "--runtime-dir", "--worker-ended",
+                        "--worker-units"};
                 const char **dst[] = {&config, &config, &g.sysfs_root, &g.unit_dir, &g.runtime_dir, &ended, &units};
                 const char *a = argv[i];
                 bool taken = false;
@@ -535,14 +535,15 @@ int generator_main(int argc, char **argv) {
                 if (taken)
                         continue;
                 if (a[0] == '-' || n_dirs == 3) {
-                        fprintf(stderr, GENERATOR_NAME ": unexpected argument '%s'. Try '" GENERATOR_NAME " --help'.\n", a);
+                        fprintf(stderr, GENERATOR_NAME ": unexpected argument '%s'. Try '" GENERATOR_NAME " --help'.\n",
+                                a);
                         return EXIT_USAGE;
                 }
                 dirs[n_dirs++] = a;
         }
         if (n_dirs != 1 && n_dirs != 3) {
-                fprintf(stderr, GENERATOR_NAME ": needs the generator directories (normal, early, late). Try '" GENERATOR_NAME
-                                " --help'.\n");
+                fprintf(stderr, GENERATOR_NAME
+                        ": needs the generator directories (normal, early, late). Try '" GENERATOR_NAME " --help'.\n");
                 return EXIT_USAGE;
         }
 
@@ -562,4 +563,3 @@ int generator_main(int argc, char **argv) {
         after_worker(&g, units ? units : "", ended);
         return EXIT_OK;
 }
-

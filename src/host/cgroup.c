@@ -94,7 +94,8 @@ static double start_time(struct root *root, pid_t pid, double btime, long ticks,
         if (!open_paren || !close_paren || close_paren < open_paren)
                 return 0;
         /* A process names itself: escaped, so that JSON and the journal take whatever it chose. */
-        _cleanup_free_ char *raw = xstrndup(open_paren + 1, (size_t) (close_paren - open_paren - 1)), *name = text_escape(raw);
+        _cleanup_free_ char *raw = xstrndup(open_paren + 1, (size_t) (close_paren - open_paren - 1)),
+                            *name = text_escape(raw);
         snprintf(comm, 32, "%s", name);
         const char *p = close_paren + 1;
         for (int field = 3; field < 22 && p; field++) /* skip state .. itrealvalue */
@@ -149,8 +150,8 @@ static void walk(struct root *root, const char *mount, const char *cgroup, unsig
         d = safe_closedir(d); /* before going deeper: one directory open at a time */
         strv_sort(children, n);
         for (size_t i = 0; i < n; i++) {
-                if (t->n_cgroups < CGROUPS_MAX &&
-                    add_processes(root, mount, children[i], (unsigned) t->n_cgroups, &t->processes, &t->n_processes) >= 0) {
+                if (t->n_cgroups < CGROUPS_MAX && add_processes(root, mount, children[i], (unsigned) t->n_cgroups,
+                                                                &t->processes, &t->n_processes) >= 0) {
                         t->cgroups = xrealloc(t->cgroups, (t->n_cgroups + 2) * sizeof(char *));
                         t->cgroups[t->n_cgroups++] = xstrdup(children[i]);
                         t->cgroups[t->n_cgroups] = NULL;

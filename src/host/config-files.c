@@ -99,7 +99,8 @@ static void size_model(struct replica_conf *r, struct error_at *err) {
         int k = model_files_size(r->models, &r->model_bytes, &r->model_copy_bytes, &bad, &what);
         shown = name_escape(bad);
         if (k == -EBADFD) {
-                error_at_add(err, at, "[%s %s]: model %s is %s, not a model's file (a regular file, or a directory of them)",
+                error_at_add(err, at,
+                             "[%s %s]: model %s is %s, not a model's file (a regular file, or a directory of them)",
                              kind, r->name, shown, what);
                 return;
         }
@@ -108,8 +109,10 @@ static void size_model(struct replica_conf *r, struct error_at *err) {
         if (k < 0)
                 r->model_bytes = r->model_copy_bytes = 0;
         if (r->model_bytes == 0 && r->model_copies == MODEL_COPIES_PER_NODE)
-                error_at_add(err, at, "[%s %s]: model-copies = per-node would copy model %s, and %s: a copy of nothing; "
-                             "put the model there first, or set model-copies = none", kind, r->name, all, why);
+                error_at_add(err, at,
+                             "[%s %s]: model-copies = per-node would copy model %s, and %s: a copy of nothing; "
+                             "put the model there first, or set model-copies = none",
+                             kind, r->name, all, why);
         else if (k < 0 && !replica_has(r, REPLICA_MEMORY))
                 error_at_add(err, at, "[%s %s]: cannot size model %s (%s): set memory =", kind, r->name, shown,
                              strerror(-k));

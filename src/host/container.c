@@ -68,7 +68,8 @@ static int field(struct container_facts *cf, json_object *o, const char *where, 
         if (!json_object_object_get_ex(o, key, ret))
                 return 0;
         if (!json_object_is_type(*ret, type))
-                return bad(cf, "%s%s is %s, not %s", where, key, type_name(json_object_get_type(*ret)), type_name(type));
+                return bad(cf, "%s%s is %s, not %s", where, key, type_name(json_object_get_type(*ret)),
+                           type_name(type));
         return 1;
 }
 
@@ -87,7 +88,8 @@ static int cpuset_flag(struct container_facts *cf, json_object *host, const char
         const char *text = r ? json_object_get_string(v) : "";
         if (strlen(text) > CPUSET_TEXT_MAX || cpuset_parse_list(text, &set) < 0) {
                 _cleanup_free_ char *shown = name_escape(text);
-                return bad(cf, "HostConfig.%s '%.64s' is not a list of %s", key, shown, streq(key, "CpusetCpus") ? "CPUs" : "nodes");
+                return bad(cf, "HostConfig.%s '%.64s' is not a list of %s", key, shown,
+                           streq(key, "CpusetCpus") ? "CPUs" : "nodes");
         }
         *ret = xstrdup(text);
         return 0;
@@ -230,9 +232,10 @@ static int own_cgroup(struct root *root, const char *mount, struct container_fac
                 (void) root_read_string(root, comm_path, &comm);
                 _cleanup_free_ char *shown = name_escape(cg), *c = name_escape(comm ? comm : "?");
                 cf->error = -EBADMSG;
-                cf->why = xasprintf("%s names PID %d (%s) as container %s's, but it runs in %s, not in the cgroup %s gives "
-                                    "container %.12s: refused",
-                                    cf->engine, (int) cf->pid, c, cf->name, shown, cf->engine, cf->id);
+                cf->why = xasprintf(
+                        "%s names PID %d (%s) as container %s's, but it runs in %s, not in the cgroup %s gives "
+                        "container %.12s: refused",
+                        cf->engine, (int) cf->pid, c, cf->name, shown, cf->engine, cf->id);
                 return cf->error;
         }
         if (mount)
@@ -270,7 +273,8 @@ int container_inspect(struct root *root, const char *mount, struct container_fac
                         /* An answer that does not hold up is not asked of the next engine. */
                         cf->error = -EBADMSG;
                         _cleanup_free_ char *reason = TAKE_PTR(cf->why);
-                        cf->why = xasprintf("%s's answer about %s does not hold up: %s", engines[i].engine, cf->name, reason);
+                        cf->why = xasprintf("%s's answer about %s does not hold up: %s", engines[i].engine, cf->name,
+                                            reason);
                         return cf->error;
                 }
                 cf->engine = xstrdup(engines[i].engine);

@@ -111,7 +111,7 @@ static void file_mappers_sort(struct file_mappers *m) {
 
 /* Which of the host's processes scan_host() reads, and until when; all zero: every one, to the end. */
 struct host_scan {
-        const pid_t *skip;  /* already read, ascending */
+        const pid_t *skip; /* already read, ascending */
         size_t n_skip;
         const bool *wanted; /* by index into m->ids, as scan_process() takes it */
         bool (*more)(const struct file_mappers *m, void *userdata); /* NULL: to the end */
@@ -258,7 +258,8 @@ static bool mapped_outside(const struct file_mappers *m, size_t i, const pid_t *
 
 /* The replicas' own processes' maps, then the host's other processes only while a question of
  * the split is open (struct questions). */
-static int scan_lazily(struct root *root, struct replica_pages *v, size_t n, bool every_replica, struct file_mappers *m) {
+static int scan_lazily(struct root *root, struct replica_pages *v, size_t n, bool every_replica,
+                       struct file_mappers *m) {
         size_t n_ids, n_pids = 0;
         _cleanup_free_ struct file_id *ids = replica_files(v, n, &n_ids);
         _cleanup_closedir_ DIR *d = NULL;
@@ -301,8 +302,8 @@ static int scan_lazily(struct root *root, struct replica_pages *v, size_t n, boo
                 page_tally_split(t, NULL, models); /* which files are the model */
                 for (size_t k = 0; k < t->n_files; k++) {
                         const struct file_pages *f = &t->files[k];
-                        const struct file_id *id = f->id.ino ? bsearch(&f->id, m->ids, m->n_ids, sizeof(*id), file_id_compare)
-                                                             : NULL;
+                        const struct file_id *id =
+                                f->id.ino ? bsearch(&f->id, m->ids, m->n_ids, sizeof(*id), file_id_compare) : NULL;
                         if (!id)
                                 continue;
                         size_t x = (size_t) (id - m->ids);

@@ -20,11 +20,11 @@ struct file_mappers {
         struct pid_list {
                 pid_t *v;
                 size_t n;
-        } *mappers; /* mappers[i]: the processes that map ids[i], ascending */
+        } * mappers; /* mappers[i]: the processes that map ids[i], ascending */
         struct pid_unit {
                 pid_t pid;
                 char *unit; /* NULL: a process in no unit */
-        } *units;       /* every process found, ascending by pid */
+        } * units;          /* every process found, ascending by pid */
         size_t n_units;
         unsigned processes; /* how many maps were read */
 };

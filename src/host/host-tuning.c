@@ -249,7 +249,8 @@ static void read_iommu(struct root *root, const struct topology *t, struct host_
                 unreadable(w, "proc/cmdline", r, "what the kernel command line says of the IOMMU is");
         if (r >= 0 && cmdline_iommu(cmdline, &m, &param, &len) >= 0 && m != IOMMU_OFF) {
                 h->iommu = m;
-                h->iommu_how = xasprintf("%.*s on the kernel command line (no IOMMU group has a type file)", (int) len, param);
+                h->iommu_how =
+                        xasprintf("%.*s on the kernel command line (no IOMMU group has a type file)", (int) len, param);
                 return;
         }
         h->iommu = IOMMU_TRANSLATED;

@@ -54,8 +54,8 @@ static void read_line(struct root *root, struct pci_device *a, struct warnings *
                 return;
         if (!irq_number(s, &irq)) {
                 _cleanup_free_ char *shown = name_escape(s);
-                warnings_add(w, WARNING_SYSFS_MALFORMED, NULL, "/%s: malformed ('%s'): the device's interrupt is unknown",
-                             p, shown);
+                warnings_add(w, WARNING_SYSFS_MALFORMED, NULL,
+                             "/%s: malformed ('%s'): the device's interrupt is unknown", p, shown);
                 return;
         }
         a->irqs.known = true;
@@ -73,8 +73,8 @@ static bool read_cpus(struct root *root, unsigned irq, const char *file, struct 
         if (cpuset_parse_list(s, ret) >= 0)
                 return true;
         _cleanup_free_ char *shown = name_escape(strip_trailing(s));
-        warnings_add(w, WARNING_SYSFS_MALFORMED, NULL, "/%s: malformed ('%s'): the CPUs of IRQ %u are unknown", p, shown,
-                     irq);
+        warnings_add(w, WARNING_SYSFS_MALFORMED, NULL, "/%s: malformed ('%s'): the CPUs of IRQ %u are unknown", p,
+                     shown, irq);
         return false;
 }
 

@@ -254,7 +254,8 @@ static void assign_kernel_tiers(struct topology *t, struct kernel_tier *v, size_
                         char subject[16];
                         snprintf(subject, sizeof(subject), "%d", node->id);
                         warnings_add(w, WARNING_OVERLAPPING_MEMORY_TIERS, subject,
-                                     "node %d is listed in memory tiers %s (/" MEMORY_TIERING "/memory_tierK/nodelist), "
+                                     "node %d is listed in memory tiers %s (/" MEMORY_TIERING
+                                     "/memory_tierK/nodelist), "
                                      "where the kernel puts a node in one: its kernel tier is taken as the lowest, %d",
                                      node->id, tiers.s, node->memory.kernel_tier);
                 }

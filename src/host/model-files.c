@@ -45,11 +45,11 @@ static const char *not_model(const struct walk *w, int fd, const struct stat *st
                 long magic;
                 const char *what;
         } kernel_fs[] = {
-                {PROC_SUPER_MAGIC, "on /proc"},     {SYSFS_MAGIC, "on /sys"},
-                {DEVPTS_SUPER_MAGIC, "under /dev"}, {DEBUGFS_MAGIC, "on debugfs"},
-                {TRACEFS_MAGIC, "on tracefs"},      {SECURITYFS_MAGIC, "on securityfs"},
+                {PROC_SUPER_MAGIC, "on /proc"},       {SYSFS_MAGIC, "on /sys"},
+                {DEVPTS_SUPER_MAGIC, "under /dev"},   {DEBUGFS_MAGIC, "on debugfs"},
+                {TRACEFS_MAGIC, "on tracefs"},        {SECURITYFS_MAGIC, "on securityfs"},
                 {CGROUP2_SUPER_MAGIC, "on cgroupfs"}, {CGROUP_SUPER_MAGIC, "on cgroupfs"},
-                {BPF_FS_MAGIC, "on bpffs"},         {EFIVARFS_MAGIC, "on efivarfs"},
+                {BPF_FS_MAGIC, "on bpffs"},           {EFIVARFS_MAGIC, "on efivarfs"},
         };
         struct statfs fs;
 
@@ -78,7 +78,8 @@ static int walk_file(struct walk *w, int dirfd, const char *rel, const char *pat
                 fd = -ESTALE; /* replaced between the look and the open */
         }
         if (fd < 0)
-                return emit(w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .named = named, .error = fd});
+                return emit(
+                        w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .named = named, .error = fd});
         int r = emit(w, (struct model_entry){.event = MODEL_FILE, .path = path, .named = named, .fd = fd, .st = &now});
         close(fd);
         return r;
@@ -107,7 +108,9 @@ static int walk_entry(struct walk *w, int tree, const char *rel, const char *pat
                 _cleanup_free_ char *target = link_target(tree, rel);
                 /* ENOENT: a link to nothing in the tree, which may lead out of it once filled */
                 return emit(w, (struct model_entry){.event = fd == -ENOENT ? MODEL_UNREACHABLE : MODEL_LINK_OUT,
-                                                    .path = path, .error = fd, .target = target});
+                                                    .path = path,
+                                                    .error = fd,
+                                                    .target = target});
         }
         if (fd < 0)
                 return emit(w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .error = fd});
@@ -120,14 +123,20 @@ static int walk_entry(struct walk *w, int tree, const char *rel, const char *pat
         close(fd);
         if (S_ISLNK(st.st_mode) || (what && is_link)) {
                 _cleanup_free_ char *target = link_target(tree, rel);
-                return emit(w, (struct model_entry){.event = MODEL_LINK_OUT, .path = path, .error = -EXDEV,
-                                                    .what = what, .target = target});
+                return emit(w, (struct model_entry){.event = MODEL_LINK_OUT,
+                                                    .path = path,
+                                                    .error = -EXDEV,
+                                                    .what = what,
+                                                    .target = target});
         }
         if (what && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
                 /* a kernel file system mounted inside the tree */
-                return emit(w, (struct model_entry){.event = MODEL_NOT_FILE, .path = path, .error = -EBADFD, .what = what});
+                return emit(
+                        w, (struct model_entry){.event = MODEL_NOT_FILE, .path = path, .error = -EBADFD, .what = what});
         if (S_ISDIR(st.st_mode) && depth >= MODEL_DEPTH_MAX)
-                return emit(w, (struct model_entry){.event = MODEL_NOT_FILE, .path = path, .error = -ELOOP,
+                return emit(w, (struct model_entry){.event = MODEL_NOT_FILE,
+                                                    .path = path,
+                                                    .error = -ELOOP,
                                                     .what = "a directory " STRINGIFY(MODEL_DEPTH_MAX) " levels down"});
         if (S_ISDIR(st.st_mode))
                 return walk_dir(w, tree, rel, path, depth);
@@ -171,7 +180,8 @@ static int walk_dir(struct walk *w, int tree, const char *rel, const char *path,
         struct stat st;
         int fd = model_open_beneath(tree, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return emit(w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .named = depth == 0, .error = fd});
+                return emit(w, (struct model_entry){
+                                       .event = MODEL_UNREACHABLE, .path = path, .named = depth == 0, .error = fd});
         if (fstat(fd, &st) < 0 || seen_before(w, &st)) {
                 close(fd);
                 return 0;
@@ -187,7 +197,8 @@ static int walk_dir(struct walk *w, int tree, const char *rel, const char *path,
         int r = 0;
         for (size_t i = 0; i < n; i++) {
                 if (r >= 0) {
-                        _cleanup_free_ char *crel = streq(rel, ".") ? xstrdup(names[i].name) : xasprintf("%s/%s", rel, names[i].name),
+                        _cleanup_free_ char *crel = streq(rel, ".") ? xstrdup(names[i].name)
+                                                                    : xasprintf("%s/%s", rel, names[i].name),
                                             *cpath = xasprintf("%s/%s", path, names[i].name);
                         r = walk_entry(w, tree, crel, cpath, names[i].is_link, depth + 1);
                 }
@@ -237,11 +248,16 @@ static int walk_named(struct walk *w, const char *path) {
         _cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 
         if (fd < 0 || fstat(fd, &st) < 0)
-                return emit(w, (struct model_entry){.event = MODEL_UNREACHABLE, .path = path, .named = true, .error = -errno});
+                return emit(w, (struct model_entry){
+                                       .event = MODEL_UNREACHABLE, .path = path, .named = true, .error = -errno});
         const char *what = not_model(w, fd, &st);
         if (what)
-                return emit(w, (struct model_entry){.event = MODEL_NOT_FILE, .path = path, .named = true, .error = -EBADFD,
-                                                    .what = what, .st = &st});
+                return emit(w, (struct model_entry){.event = MODEL_NOT_FILE,
+                                                    .path = path,
+                                                    .named = true,
+                                                    .error = -EBADFD,
+                                                    .what = what,
+                                                    .st = &st});
         if (S_ISREG(st.st_mode))
                 return walk_file(w, AT_FDCWD, NULL, path, true, &st);
 
@@ -298,7 +314,8 @@ static int add_size(const struct model_entry *e, void *userdata) {
         return 0;
 }
 
-int model_files_size(char *const *paths, uint64_t *ret, uint64_t *ret_in_pages, char **ret_path, const char **ret_what) {
+int model_files_size(char *const *paths, uint64_t *ret, uint64_t *ret_in_pages, char **ret_path,
+                     const char **ret_what) {
         long page = sysconf(_SC_PAGESIZE);
         struct sizing s = {.page_size = page > 0 ? (uint64_t) page : 4096};
         int r = model_files_walk(paths, add_size, &s);

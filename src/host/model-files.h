@@ -31,9 +31,9 @@ enum model_event {
 
 struct model_entry {
         enum model_event event;
-        const char *path;   /* as the configuration names it, then below it: for messages, escaped */
-        bool named;         /* one of the paths given */
-        int fd;             /* MODEL_FILE: open O_RDONLY|O_NONBLOCK, closed after the callback */
+        const char *path; /* as the configuration names it, then below it: for messages, escaped */
+        bool named;       /* one of the paths given */
+        int fd;           /* MODEL_FILE: open O_RDONLY|O_NONBLOCK, closed after the callback */
         const struct stat *st;
         int error;          /* -errno */
         const char *what;   /* MODEL_NOT_FILE: "a FIFO", "on /proc" */

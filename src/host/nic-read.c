@@ -118,7 +118,7 @@ static void read_ports(struct root *root, const char *name, struct rdma_dev *ret
 /* The adapter an RDMA device belongs to: its `device` link's, else that of the interface it sits
  * on (rxe's `parent`, else its first port's first network device). */
 static struct pci_device *rdma_owner(struct root *root, struct pci_device *nics, size_t n, const char *name,
-                                      const struct rdma_dev *dev, bool *ret_via_netdev) {
+                                     const struct rdma_dev *dev, bool *ret_via_netdev) {
         _cleanup_free_ char *device = xasprintf(INFINIBAND "/%s/device", name), *link = NULL;
         struct stat st;
 

@@ -34,7 +34,8 @@ int read_numastat(struct root *root, const int *nodes, size_t n_nodes, struct nu
         struct numastat *v = xmalloc0((n_nodes + 1) * sizeof(*v));
 
         for (size_t i = 0; i < n_nodes; i++) {
-                _cleanup_free_ char *path = xasprintf("sys/devices/system/node/node%d/numastat", nodes[i]), *text = NULL;
+                _cleanup_free_ char *path = xasprintf("sys/devices/system/node/node%d/numastat", nodes[i]),
+                                    *text = NULL;
                 v[i].node = nodes[i];
                 if (root_read_file(root, path, &text, NULL) >= 0)
                         numastat_parse(text, &v[i]);

@@ -7,15 +7,15 @@
 
 /* Config space only: numaplan reads IDs and names without it. */
 #define LIBPCI_SYMBOLS(X) \
-        X(pci_alloc)      \
-        X(pci_init)       \
-        X(pci_cleanup)    \
-        X(pci_get_dev)    \
-        X(pci_free_dev)   \
-        X(pci_fill_info)  \
-        X(pci_set_param)  \
-        X(pci_find_cap)   \
-        X(pci_read_word)  \
+        X(pci_alloc) \
+        X(pci_init) \
+        X(pci_cleanup) \
+        X(pci_get_dev) \
+        X(pci_free_dev) \
+        X(pci_fill_info) \
+        X(pci_set_param) \
+        X(pci_find_cap) \
+        X(pci_read_word) \
         X(pci_read_block)
 
 LIBPCI_SYMBOLS(DLSYM_PROTOTYPE)

@@ -129,7 +129,10 @@ static bool read_class(struct root *root, struct warnings *w, struct pci_device 
                 _cleanup_free_ char *shown = name_escape(p); /* the path follows a capture's link */
                 warnings_add(w, WARNING_SYSFS_MALFORMED, NULL,
                              "/%s: %s: PCI device %s's class and IDs are read from class, vendor and device instead",
-                             shown, r >= 0 ? "malformed" : r == -EBADFD || r == -EISDIR ? "not a regular file" : strerror(-r),
+                             shown,
+                             r >= 0                         ? "malformed"
+                             : r == -EBADFD || r == -EISDIR ? "not a regular file"
+                                                            : strerror(-r),
                              a->pci);
         }
         if (!read_hex(root, a, "class", &class) || class > 0xffffff) {
@@ -230,8 +233,8 @@ static void read_ids(struct root *root, struct warnings *w, struct pci_device *a
                         why = xasprintf("Cannot open %s: %s", shown, strerror(-r));
                 else
                         why = xasprintf("%s: '%s' is no PCI ID", shown, s);
-                warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: %s; reported from the files present", a->pci,
-                             why);
+                warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "PCI device %s: %s; reported from the files present",
+                             a->pci, why);
                 return;
         }
         a->vendor = ids[0];
@@ -249,8 +252,10 @@ static void read_numa_node(struct root *root, struct warnings *w, struct pci_dev
         if (root_read_string(root, p, &s) < 0)
                 return;
         if (parse_int(s, &node) < 0 || node < -1 || node >= CPUSET_MAX)
-                warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci, "/%s: '%s' is no node number; the device is taken to "
-                             "report none", p, s);
+                warnings_add(w, WARNING_PCI_INCOMPLETE, a->pci,
+                             "/%s: '%s' is no node number; the device is taken to "
+                             "report none",
+                             p, s);
         else
                 a->sysfs_numa_node = node;
 }
@@ -305,7 +310,8 @@ static bool config_safe(struct root *root, struct warnings *w, const struct pci_
 
         if (root_lstat(root, entry, &est, &link) >= 0 && link && link[0] == '/')
                 warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
-                             "/%s is a link out of the capture (%s): PCI devices read from their files alone", entry, link);
+                             "/%s is a link out of the capture (%s): PCI devices read from their files alone", entry,
+                             link);
         else if (!S_ISREG(st->st_mode))
                 warnings_add(w, WARNING_PCI_UNREADABLE, NULL,
                              "/%s is not a regular file: PCI devices read from their files alone", config);
@@ -331,7 +337,8 @@ static struct pci_access *pci_open(struct root *root, struct warnings *w) {
         pacc->id_lookup_mode = 0; /* no ~/.pciids-cache, no network lookups */
         sym_pci_set_param(pacc, "sysfs.path", sysfs_path);
         if (setjmp(pci_jump) != 0) {
-                warnings_add(w, WARNING_PCI_UNREADABLE, NULL, "libpci cannot read /sys/bus/pci: %s", unrooted_error(root));
+                warnings_add(w, WARNING_PCI_UNREADABLE, NULL, "libpci cannot read /sys/bus/pci: %s",
+                             unrooted_error(root));
                 sym_pci_cleanup(pacc);
                 return NULL;
         }
@@ -355,8 +362,8 @@ static void decode_config(struct root *root, struct pci_dev *d, struct pci_devic
         if (!cap) {
                 /* Only now is it worth the system calls to say why. */
                 a->pcie.config = sym_pci_read_block(d, 64, probe, sizeof(probe)) ? PCIE_CONFIG_NO_CAP
-                                 : root_lstat(root, path, &st, NULL) < 0        ? PCIE_CONFIG_ABSENT
-                                                                                : PCIE_CONFIG_SHORT;
+                                 : root_lstat(root, path, &st, NULL) < 0         ? PCIE_CONFIG_ABSENT
+                                                                                 : PCIE_CONFIG_SHORT;
                 return;
         }
         uint16_t ctl = sym_pci_read_word(d, cap->addr + PCI_EXP_DEVCTL);
@@ -432,9 +439,9 @@ struct names {
 /* Where sd_hwdb_new() looks for the compiled database, in its order: without one, libudev is not
  * worth loading (it takes longer than a name's lookup in pci.ids). */
 static bool hwdb_present(void) {
-        static const char *const paths[] = {"/etc/systemd/hwdb/hwdb.bin", "/etc/udev/hwdb.bin",
+        static const char *const paths[] = {"/etc/systemd/hwdb/hwdb.bin",     "/etc/udev/hwdb.bin",
                                             "/usr/lib/systemd/hwdb/hwdb.bin", "/lib/systemd/hwdb/hwdb.bin",
-                                            "/usr/lib/udev/hwdb.bin", "/lib/udev/hwdb.bin"};
+                                            "/usr/lib/udev/hwdb.bin",         "/lib/udev/hwdb.bin"};
 
         for (size_t i = 0; i < ELEMENTSOF(paths); i++)
                 if (access(paths[i], F_OK) == 0)

@@ -252,8 +252,8 @@ int root_read_file(struct root *r, const char *path, char **ret, size_t *ret_len
          * -EISDIR, as the check says it): the fstat() of the check is a quarter of the calls a
          * file costs, so it is left to captures, which are someone's files. */
         int e = (sysfs && r->kernel_sys) || (procfs && r->kernel_proc) ? read_fd_all(fd, max, flags, &buf, &len)
-                : sysfs ? read_attribute_fd(fd, max, &buf, &len)
-                        : read_regular_fd(fd, max, flags, &buf, &len);
+                : sysfs                                                ? read_attribute_fd(fd, max, &buf, &len)
+                                                                       : read_regular_fd(fd, max, flags, &buf, &len);
         if (e < 0)
                 return e;
         record(r, path, buf, len);

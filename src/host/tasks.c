@@ -71,7 +71,7 @@ int process_tasks(struct root *root, pid_t pid, struct task **ret, size_t *ret_n
                         _cleanup_free_ char *shown = name_escape(de->d_name); /* a capture's, escaped */
                         add_unread(unread, xasprintf("/%s/%s/status: %s", dir, shown,
                                                      r == -EBADMSG ? "no allowed CPUs or nodes numaplan can read"
-                                                                  : strerror(-r)));
+                                                                   : strerror(-r)));
                         continue;
                 }
                 v = xrealloc(v, (n + 1) * sizeof(*v));

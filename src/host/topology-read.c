@@ -60,13 +60,13 @@ static const char *why(int r) {
  * consequence. `code` is WARNING_SYSFS_MALFORMED when the rest still plans right, else
  * WARNING_HOST_UNPLANNABLE. */
 _printf_(5, 0) static void unusable_v(struct reader *x, enum warning_code code, const char *path, int r,
-                                       const char *fmt, va_list ap) {
+                                      const char *fmt, va_list ap) {
         _cleanup_free_ char *consequence = xvasprintf(fmt, ap);
         warnings_add(x->w, code, NULL, "/%s: %s: %s", path, why(r), consequence);
 }
 
-_printf_(5, 6) static void unusable(struct reader *x, enum warning_code code, const char *path, int r,
-                                     const char *fmt, ...) {
+_printf_(5, 6) static void unusable(struct reader *x, enum warning_code code, const char *path, int r, const char *fmt,
+                                    ...) {
         va_list ap;
 
         va_start(ap, fmt);
@@ -78,8 +78,8 @@ _printf_(5, 6) static void unusable(struct reader *x, enum warning_code code, co
  * (when there is one). *ret_found is false when neither could be read: absent, or unusable (then
  * said with `code` and the consequence that `fmt` words, formatted only then). */
 _printf_(8, 9) static void read_cpuset(struct reader *x, const char *dir, const char *list, const char *mask,
-                                       enum warning_code code, struct cpuset *ret, bool *ret_found,
-                                       const char *fmt, ...) {
+                                       enum warning_code code, struct cpuset *ret, bool *ret_found, const char *fmt,
+                                       ...) {
         const char *names[] = {list, mask};
         char paths[ELEMENTSOF(names)][128]; /* a CPU's or node's directory and an attribute name */
         int bad = 0;
@@ -201,8 +201,10 @@ static void read_cpu_topology(struct reader *x) {
                         bool found;
 
                         read_cpuset(x, dir, "thread_siblings_list", "thread_siblings", WARNING_HOST_UNPLANNABLE, &sib,
-                                    &found, "the SMT siblings of CPU %d are unknown, so cores cannot be split between "
-                                    "replicas", c);
+                                    &found,
+                                    "the SMT siblings of CPU %d are unknown, so cores cannot be split between "
+                                    "replicas",
+                                    c);
                         cpuset_and(&sib, &t->online_cpus);
                         cpuset_set(&sib, (unsigned) c);
                         int leader = cpuset_next(&sib, 0);
@@ -224,8 +226,8 @@ static void read_cpu_topology(struct reader *x) {
                         read_cpuset(x, dir, "package_cpus_list", NULL, WARNING_SYSFS_MALFORMED, &pkg, &found,
                                     "sockets are shown as unknown");
                         if (!found) /* before Linux 5.10 */
-                                read_cpuset(x, dir, "core_siblings_list", "core_siblings", WARNING_SYSFS_MALFORMED, &pkg,
-                                            &found, "sockets are shown as unknown");
+                                read_cpuset(x, dir, "core_siblings_list", "core_siblings", WARNING_SYSFS_MALFORMED,
+                                            &pkg, &found, "sockets are shown as unknown");
                         cpuset_and(&pkg, &t->online_cpus);
                         cpuset_set(&pkg, (unsigned) c);
                         CPUSET_FOREACH(s2, &pkg)
@@ -304,15 +306,16 @@ static void read_meminfo(struct reader *x, const char *path, struct node *n) {
         n->memory_known = false;
         int r = root_read_file(x->root, path, &s, NULL);
         if (r == -ENOENT) {
-                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL, "/%s: absent: node %d's memory is unknown",
-                             path, n->id);
+                warnings_add(x->w, WARNING_SYSFS_MALFORMED, NULL, "/%s: absent: node %d's memory is unknown", path,
+                             n->id);
                 return;
         }
         if (r >= 0)
                 r = meminfo_get(s, "MemTotal", &n->mem_total);
         if (r < 0) {
                 n->mem_total = 0;
-                unusable(x, WARNING_HOST_UNPLANNABLE, path, r, "node %d's memory is unknown, so no replica can be sized "
+                unusable(x, WARNING_HOST_UNPLANNABLE, path, r,
+                         "node %d's memory is unknown, so no replica can be sized "
                          "against it",
                          n->id);
                 return;
@@ -345,7 +348,8 @@ static void read_distances(struct reader *x, struct node *n, const struct cpuset
         if (r >= 0)
                 r = distance_parse(s, &row, &count);
         if (r < 0) {
-                unusable(x, WARNING_SYSFS_MALFORMED, dp, r, "node %d's distances are unknown (10 local, 20 remote "
+                unusable(x, WARNING_SYSFS_MALFORMED, dp, r,
+                         "node %d's distances are unknown (10 local, 20 remote "
                          "assumed, as the kernel does without a table)",
                          n->id);
                 return;
@@ -377,8 +381,8 @@ static void read_node(struct reader *x, struct node *n, const struct cpuset *onl
 
         snprintf(dir, sizeof(dir), SYS_NODE "/node%d", n->id);
         snprintf(mi, sizeof(mi), "%s/meminfo", dir);
-        read_cpuset(x, dir, "cpulist", "cpumap", WARNING_HOST_UNPLANNABLE, &n->cpus, &found, "node %d's CPUs are unknown",
-                    n->id);
+        read_cpuset(x, dir, "cpulist", "cpumap", WARNING_HOST_UNPLANNABLE, &n->cpus, &found,
+                    "node %d's CPUs are unknown", n->id);
         if (cpus_known)
                 cpuset_and(&n->cpus, &x->t->online_cpus);
         read_meminfo(x, mi, n);
@@ -533,7 +537,8 @@ static void read_host_settings(struct reader *x) {
         _cleanup_free_ char *nb = NULL, *thp = NULL;
 
         x->t->numa_balancing = -1;
-        if (root_read_string(x->root, "proc/sys/kernel/numa_balancing", &nb) >= 0 && parse_int(nb, &x->t->numa_balancing) < 0)
+        if (root_read_string(x->root, "proc/sys/kernel/numa_balancing", &nb) >= 0 &&
+            parse_int(nb, &x->t->numa_balancing) < 0)
                 x->t->numa_balancing = -1;
         /* "always [madvise] never": the bracketed one is in effect. */
         if (root_read_string(x->root, "sys/kernel/mm/transparent_hugepage/enabled", &thp) >= 0) {
@@ -608,7 +613,8 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
 void topology_read_node_ids(struct root *root, struct cpuset *ret) {
         _cleanup_free_ char *s = NULL;
 
-        if (root_read_file(root, SYS_NODE "/online", &s, NULL) < 0 || cpuset_parse_list(s, ret) < 0 || cpuset_is_empty(ret))
+        if (root_read_file(root, SYS_NODE "/online", &s, NULL) < 0 || cpuset_parse_list(s, ret) < 0 ||
+            cpuset_is_empty(ret))
                 (void) for_each_numbered(root, SYS_NODE, "node", ret);
         if (cpuset_is_empty(ret))
                 cpuset_set(ret, 0);

@@ -45,7 +45,8 @@ static int judge(const char *path, const struct stat *st, bool target, unsigned 
          * Not the directory root itself writes into, where another could make a name first. */
         bool sticky_ok = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && !target;
         if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !sticky_ok)
-                return untrusted(ret, path, "is writable by group or others (mode %04o)", (unsigned) (st->st_mode & 07777));
+                return untrusted(ret, path, "is writable by group or others (mode %04o)",
+                                 (unsigned) (st->st_mode & 07777));
         return 1;
 }
 

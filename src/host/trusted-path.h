@@ -5,7 +5,6 @@
  * an ordinary user's reach: nobody but root (or the user running numaplan, for a tree of their
  * own) can replace it or any directory above it. The rule sudo and sshd apply to their files. */
 
-
 enum {
         TRUST_DIRECTORY = 1 << 0,  /* `path` is a directory root writes into: not even a sticky one will do */
         TRUST_MISSING_OK = 1 << 1, /* `path`, or directories above it, may not exist yet: root creates them */

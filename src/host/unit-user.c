@@ -31,8 +31,8 @@ int unit_user_lookup(const char *name, struct unit_user *ret) {
                 if (getgrouplist(name, pw.pw_gid, groups, &n) < 0)
                         n = 0; /* its primary group alone, then */
         }
-        *ret = (struct unit_user){.name = xstrdup(name), .uid = pw.pw_uid, .gid = pw.pw_gid, .groups = groups,
-                                  .n_groups = (size_t) n};
+        *ret = (struct unit_user){
+                .name = xstrdup(name), .uid = pw.pw_uid, .gid = pw.pw_gid, .groups = groups, .n_groups = (size_t) n};
         return 0;
 }
 

@@ -66,7 +66,8 @@ int warmup_run(const char *url, const char *body, uint64_t timeout_ms, struct wa
                 bool not_ready = (last == CURLE_OK && w.status == 503) || last == CURLE_COULDNT_CONNECT;
                 if (!not_ready) {
                         /* A try the deadline cut short says no more than the one before it. */
-                        if (last == CURLE_OPERATION_TIMEDOUT && (before == CURLE_COULDNT_CONNECT || before_status == 503)) {
+                        if (last == CURLE_OPERATION_TIMEDOUT &&
+                            (before == CURLE_COULDNT_CONNECT || before_status == 503)) {
                                 last = before;
                                 w.status = before_status;
                         }
@@ -80,7 +81,8 @@ int warmup_run(const char *url, const char *body, uint64_t timeout_ms, struct wa
         w.seconds = (double) (now_ms() - start) / 1000.0;
 
         if (w.ok)
-                w.detail = xasprintf("HTTP %ld after %.1f s (%u tr%s)", w.status, w.seconds, w.tries, w.tries == 1 ? "y" : "ies");
+                w.detail = xasprintf("HTTP %ld after %.1f s (%u tr%s)", w.status, w.seconds, w.tries,
+                                     w.tries == 1 ? "y" : "ies");
         else if (last == CURLE_OK && w.status == 503)
                 w.detail = xasprintf("still HTTP 503 (not ready) after %.1f s: warmup-timeout reached", w.seconds);
         else if (last == CURLE_OK)

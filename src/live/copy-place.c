@@ -187,9 +187,9 @@ static int check_ours(int at, const char *shown, const struct copy_tmpfs *fs, bo
  * to meanwhile). */
 static int mount_tmpfs(int at, const char *shown, const struct copy_tmpfs *fs, bool dry) {
         _cleanup_free_ char *list = cpuset_format(fs->nodes), *target = proc_fd(at);
-        _cleanup_free_ char *opts = xasprintf("mode=0755,uid=%u,gid=%u,size=%" PRIu64 ",mpol=%s:%s", (unsigned) fs->uid,
-                                              (unsigned) fs->gid, tmpfs_size(fs->size),
-                                              cpuset_count(fs->nodes) > 1 ? "interleave" : "bind", list);
+        _cleanup_free_ char *opts =
+                xasprintf("mode=0755,uid=%u,gid=%u,size=%" PRIu64 ",mpol=%s:%s", (unsigned) fs->uid, (unsigned) fs->gid,
+                          tmpfs_size(fs->size), cpuset_count(fs->nodes) > 1 ? "interleave" : "bind", list);
         if (dry) {
                 log_notice("(dry run) would mount a tmpfs on %s (%s)", shown, opts);
                 return 0;
@@ -296,7 +296,8 @@ int copy_place_open(const char *dir, const struct copy_tmpfs *fs, bool dry, stru
         struct copy_place p = {.fd = -1, .lock = -1};
 
         if (split_place(dir, &parent, &name) < 0) {
-                log_warning("%s: not a directory of copies (an absolute path, not ending in / . or ..): refused", shown);
+                log_warning("%s: not a directory of copies (an absolute path, not ending in / . or ..): refused",
+                            shown);
                 return -EINVAL;
         }
         int r = dry ? 0 : join_host_mounts();
@@ -343,7 +344,8 @@ static int unmount_ours(int models, const char *name, const char *shown) {
                         return not_a_directory(models, name, shown, errno);
                 int r = mount_state(models, at, &state, &what);
                 if (r < 0)
-                        return log_warning_errno(r, "cannot tell whether %s is a mount point: %m; left as it is", shown);
+                        return log_warning_errno(r, "cannot tell whether %s is a mount point: %m; left as it is",
+                                                 shown);
                 if (state == MOUNT_NONE)
                         return 0;
                 if (state == MOUNT_OTHER) {
@@ -415,7 +417,8 @@ int model_env_open(const char *path, const char *model, int *ret) {
                 r = write_file_atomic_at_full(dir, name, text, WRITE_VOLATILE);
         int fd = r < 0 ? r : openat(dir, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
-                return log_warning_errno(fd == -1 ? -errno : fd, "cannot write %s, the server's NUMAPLAN_MODEL: %m", shown);
+                return log_warning_errno(fd == -1 ? -errno : fd, "cannot write %s, the server's NUMAPLAN_MODEL: %m",
+                                         shown);
         *ret = fd;
         return 0;
 }

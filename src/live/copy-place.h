@@ -25,9 +25,9 @@ struct cpuset;
 #define COPY_PLACE_SOURCE "numaplan-models"
 
 struct copy_place {
-        int fd;       /* the tmpfs' root, open for reading (-1: nothing mounted yet, in a dry run) */
-        int lock;     /* <models>/.nodeN.lock, held until copy_place_done() */
-        dev_t dev;    /* the tmpfs': nothing beyond it is touched */
+        int fd;    /* the tmpfs' root, open for reading (-1: nothing mounted yet, in a dry run) */
+        int lock;  /* <models>/.nodeN.lock, held until copy_place_done() */
+        dev_t dev; /* the tmpfs': nothing beyond it is touched */
 };
 
 /* The tmpfs a directory of copies needs. */

@@ -101,6 +101,21 @@ static bool pool_absent(const char *node_dir, int node) {
         return stat(n, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A pool that is not what the record says: how much of it is taken as numaplan's, and why. */
+static void say_disagrees(const char *record, const struct pool_change *p, const char *size, const struct pool *rec,
+                          const struct pool_share *share) {
+        if (rec->others_known)
+                log_warning("%s: node %d's pool of %s pages holds %" PRIu64 ", where numaplan recorded %" PRIu64
+                            " of its own beside %" PRIu64 " of others': %" PRIu64 " are taken as numaplan's, never "
+                            "more than the pool holds beyond others'",
+                            record, p->node, size, p->before, rec->pages, rec->others, share->ours);
+        else
+                log_warning("%s: node %d's pool of %s pages holds %" PRIu64 "; the record of %" PRIu64 " of "
+                            "numaplan's (an older numaplan's) does not say whose the rest are: none are taken as "
+                            "numaplan's; give numaplan's back by hand if it reserved them",
+                            record, p->node, size, p->before, rec->pages);
+}
+
 int hugepages_reserve(const char *node_dir, const char *record, const struct pools *want, bool dry,
                       struct pool_changes *ret) {
         struct pools old, all = {0}, ours = {0};
@@ -126,7 +141,8 @@ int hugepages_reserve(const char *node_dir, const char *record, const struct poo
                 char size[FORMAT_BYTES_MAX];
                 format_bytes(size, sizeof(size), all.v[i].page_kb * 1024);
 
-                *p = (struct pool_change){.node = all.v[i].node, .page_kb = all.v[i].page_kb,
+                *p = (struct pool_change){.node = all.v[i].node,
+                                          .page_kb = all.v[i].page_kb,
                                           .wanted = pools_get(want, all.v[i].node, all.v[i].page_kb)};
                 p->error = read_count(path, &p->before);
                 if (p->error < 0) {
@@ -141,16 +157,8 @@ int hugepages_reserve(const char *node_dir, const char *record, const struct poo
                 }
                 struct pool_share share = pools_share(p->before, rec);
                 p->disagrees = share.disagrees;
-                if (share.disagrees && rec->others_known)
-                        log_warning("%s: node %d's pool of %s pages holds %" PRIu64 ", where numaplan recorded %" PRIu64
-                                    " of its own beside %" PRIu64 " of others': %" PRIu64 " are taken as numaplan's, never "
-                                    "more than the pool holds beyond others'",
-                                    record, p->node, size, p->before, rec->pages, rec->others, share.ours);
-                else if (share.disagrees)
-                        log_warning("%s: node %d's pool of %s pages holds %" PRIu64 "; the record of %" PRIu64 " of "
-                                    "numaplan's (an older numaplan's) does not say whose the rest are: none are taken as "
-                                    "numaplan's; give numaplan's back by hand if it reserved them",
-                                    record, p->node, size, p->before, rec->pages);
+                if (share.disagrees)
+                        say_disagrees(record, p, size, rec, &share);
                 uint64_t target = pools_target(share.others, p->wanted);
                 p->after = p->before;
                 if (dry) {

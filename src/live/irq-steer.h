@@ -27,8 +27,8 @@ enum irq_action {
 struct irq_change {
         unsigned irq;
         char pci[PCI_ADDRESS_MAX];
-        enum irq_action action; /* with `dry`, what would be done */
-        bool has_before;        /* `before` could be read */
+        enum irq_action action;      /* with `dry`, what would be done */
+        bool has_before;             /* `before` could be read */
         struct cpuset before, after; /* the CPUs it is set to before, and after (or would be) */
         int error;                   /* IRQ_FAILED: -errno; IRQ_LEFT: -EIO, the kernel manages its affinity */
 };

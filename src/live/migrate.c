@@ -153,8 +153,10 @@ int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_i
                  * not scanned page by page. */
                 if (p && p->off_plan == 0)
                         continue;
-                stretches_add(&s, (struct stretch){.start = start, .n = (size_t) ((end - start) / page), .page = page,
-                                                   .fd = -1, .mp = p});
+                stretches_add(
+                        &s,
+                        (struct stretch){
+                                .start = start, .n = (size_t) ((end - start) / page), .page = page, .fd = -1, .mp = p});
         }
         /* The page-by-page pass counts what it sees; the counts of resident pages are taken
          * above, once. */
@@ -214,7 +216,7 @@ static void add_data(struct files *f, int fd, uint64_t size, const char *path) {
                 off_t data = lseek(fd, (off_t) pos, SEEK_DATA), hole;
                 if (data < 0 && errno == ENXIO)
                         break; /* nothing but a hole from here */
-                if (data < 0) /* a file system without SEEK_DATA: all of it is data */
+                if (data < 0)  /* a file system without SEEK_DATA: all of it is data */
                         data = (off_t) pos, hole = (off_t) size;
                 else if ((hole = lseek(fd, data, SEEK_HOLE)) < 0 || (uint64_t) hole > size)
                         hole = (off_t) size;
@@ -225,8 +227,12 @@ static void add_data(struct files *f, int fd, uint64_t size, const char *path) {
                         run_end = b;
                 else {
                         if (have_run)
-                                stretches_add(&f->s, (struct stretch){.start = run_start, .n = (size_t) ((run_end - run_start) / page),
-                                                                      .page = page, .fd = fd, .file = (unsigned) f->n, .path = path});
+                                stretches_add(&f->s, (struct stretch){.start = run_start,
+                                                                      .n = (size_t) ((run_end - run_start) / page),
+                                                                      .page = page,
+                                                                      .fd = fd,
+                                                                      .file = (unsigned) f->n,
+                                                                      .path = path});
                         run_start = a;
                         run_end = b;
                         have_run = true;
@@ -234,8 +240,12 @@ static void add_data(struct files *f, int fd, uint64_t size, const char *path) {
                 pos = (uint64_t) hole;
         }
         if (have_run)
-                stretches_add(&f->s, (struct stretch){.start = run_start, .n = (size_t) ((run_end - run_start) / page),
-                                                      .page = page, .fd = fd, .file = (unsigned) f->n, .path = path});
+                stretches_add(&f->s, (struct stretch){.start = run_start,
+                                                      .n = (size_t) ((run_end - run_start) / page),
+                                                      .page = page,
+                                                      .fd = fd,
+                                                      .file = (unsigned) f->n,
+                                                      .path = path});
 }
 
 static int add_file(const struct model_entry *e, void *userdata) {
@@ -255,7 +265,8 @@ static int add_file(const struct model_entry *e, void *userdata) {
                 if (f->links_out++ < LINKS_SAID_MAX) {
                         _cleanup_free_ char *target = name_escape(e->target);
                         log_warning("%s: a link out of the model's tree (to %s%s%s): not followed", path,
-                                    e->target ? target : "somewhere unreadable", e->what ? ", " : "", strempty(e->what));
+                                    e->target ? target : "somewhere unreadable", e->what ? ", " : "",
+                                    strempty(e->what));
                 }
                 return 0;
         case MODEL_FILE:

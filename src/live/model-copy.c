@@ -18,12 +18,12 @@
 #define COPY_TEMPORARY ".#numaplan-copy"
 
 struct job {
-        int place;        /* the directory of copies */
-        dev_t dev;        /* its file system: nothing beyond it is touched */
+        int place; /* the directory of copies */
+        dev_t dev; /* its file system: nothing beyond it is touched */
         bool dry;
-        bool root;        /* copies take their original's owner */
-        gid_t gid;        /* the group a file is made with */
-        mode_t umask;     /* what a file's mode loses when it is made */
+        bool root;    /* copies take their original's owner */
+        gid_t gid;    /* the group a file is made with */
+        mode_t umask; /* what a file's mode loses when it is made */
         struct copy_stats *st;
 };
 
@@ -62,7 +62,8 @@ static int copy_data(int in, int out, const struct stat *src) {
 }
 
 static bool same_file_times(const struct stat *a, const struct stat *b) {
-        return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+        return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+               a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
 /* Whether `name` in dstdir is a fresh copy of a file that looks like `src`. */
@@ -77,8 +78,9 @@ static bool fresh(int dstdir, const char *name, const struct stat *src) {
  * replaces anyway. The temporary of a killed copier is gone: copy_dir() took it away. */
 static int fill_temporary(const struct job *j, int in, const struct stat *src, int dstdir, const char *name, int *ret) {
         for (bool again = false;; again = true) {
-                _cleanup_close_ int out = openat(dstdir, COPY_TEMPORARY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                                                 src->st_mode & 0777);
+                _cleanup_close_ int out =
+                        openat(dstdir, COPY_TEMPORARY, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                               src->st_mode & 0777);
                 if (out < 0 && errno == EEXIST && !again && unlinkat(dstdir, COPY_TEMPORARY, 0) == 0)
                         continue;
                 if (out < 0)
@@ -99,7 +101,8 @@ static int fill_temporary(const struct job *j, int in, const struct stat *src, i
 }
 
 /* One regular file, open as `in`, to `name` in dstdir, stale or missing there. */
-static int copy_file(const struct job *j, int in, const struct stat *src, int dstdir, const char *name, const char *shown) {
+static int copy_file(const struct job *j, int in, const struct stat *src, int dstdir, const char *name,
+                     const char *shown) {
         if (j->dry) {
                 log_info("(dry run) would copy %s", shown);
                 j->st->files++;
@@ -110,12 +113,14 @@ static int copy_file(const struct job *j, int in, const struct stat *src, int ds
         int r = fill_temporary(j, in, src, dstdir, name, &out);
         /* The original's mode (and, made by root, its owner), so that its server reads the copy as
          * it read the file; its times, which say the copy is fresh. */
-        if (r >= 0 && ((j->root && (src->st_uid != 0 || src->st_gid != j->gid) && fchown(out, src->st_uid, src->st_gid) < 0) ||
-                       futimens(out, (struct timespec[]){src->st_atim, src->st_mtim}) < 0))
+        if (r >= 0 &&
+            ((j->root && (src->st_uid != 0 || src->st_gid != j->gid) && fchown(out, src->st_uid, src->st_gid) < 0) ||
+             futimens(out, (struct timespec[]){src->st_atim, src->st_mtim}) < 0))
                 r = -errno;
         if (r >= 0 && renameat(dstdir, COPY_TEMPORARY, dstdir, name) < 0) {
                 r = -errno; /* a directory where the file goes: it goes first */
-                if (r == -EISDIR && rm_rf_at(dstdir, name, j->dev) && renameat(dstdir, COPY_TEMPORARY, dstdir, name) == 0)
+                if (r == -EISDIR && rm_rf_at(dstdir, name, j->dev) &&
+                    renameat(dstdir, COPY_TEMPORARY, dstdir, name) == 0)
                         r = 0;
         }
         if (r < 0) {
@@ -184,7 +189,8 @@ struct tree {
  * file, open; -errno for any other. */
 static int link_into_tree(const struct tree *t, const char *sub) {
         _cleanup_free_ char *rel = xasprintf("%s/%s", t->base, sub);
-        int fd = t->model >= 0 ? model_open_beneath(t->model, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) : -EBADF;
+        int fd = t->model >= 0 ? model_open_beneath(t->model, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+                               : -EBADF;
         struct stat st;
         if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
                 close(fd);
@@ -371,12 +377,15 @@ static enum copy_outcome link_original(const struct job *j, int pd, const char *
         }
         if (pd < 0 || !rm_rf_at(pd, name, j->dev) || symlinkat(raw, pd, name) < 0) {
                 log_warning("%s: no copy of it on this node, and no link to it in %s either: %s", shown, dshown,
-                            strerror(pd < 0 ? -pd : errno ? errno : EBUSY));
+                            strerror(pd < 0  ? -pd
+                                     : errno ? errno
+                                             : EBUSY));
                 return COPY_NONE;
         }
-        log_warning("%s: no whole copy on this node: %s links to the original, which the replica reads from wherever its "
-                    "page cache is",
-                    shown, dshown);
+        log_warning(
+                "%s: no whole copy on this node: %s links to the original, which the replica reads from wherever its "
+                "page cache is",
+                shown, dshown);
         return COPY_LINKED;
 }
 
@@ -385,7 +394,8 @@ static enum copy_outcome copy_one(const struct job *j, const char *dir, const ch
         const char *slash = strrchr(raw, '/'), *name = slash ? slash + 1 : raw;
         struct stat s;
 
-        _cleanup_close_ int pd = raw[0] == '/' && *name && !streq(name, ".") && !streq(name, "..") ? parent_dir(j, raw) : -EINVAL;
+        _cleanup_close_ int pd =
+                raw[0] == '/' && *name && !streq(name, ".") && !streq(name, "..") ? parent_dir(j, raw) : -EINVAL;
         if (pd < 0 && !(j->dry && pd == -ENOENT))
                 return link_original(j, pd, name, raw, shown, dir);
         /* The path model = names is the admin's: followed if it is a link. */
@@ -427,8 +437,13 @@ static enum copy_outcome copy_one(const struct job *j, const char *dir, const ch
 
 enum copy_outcome model_copy_files(int place, dev_t dev, const char *dir, char *const *paths, bool dry,
                                    struct copy_stats *st) {
-        struct job j = {.place = place, .dev = dev, .dry = dry, .root = geteuid() == 0, .gid = getegid(),
-                      .umask = umask(0), .st = st};
+        struct job j = {.place = place,
+                        .dev = dev,
+                        .dry = dry,
+                        .root = geteuid() == 0,
+                        .gid = getegid(),
+                        .umask = umask(0),
+                        .st = st};
         umask(j.umask);
         enum copy_outcome first = COPY_NONE;
 

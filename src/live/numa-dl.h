@@ -7,11 +7,11 @@
 
 /* libnuma, for moving pages on the live host (its constructor reads the real /sys, so it never
  * serves a replayed root). */
-#define LIBNUMA_SYMBOLS(X)                                                                          \
-        X(numa_move_pages)                                                                          \
-        X(numa_migrate_pages)                                                                       \
-        X(numa_allocate_nodemask)                                                                   \
-        X(numa_bitmask_setbit)                                                                      \
+#define LIBNUMA_SYMBOLS(X) \
+        X(numa_move_pages) \
+        X(numa_migrate_pages) \
+        X(numa_allocate_nodemask) \
+        X(numa_bitmask_setbit) \
         X(numa_bitmask_free)
 
 LIBNUMA_SYMBOLS(DLSYM_PROTOTYPE)

@@ -49,7 +49,7 @@ struct shared {
 struct mover {
         pid_t pid;
         const struct cpuset *planned;
-        int target; /* the one planned node, or -1 for several */
+        int target;    /* the one planned node, or -1 for several */
         int move_flag; /* MPOL_MF_MOVE_ALL for another process, MPOL_MF_MOVE for files */
         bool dry;
         unsigned next_target;
@@ -235,7 +235,8 @@ static bool own_mapping(const void *addr, const struct cpuset *planned, struct m
         _cleanup_free_ char *text = NULL;
         _cleanup_free_ struct mapping_pages *v = NULL;
         size_t n = 0;
-        if (read_file_max("/proc/self/numa_maps", READ_PROC_MAX, &text) < 0 || numa_maps_mappings(text, planned, &v, &n) < 0)
+        if (read_file_max("/proc/self/numa_maps", READ_PROC_MAX, &text) < 0 ||
+            numa_maps_mappings(text, planned, &v, &n) < 0)
                 return false;
         for (size_t i = 0; i < n; i++)
                 if (v[i].start == (uint64_t) (uintptr_t) addr) {
@@ -261,7 +262,8 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx) {
 static void file_changed(struct mover *m, const struct stretch *s) {
         uint64_t bit = UINT64_C(1) << (s->file % STRETCH_FILES_MAX);
         if (!(atomic_fetch_or(&m->sh->changed, bit) & bit))
-                log_warning("%s: changed (shrank) while prepared: the rest of its page cache is left where it is", s->path);
+                log_warning("%s: changed (shrank) while prepared: the rest of its page cache is left where it is",
+                            s->path);
 }
 
 /* Maps each cached page of `map` here (a minor fault, no I/O) so that move_pages(2) can reach
@@ -338,7 +340,12 @@ static void work(pid_t pid, const struct stretches *s, const struct cpuset *plan
         /* Another process's pages move wherever they are shared. A file's pages move only when
          * no other process maps them: a running replica on another node keeps the pages it
          * reads (they count as EACCES). */
-        *m = (struct mover){.pid = pid, .planned = planned, .dry = dry, .sh = sh, .st = &sh->st[w], .target = -1,
+        *m = (struct mover){.pid = pid,
+                            .planned = planned,
+                            .dry = dry,
+                            .sh = sh,
+                            .st = &sh->st[w],
+                            .target = -1,
                             .move_flag = pid ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE};
         if (cpuset_count(planned) == 1)
                 m->target = cpuset_next(planned, 0);

@@ -63,7 +63,8 @@ static int reload_and_check(sd_bus *bus, const struct inputs *in, char *const *u
 
         if (bus_reload(bus) < 0) {
                 log_error(removal ? "recorded, but systemd did not reload: run systemctl daemon-reload"
-                                  : "apply's drop-ins are removed but systemd did not reload: run systemctl daemon-reload");
+                                  : "apply's drop-ins are removed but systemd did not reload: run systemctl "
+                                    "daemon-reload");
                 return EXIT_ENV;
         }
         if (removal) {
@@ -231,14 +232,16 @@ static bool check_conflict(const struct inputs *in, const int *apply_fds, const 
                 if (read_unit_file_at(apply_fds[k], unit, DROPIN_NAME, &old) < 0 || !startswith(old, DROPIN_HEADER))
                         continue;
                 _cleanup_free_ char *text = xasprintf(
-                        DROPIN_HEADER "-generator. Do not edit: run numaplan apply, which hands the unit to the generator.\n"
-                                      "# %s, written by numaplan apply, outranks the generator's drop-in: the unit "
-                                      "starts with neither until it is gone.\n[Unit]\nAssertPathExists=!%s\n",
+                        DROPIN_HEADER
+                        "-generator. Do not edit: run numaplan apply, which hands the unit to the generator.\n"
+                        "# %s, written by numaplan apply, outranks the generator's drop-in: the unit "
+                        "starts with neither until it is gone.\n[Unit]\nAssertPathExists=!%s\n",
                         path, path);
                 if (deploy_write_unit_file(in->unit_dir, unit, GENERATOR_CONFLICT_NAME, text) >= 0)
-                        log_error("%s: %s, written by numaplan apply, outranks the generator's placement: the unit will "
-                                  "not start; numaplan apply removes it and reloads",
-                                  unit, path);
+                        log_error(
+                                "%s: %s, written by numaplan apply, outranks the generator's placement: the unit will "
+                                "not start; numaplan apply removes it and reloads",
+                                unit, path);
                 return true;
         }
         return false;
@@ -280,7 +283,8 @@ static void check_written(const struct inputs *in, bool fresh, struct deploy_out
                 if (!cs->v[i].new)
                         continue;
                 if (!check_conflict(in, apply_fds, cs->v[i].unit) && !fresh) {
-                        _cleanup_free_ char *d = xasprintf("%s/%s.d/" GENERATOR_CONFLICT_NAME, in->unit_dir, cs->v[i].unit);
+                        _cleanup_free_ char *d =
+                                xasprintf("%s/%s.d/" GENERATOR_CONFLICT_NAME, in->unit_dir, cs->v[i].unit);
                         (void) unlink(d); /* of an earlier run into the same directory */
                 }
                 const struct placement *pl = NULL;

@@ -35,16 +35,19 @@ static bool say_shortfalls(const struct pool_changes *c, bool dry) {
                 format_bytes(size, sizeof(size), p->page_kb * 1024);
                 if (p->no_pool && p->wanted) {
                         _cleanup_free_ char *sizes = hugepages_sizes(SYS_NODE_DIR, p->node);
-                        log_error("node %d has no pool of %s huge pages: the plan's %" PRIu64 " cannot be reserved there "
+                        log_error("node %d has no pool of %s huge pages: the plan's %" PRIu64
+                                  " cannot be reserved there "
                                   "(its pools: %s)",
                                   p->node, size, p->wanted, sizes);
                         missing = true;
                 } else if (!dry && p->ours < p->wanted)
-                        log_error("node %d: the plan needs %" PRIu64 " huge pages of %s there and the kernel granted %" PRIu64
-                                  " (its memory is in use or fragmented): free memory on node %d and run numaplan apply "
-                                  "again; at boot numaplan.service reserves them before the replicas start, when memory "
-                                  "is least fragmented",
-                                  p->node, p->wanted, size, p->ours, p->node);
+                        log_error(
+                                "node %d: the plan needs %" PRIu64
+                                " huge pages of %s there and the kernel granted %" PRIu64
+                                " (its memory is in use or fragmented): free memory on node %d and run numaplan apply "
+                                "again; at boot numaplan.service reserves them before the replicas start, when memory "
+                                "is least fragmented",
+                                p->node, p->wanted, size, p->ours, p->node);
         }
         return missing;
 }
@@ -85,7 +88,7 @@ void deploy_copies(const struct inputs *in, bool live, const struct plan *plan) 
                         keep[n++] = plan->replicas[i].copies;
         int k = copy_places_prune(in->state.models, keep);
         if (k > 0)
-                log_notice("took away %d director%s of model copies in %s that no replica reads now", k, k == 1 ? "y" : "ies",
-                           in->state.models);
+                log_notice("took away %d director%s of model copies in %s that no replica reads now", k,
+                           k == 1 ? "y" : "ies", in->state.models);
         free(keep);
 }

@@ -49,9 +49,9 @@ struct deploy_outcome {
                 DEPLOY_SHOWN_DIFF,    /* about to write when it failed: the diff shows what it tried */
                 DEPLOY_SHOWN_ALL,     /* the diff and the report show what was, or would be, done */
         } shown;
-        size_t placed, left_out;   /* the generator's drop-ins written, and left out for remove */
-        char *placed_names;        /* "UNIT on node N, ..." of those written, cut at a line's worth */
-        int exit;                  /* EXIT_*: the outcome's exit code */
+        size_t placed, left_out; /* the generator's drop-ins written, and left out for remove */
+        char *placed_names;      /* "UNIT on node N, ..." of those written, cut at a line's worth */
+        int exit;                /* EXIT_*: the outcome's exit code */
 };
 
 void deploy_outcome_done(struct deploy_outcome *o);

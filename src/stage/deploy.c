@@ -28,8 +28,9 @@ static void say_irqbalance_waits(const struct inputs *in, const struct changeset
 static int commit_and_tell(const struct inputs *in, const struct deploy_options *o, bool live, bool irqs,
                            struct deploy_outcome *ret) {
         const struct changeset *cs = &ret->sets[0].cs;
-        struct deploy_options_systemd so = {
-                .reload = o->reload, .restart = o->restart, .unplaced = o->kind == DEPLOY_APPLY ? in->state.unplaced : NULL};
+        struct deploy_options_systemd so = {.reload = o->reload,
+                                            .restart = o->restart,
+                                            .unplaced = o->kind == DEPLOY_APPLY ? in->state.unplaced : NULL};
         struct deploy_result res = {.stage = DEPLOY_CONNECT};
         struct deployment d = {0};
 
@@ -42,7 +43,8 @@ static int commit_and_tell(const struct inputs *in, const struct deploy_options 
         int r = deploy(&d, cs, &so, &res);
         deployment_done(&d);
         /* Once committed, the drop-ins are what they are, whatever a reload or restart did. */
-        deploy_journal_changes(cs, o->kind == DEPLOY_REMOVE ? JOURNAL_REMOVE : JOURNAL_APPLY, res.stage == DEPLOY_COMMIT);
+        deploy_journal_changes(cs, o->kind == DEPLOY_REMOVE ? JOURNAL_REMOVE : JOURNAL_APPLY,
+                               res.stage == DEPLOY_COMMIT);
         if (res.stage == DEPLOY_CONNECT || res.stage == DEPLOY_COMMIT)
                 return EXIT_ENV; /* the commit said what it restored */
         ret->shown = DEPLOY_SHOWN_ALL;
@@ -58,7 +60,8 @@ static int commit_and_tell(const struct inputs *in, const struct deploy_options 
 }
 
 /* What a deployment to apply's own directory does: reckoned with `check`, else written. */
-static int apply_or_remove(const struct inputs *in, const struct deploy_options *o, bool live, struct deploy_outcome *ret) {
+static int apply_or_remove(const struct inputs *in, const struct deploy_options *o, bool live,
+                           struct deploy_outcome *ret) {
         /* remove gives back every interrupt numaplan steered when it removes all, like the pools. */
         bool irqs = o->kind == DEPLOY_APPLY || !o->units || !o->units[0];
 
@@ -68,7 +71,8 @@ static int apply_or_remove(const struct inputs *in, const struct deploy_options 
                 ret->shown = DEPLOY_SHOWN_ALL;
                 bool blocked = access(in->state.unplaced, F_OK) == 0;
                 if (blocked)
-                        log_notice("%s is there: the boot step has not placed the replicas at this boot, and their drop-ins "
+                        log_notice("%s is there: the boot step has not placed the replicas at this boot, and their "
+                                   "drop-ins "
                                    "keep them from starting until an apply succeeds",
                                    in->state.unplaced);
                 return r != EXIT_OK ? r : ret->changed || blocked ? EXIT_FAILED : EXIT_OK;
@@ -84,10 +88,11 @@ static bool plan_empties(const struct inputs *in, const struct changeset *cs) {
         size_t removed = changeset_count(cs, ACTION_REMOVED);
         if (in->plan->n_replicas > 0 || removed == 0)
                 return false;
-        log_error("the plan holds no replica (this host shows none of the accelerators or nodes the configuration "
-                  "places replicas by): applying it would remove all %zu of numaplan's drop-ins in %s; nothing written. "
-                  "To remove them, run numaplan remove",
-                  removed, in->unit_dir);
+        log_error(
+                "the plan holds no replica (this host shows none of the accelerators or nodes the configuration "
+                "places replicas by): applying it would remove all %zu of numaplan's drop-ins in %s; nothing written. "
+                "To remove them, run numaplan remove",
+                removed, in->unit_dir);
         return true;
 }
 
@@ -129,7 +134,8 @@ static int remove_dropins(const struct inputs *in, const struct deploy_options *
         ret->removal = true;
         if (!in->generator) {
                 ret->n_sets = 1;
-                if (changeset_recover(in->unit_dir) < 0 || changeset_for_removal(in->unit_dir, o->units, &ret->sets[0].cs) < 0)
+                if (changeset_recover(in->unit_dir) < 0 ||
+                    changeset_for_removal(in->unit_dir, o->units, &ret->sets[0].cs) < 0)
                         return EXIT_ENV;
         }
         int rp = all ? deploy_pools(in, live, NULL, false, ret) : EXIT_OK;

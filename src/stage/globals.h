@@ -12,8 +12,8 @@ enum {
 };
 
 struct globals {
-        const char *sysfs_root;  /* "/" unless --sysfs-root */
-        const char *unit_dir;    /* --unit-dir, or NULL: the verb's default (--runtime picks /run) */
-        const char *runtime_dir; /* --runtime-dir, or NULL: see inputs_dirs() */
+        const char *sysfs_root;    /* "/" unless --sysfs-root */
+        const char *unit_dir;      /* --unit-dir, or NULL: the verb's default (--runtime picks /run) */
+        const char *runtime_dir;   /* --runtime-dir, or NULL: see inputs_dirs() */
         const char *generator_dir; /* --generator-dir, or NULL: see cli/generator-mode.h */
 };

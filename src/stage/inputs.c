@@ -40,8 +40,8 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         free(in->marker);
         in->system_dirs = is_systemd_unit_dir(in->unit_dir);
         in->live = streq(g->sysfs_root, "/");
-        _cleanup_free_ char *own = g->runtime_dir || in->system_dirs ? NULL
-                                                                      : xasprintf("%s/" STATE_RUNTIME_SUBDIR, in->unit_dir);
+        _cleanup_free_ char *own =
+                g->runtime_dir || in->system_dirs ? NULL : xasprintf("%s/" STATE_RUNTIME_SUBDIR, in->unit_dir);
         state_paths_init(&in->state, g->runtime_dir ? g->runtime_dir : own ? own : STATE_RUNTIME_DIR);
         in->marker = xstrdup(in->state.unplaced);
         /* Generator mode: the drop-ins are the generator's, and so is their marker, which it
@@ -52,7 +52,8 @@ void inputs_dirs(const struct globals *g, bool runtime, struct inputs *in) {
         if (gen) {
                 in->apply_dirs[0] = in->unit_dir;
                 if (in->system_dirs) /* both of systemd's directories outrank the generator's */
-                        in->apply_dirs[1] = streq(in->unit_dir, UNIT_DIR_RUNTIME) ? UNIT_DIR_PERSISTENT : UNIT_DIR_RUNTIME;
+                        in->apply_dirs[1] =
+                                streq(in->unit_dir, UNIT_DIR_RUNTIME) ? UNIT_DIR_PERSISTENT : UNIT_DIR_RUNTIME;
                 in->unit_dir = gen;
                 free(in->marker);
                 in->marker = xasprintf("%s/" STATE_GENERATOR_MARKER, gen);
@@ -97,9 +98,10 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
         }
         in->live = root_is_live(in->root);
         r = topology_read(in->root,
-                          (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
-                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) | (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0) |
-                                  (flags & INPUTS_IRQS ? TOPOLOGY_IRQS : 0),
+                          (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) |
+                                  (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
+                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) |
+                                  (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0) | (flags & INPUTS_IRQS ? TOPOLOGY_IRQS : 0),
                           &in->warnings, &in->topology);
         if (r < 0)
                 return EXIT_ENV;

@@ -27,33 +27,33 @@ struct inputs {
         struct config *config;
         struct plan *plan;
         struct warnings warnings; /* of the host and of the plan: one list */
-        const char *unit_dir; /* where the drop-ins are: the generator's directory in generator mode */
-        bool system_dirs;  /* unit_dir is one of systemd's: this host's units, not a test's tree */
-        bool live;         /* the root is this host's own, live (not a replayed one, not recording) */
+        const char *unit_dir;     /* where the drop-ins are: the generator's directory in generator mode */
+        bool system_dirs;         /* unit_dir is one of systemd's: this host's units, not a test's tree */
+        bool live;                /* the root is this host's own, live (not a replayed one, not recording) */
         /* Generator mode (cli/generator-mode.h): the generator writes the drop-ins into unit_dir, and
          * apply_dirs (NULL-terminated) are where apply writes without it, from which apply and
          * remove take numaplan's drop-ins away. */
         bool generator;
         const char *apply_dirs[INPUTS_APPLY_DIRS_MAX];
         struct state_paths state; /* apply's runtime directory and what it holds (stage/state.h) */
-        char *marker; /* what the drop-ins assert: state.unplaced absent, or the generator's marker there */
-        char *exe;    /* this binary, which the drop-ins run before a replica starts */
-        struct dropin_env env; /* the marker, the binary, state.models and state.nics, for dropin_render() */
+        char *marker;             /* what the drop-ins assert: state.unplaced absent, or the generator's marker there */
+        char *exe;                /* this binary, which the drop-ins run before a replica starts */
+        struct dropin_env env;    /* the marker, the binary, state.models and state.nics, for dropin_render() */
 };
 
 #define UNIT_DIR_PERSISTENT "/etc/systemd/system"
 #define UNIT_DIR_RUNTIME "/run/systemd/system"
 
 enum {
-        INPUTS_RECORD = 1 << 0, /* keep every file read, for `numaplan snapshot` */
-        INPUTS_NAMES = 1 << 1,  /* what `show` alone prints: names from the PCI ID database, local CPUs */
-        INPUTS_DEVICES = 1 << 2, /* network adapters and NVMe drives too */
-        INPUTS_TUNING = 1 << 3,  /* the host's tuning, PCIe links and config space (core/tuning.h) */
-        INPUTS_NICS = 1 << 4,    /* network adapters, for the plan's nics = */
-        INPUTS_IRQS = 1 << 5,    /* the devices' interrupts (core/irqs.h), and irqbalance with INPUTS_TUNING */
+        INPUTS_RECORD = 1 << 0,     /* keep every file read, for `numaplan snapshot` */
+        INPUTS_NAMES = 1 << 1,      /* what `show` alone prints: names from the PCI ID database, local CPUs */
+        INPUTS_DEVICES = 1 << 2,    /* network adapters and NVMe drives too */
+        INPUTS_TUNING = 1 << 3,     /* the host's tuning, PCIe links and config space (core/tuning.h) */
+        INPUTS_NICS = 1 << 4,       /* network adapters, for the plan's nics = */
+        INPUTS_IRQS = 1 << 5,       /* the devices' interrupts (core/irqs.h), and irqbalance with INPUTS_TUNING */
         INPUTS_IRQS_ASKED = 1 << 6, /* (inputs_load) network adapters and interrupts when the configuration
                                      * asks for irq-affinity = yes */
-        INPUTS_NAMED = 1 << 7, /* (inputs_load) warn of what the configuration names that is not there: a
+        INPUTS_NAMED = 1 << 7,      /* (inputs_load) warn of what the configuration names that is not there: a
                                 * model (model-missing), a unit systemd does not know (unit-unknown) */
 };
 

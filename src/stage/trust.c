@@ -15,8 +15,8 @@ static int check(const char *path, unsigned flags, const char *unit, const char 
         if (r > 0)
                 return EXIT_OK;
         if (r < 0) {
-                log_error_errno(r, "cannot look at %s, which %s's drop-in would have root %s: %m; nothing written", path,
-                                unit, what);
+                log_error_errno(r, "cannot look at %s, which %s's drop-in would have root %s: %m; nothing written",
+                                path, unit, what);
                 return EXIT_USAGE;
         }
         log_error("%s %s: another user could replace it, and %s's drop-in would have root %s at every start of it; "

@@ -24,8 +24,7 @@
 
 static void gather_dropin(const struct inputs *in, const struct placement *pl, const struct unit_state *s,
                           const char *journal, struct dropin_facts *d, char **path_buf) {
-        _cleanup_free_ char *content = NULL,
-                            *want = dropin_render(in->topology, in->config, in->plan, pl, &in->env);
+        _cleanup_free_ char *content = NULL, *want = dropin_render(in->topology, in->config, in->plan, pl, &in->env);
         struct strbuf over = {0};
         struct dropin_seen seen;
         struct stat st;
@@ -141,8 +140,14 @@ static int verify_unit(const struct verify_context *c, struct unit_report *u) {
         gather_dropin(in, pl, &s, journal, &d, &dpath);
         gather_tasks(in->root, c->mount, &s, pl, tf, &u->container);
 
-        struct verify_facts f = {.unit = pl->unit, .pl = pl, .state = &s, .memory_nodes = &c->memory_nodes,
-                                 .dropin = &d, .container = &u->container, .tasks = tf, .topology = in->topology,
+        struct verify_facts f = {.unit = pl->unit,
+                                 .pl = pl,
+                                 .state = &s,
+                                 .memory_nodes = &c->memory_nodes,
+                                 .dropin = &d,
+                                 .container = &u->container,
+                                 .tasks = tf,
+                                 .topology = in->topology,
                                  .irqs = &c->targets};
         checks_run(CHECK_PHASE_UNIT, &f, u->checks);
 
@@ -196,8 +201,13 @@ static void judge_pages(const struct inputs *in, struct unit_report *reports, si
         free(v);
         for (size_t i = 0; i < n; i++) {
                 struct unit_report *u = &reports[i];
-                struct verify_facts f = {.unit = u->pl->unit, .pl = u->pl, .plan = in->plan, .topology = in->topology,
-                                         .tasks = &u->tasks, .pages = &u->pages, .models_dir = in->state.models};
+                struct verify_facts f = {.unit = u->pl->unit,
+                                         .pl = u->pl,
+                                         .plan = in->plan,
+                                         .topology = in->topology,
+                                         .tasks = &u->tasks,
+                                         .pages = &u->pages,
+                                         .models_dir = in->state.models};
                 checks_run(CHECK_PHASE_PAGES, &f, u->checks);
                 summarize(u);
         }
@@ -226,7 +236,6 @@ static int preflight(sd_bus *bus, struct root *root, char **ret_mount) {
                 log_warning("no cgroup v2 cpuset controller: AllowedCPUs= and AllowedMemoryNodes= are not enforced");
         return 0;
 }
-
 
 void unit_reports_free(struct unit_report *v, size_t n) {
         for (size_t i = 0; i < n; i++)

@@ -81,7 +81,8 @@ char *boot_step_describe(const struct boot_step *b) {
                                  "then and applies before the replicas start",
                                  b->where);
         case BOOT_STEP_GENERATOR:
-                return xstrdup("at the next boot, " GENERATOR_NAME " plans again for the hardware found then and writes "
+                return xstrdup("at the next boot, " GENERATOR_NAME
+                               " plans again for the hardware found then and writes "
                                "the replicas' drop-ins");
         case BOOT_STEP_NONE:
         default:

@@ -19,7 +19,7 @@ enum boot_step_kind {
 
 struct boot_step {
         enum boot_step_kind kind;
-        char *where; /* the link that wants numaplan.service, or the generator; NULL for none */
+        char *where;          /* the link that wants numaplan.service, or the generator; NULL for none */
         const char *why_none; /* for none: what the service lacks */
 };
 

@@ -173,7 +173,8 @@ int bus_restart_units(sd_bus *bus, char *const *units) {
         if (r >= 0)
                 r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", &error, NULL, "");
         if (r < 0)
-                return log_error_errno(r, "cannot watch systemd's jobs: %s", error.message ? error.message : strerror(-r));
+                return log_error_errno(r, "cannot watch systemd's jobs: %s",
+                                       error.message ? error.message : strerror(-r));
         int failed = start_restarts(bus, units, n, jobs);
         for (size_t i = 0; i < n; i++) {
                 r = jobs[i] ? wait_job(bus, &w, jobs[i], units[i]) : 0;
@@ -189,7 +190,8 @@ int bus_restart_units(sd_bus *bus, char *const *units) {
 int bus_check_version(sd_bus *bus) {
         int version;
         if (bus_systemd_version(bus, &version) >= 0 && version < SYSTEMD_MIN_VERSION)
-                return log_error_errno(-EOPNOTSUPP, "systemd %d is too old: NUMAPolicy= and NUMAMask= need systemd %d or later",
+                return log_error_errno(-EOPNOTSUPP,
+                                       "systemd %d is too old: NUMAPolicy= and NUMAMask= need systemd %d or later",
                                        version, SYSTEMD_MIN_VERSION);
         return 0;
 }
@@ -212,12 +214,13 @@ int bus_lookup_dynamic_user(sd_bus *bus, const char *name, uint32_t *ret) {
         _cleanup_bus_message_ sd_bus_message *reply = NULL;
         uint32_t uid;
 
-        int r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "LookupDynamicUserByName", &error, &reply, "s",
-                                       name);
+        int r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "LookupDynamicUserByName", &error, &reply,
+                                       "s", name);
         if (r >= 0)
                 r = sym_sd_bus_message_read(reply, "u", &uid);
         if (r < 0)
-                return log_debug_errno(r, "LookupDynamicUserByName %s: %s", name, error.message ? error.message : strerror(-r));
+                return log_debug_errno(r, "LookupDynamicUserByName %s: %s", name,
+                                       error.message ? error.message : strerror(-r));
         *ret = uid;
         return 0;
 }

@@ -141,9 +141,10 @@ char **changeset_our_units(const char *unit_dir) {
                 bool linked = fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
                 if (r == -ELOOP && linked) {
                         if (fstatat(dirfd(d), behind, &st, 0) == 0)
-                                log_warning("%s: %s/%s is a symbolic link, which numaplan never writes or reads through: "
-                                            "the %s behind it is left in place; remove it by hand if numaplan wrote it",
-                                            unit, unit_dir, de->d_name, DROPIN_NAME);
+                                log_warning(
+                                        "%s: %s/%s is a symbolic link, which numaplan never writes or reads through: "
+                                        "the %s behind it is left in place; remove it by hand if numaplan wrote it",
+                                        unit, unit_dir, de->d_name, DROPIN_NAME);
                 } else if (r < 0 && r != -EFBIG && r != -ENOTDIR) {
                         _cleanup_free_ char *s = subject(unit_dir, unit, dirfd(d));
                         const char *why = why_not_ours(r);
@@ -181,8 +182,8 @@ int unit_text_check(const char *path, const char *text) {
         return -EINVAL;
 }
 
-int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
-                       const struct plan *p, struct changeset *ret) {
+int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t,
+                       const struct config *c, const struct plan *p, struct changeset *ret) {
         struct changeset cs = {.unit_dir = xstrdup(unit_dir)};
         _cleanup_close_ int udfd = open_unit_dir(unit_dir);
         int r = 0;
@@ -279,16 +280,18 @@ static void say_other_exec_start(const char *unit_dir, int udfd, const char *uni
                 if (!sets_exec_start(text))
                         continue;
                 if (strcmp(de->d_name, DROPIN_NAME) > 0)
-                        log_warning("%s sets ExecStart= too, and systemd applies a unit's drop-ins in the order of their "
-                                    "names: its command, after " DROPIN_NAME "'s, is the one that runs, without numaplan's "
-                                    "bans; give it a name that sorts before " DROPIN_NAME ", or put its arguments in "
-                                    "IRQBALANCE_ARGS, which numaplan's command keeps",
-                                    path);
+                        log_warning(
+                                "%s sets ExecStart= too, and systemd applies a unit's drop-ins in the order of their "
+                                "names: its command, after " DROPIN_NAME "'s, is the one that runs, without numaplan's "
+                                "bans; give it a name that sorts before " DROPIN_NAME ", or put its arguments in "
+                                "IRQBALANCE_ARGS, which numaplan's command keeps",
+                                path);
                 else
-                        log_warning("%s sets ExecStart= too, and systemd applies a unit's drop-ins in the order of their "
-                                    "names: numaplan's " DROPIN_NAME ", after it, replaces its command; put its "
-                                    "arguments in IRQBALANCE_ARGS, which numaplan's command keeps",
-                                    path);
+                        log_warning(
+                                "%s sets ExecStart= too, and systemd applies a unit's drop-ins in the order of their "
+                                "names: numaplan's " DROPIN_NAME ", after it, replaces its command; put its "
+                                "arguments in IRQBALANCE_ARGS, which numaplan's command keeps",
+                                path);
         }
 }
 
@@ -377,7 +380,8 @@ int changeset_for_removal(const char *unit_dir, char *const *units, struct chang
                         }
                         log_warning("%s %s: left alone", s, why);
                 } else if (old && !is_ours(old)) {
-                        log_warning("%s/%s.d/" DROPIN_NAME " was not written by numaplan; left alone", unit_dir, units[i]);
+                        log_warning("%s/%s.d/" DROPIN_NAME " was not written by numaplan; left alone", unit_dir,
+                                    units[i]);
                         old = mfree(old);
                 }
                 add(&cs, units[i], old, NULL);

@@ -35,8 +35,8 @@ struct changeset {
 
 /* Every planned drop-in (asserting `marker`), and the removal of numaplan's drop-ins for units no
  * longer planned. Logs; -errno (-ELOOP: a link where a drop-in belongs). */
-int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t, const struct config *c,
-                       const struct plan *p, struct changeset *ret);
+int changeset_for_plan(const char *unit_dir, const struct dropin_env *env, const struct topology *t,
+                       const struct config *c, const struct plan *p, struct changeset *ret);
 /* Sets the drop-in of `unit`, a unit no replica is (irqbalance's), to `text` (taken; NULL: none of
  * numaplan's), in place of what the set holds for it. A file of that name that is not numaplan's
  * is the admin's: -EEXIST with `text`, left alone without. Says the unit's other drop-ins that set

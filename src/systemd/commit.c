@@ -262,7 +262,9 @@ int changeset_commit(const struct changeset *cs) {
                 if (c->action == ACTION_UNCHANGED)
                         continue;
                 _cleanup_close_ int dfd = open_dir_at(udfd, c->dir, false, NULL);
-                r = dfd < 0 ? dfd : c->new ? rename_durably_at(dfd, e[k].staged, DROPIN_NAME) : unlink_durably_at(dfd, DROPIN_NAME);
+                r = dfd < 0  ? dfd
+                    : c->new ? rename_durably_at(dfd, e[k].staged, DROPIN_NAME)
+                             : unlink_durably_at(dfd, DROPIN_NAME);
                 if (r < 0) {
                         log_error_errno(r, "cannot %s %s: %m", c->new ? "replace" : "remove", c->path);
                         break;
@@ -316,7 +318,7 @@ int changeset_commit_fresh(const struct changeset *cs) {
                 if (r < 0 || c->action != ACTION_CREATED)
                         continue;
                 dfd[i] = mkdirat(udfd, c->dir, 0755) < 0 && errno != EEXIST ? -errno
-                                                                             : open_dir_at(udfd, c->dir, false, NULL);
+                                                                            : open_dir_at(udfd, c->dir, false, NULL);
                 r = dfd[i] < 0 ? dfd[i] : write_temporary_at(dfd[i], DROPIN_NAME, c->new, WRITE_VOLATILE, &staged[i]);
                 if (r < 0)
                         log_error_errno(r, "cannot write beside %s: %m", c->path);

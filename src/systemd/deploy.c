@@ -14,7 +14,8 @@
 #include "systemd/systemd-dl.h"
 
 #define MARKER_TEXT "numaplan apply succeeded on this boot\n"
-#define UNPLACED_TEXT "numaplan's boot step has not placed the replicas at this boot: they start once numaplan apply succeeds\n"
+#define UNPLACED_TEXT \
+        "numaplan's boot step has not placed the replicas at this boot: they start once numaplan apply succeeds\n"
 
 /* Idempotent like the drop-ins: an apply that changes nothing writes nothing. Into a directory
  * made anew (WRITE_VOLATILE) there is nothing to compare. */
@@ -71,7 +72,9 @@ static int restart_units(sd_bus *bus, char **running, size_t n) {
         if (r == 0)
                 for (size_t i = 0; i < n; i++)
                         log_notice("restarted %s%s", running[i],
-                                   streq(running[i], IRQBALANCE_UNIT) ? ", which reads numaplan's --banirq= as it starts" : "");
+                                   streq(running[i], IRQBALANCE_UNIT)
+                                           ? ", which reads numaplan's --banirq= as it starts"
+                                           : "");
         return r;
 }
 
@@ -121,7 +124,8 @@ void deployment_done(struct deployment *d) {
         d->bus = NULL;
 }
 
-int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options_systemd *o, struct deploy_result *ret) {
+int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options_systemd *o,
+           struct deploy_result *ret) {
         bool changed = changeset_changed(cs);
         sd_bus *bus = d->bus;
         int r;

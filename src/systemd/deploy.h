@@ -11,8 +11,8 @@
 struct changeset;
 
 struct deploy_options_systemd {
-        bool reload;        /* reload systemd after a change (and ask it first, before writing) */
-        bool restart;       /* restart running units whose drop-in changed */
+        bool reload;          /* reload systemd after a change (and ask it first, before writing) */
+        bool restart;         /* restart running units whose drop-in changed */
         const char *unplaced; /* remove this file once all is done (apply's boot marker); NULL for none */
 };
 
@@ -37,7 +37,8 @@ struct deployment {
 /* Asks systemd (when the change needs a reload) before anything is written or shown as done: a
  * write it could not reload is a half step. Logs; -errno. */
 int deploy_prepare(const struct changeset *cs, const struct deploy_options_systemd *o, struct deployment *ret);
-int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options_systemd *o, struct deploy_result *ret);
+int deploy(struct deployment *d, const struct changeset *cs, const struct deploy_options_systemd *o,
+           struct deploy_result *ret);
 void deployment_done(struct deployment *d);
 
 /* Pinning takes effect when a unit starts: restarts the running units of `cs` that changed, or

@@ -8,7 +8,7 @@
  * in a directory of higher priority masks ours). */
 
 struct dropin_seen {
-        int index;       /* ours among the paths, -1 when systemd did not load it */
+        int index;           /* ours among the paths, -1 when systemd did not load it */
         const char *instead; /* a path of the same name systemd loaded in its place, or NULL */
 };
 

@@ -16,7 +16,7 @@ bool is_generator_name(const char *argv0) {
 
 /* systemd's system generator directories, highest priority first (systemd.generator(7)). */
 static const char *const generator_paths[] = {
-        "/run/systemd/system-generators",       "/etc/systemd/system-generators",
+        "/run/systemd/system-generators",           "/etc/systemd/system-generators",
         "/usr/local/lib/systemd/system-generators", "/usr/lib/systemd/system-generators",
         "/lib/systemd/system-generators",
 };
@@ -30,8 +30,9 @@ static char *generator_installed_path(void) {
         size_t i = 0;
 
         for (;;) {
-                const char *dir = copy ? strtok_r(save ? NULL : copy, ":", &save) :
-                                         i < ELEMENTSOF(generator_paths) ? generator_paths[i++] : NULL;
+                const char *dir = copy                              ? strtok_r(save ? NULL : copy, ":", &save)
+                                  : i < ELEMENTSOF(generator_paths) ? generator_paths[i++]
+                                                                    : NULL;
                 struct stat st;
                 if (!dir)
                         return NULL;

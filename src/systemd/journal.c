@@ -22,10 +22,8 @@ LIBSYSTEMD_JOURNAL_SYMBOLS(DLSYM_DEFINE)
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 const char *const journal_message_ids[_JOURNAL_KIND_MAX] = {
-        [JOURNAL_APPLY] = "ec2fc912cc4f4a4f9f5293ad0b8ede1b",
-        [JOURNAL_REMOVE] = "02e9e0ec3d98423e8bf5b48f55b1362f",
-        [JOURNAL_VERIFY] = "a19230ef74904c308de8abb910f9613f",
-        [JOURNAL_PREPARE] = "c5cf8806459a439889c8eafbc8541403",
+        [JOURNAL_APPLY] = "ec2fc912cc4f4a4f9f5293ad0b8ede1b",   [JOURNAL_REMOVE] = "02e9e0ec3d98423e8bf5b48f55b1362f",
+        [JOURNAL_VERIFY] = "a19230ef74904c308de8abb910f9613f",  [JOURNAL_PREPARE] = "c5cf8806459a439889c8eafbc8541403",
         [JOURNAL_MIGRATE] = "d9ce25374ef4497c9f4c4c90d3b40096",
 };
 
@@ -64,12 +62,9 @@ bool journal_event(enum journal_kind kind, int priority, const char *unit, const
         while (fields && fields[n_fields])
                 n_fields++;
         char *own[] = {
-                xasprintf("MESSAGE=%s", text),
-                xasprintf("MESSAGE_ID=%s", journal_message_ids[kind]),
-                xasprintf("PRIORITY=%d", priority),
-                xstrdup("SYSLOG_IDENTIFIER=numaplan"),
-                xasprintf("NUMAPLAN_UNIT=%s", unit),
-                xasprintf("NUMAPLAN_OUTCOME=%s", outcome),
+                xasprintf("MESSAGE=%s", text),       xasprintf("MESSAGE_ID=%s", journal_message_ids[kind]),
+                xasprintf("PRIORITY=%d", priority),  xstrdup("SYSLOG_IDENTIFIER=numaplan"),
+                xasprintf("NUMAPLAN_UNIT=%s", unit), xasprintf("NUMAPLAN_OUTCOME=%s", outcome),
         };
         struct iovec *iov = xmalloc0((ELEMENTSOF(own) + n_fields) * sizeof(*iov));
         for (size_t i = 0; i < ELEMENTSOF(own); i++)

@@ -5,30 +5,30 @@
 
 #include "basic/dlopen-util.h"
 
-#define LIBSYSTEMD_SYMBOLS(X)                    \
-        X(sd_bus_new)                            \
-        X(sd_bus_set_address)                    \
-        X(sd_bus_start)                          \
-        X(sd_bus_open_system)                    \
-        X(sd_bus_flush_close_unref)              \
-        X(sd_bus_set_method_call_timeout)        \
-        X(sd_bus_call_method)                    \
-        X(sd_bus_get_property)                   \
-        X(sd_bus_get_property_string)            \
-        X(sd_bus_get_property_strv)              \
-        X(sd_bus_get_property_trivial)           \
-        X(sd_bus_message_unref)                  \
-        X(sd_bus_message_read)                   \
-        X(sd_bus_message_read_array)             \
-        X(sd_bus_message_enter_container)        \
-        X(sd_bus_message_exit_container)         \
-        X(sd_bus_message_skip)                   \
-        X(sd_bus_message_read_strv)              \
-        X(sd_bus_match_signal)                   \
-        X(sd_bus_slot_unref)                     \
-        X(sd_bus_process)                        \
-        X(sd_bus_wait)                           \
-        X(sd_bus_error_free)                     \
+#define LIBSYSTEMD_SYMBOLS(X) \
+        X(sd_bus_new) \
+        X(sd_bus_set_address) \
+        X(sd_bus_start) \
+        X(sd_bus_open_system) \
+        X(sd_bus_flush_close_unref) \
+        X(sd_bus_set_method_call_timeout) \
+        X(sd_bus_call_method) \
+        X(sd_bus_get_property) \
+        X(sd_bus_get_property_string) \
+        X(sd_bus_get_property_strv) \
+        X(sd_bus_get_property_trivial) \
+        X(sd_bus_message_unref) \
+        X(sd_bus_message_read) \
+        X(sd_bus_message_read_array) \
+        X(sd_bus_message_enter_container) \
+        X(sd_bus_message_exit_container) \
+        X(sd_bus_message_skip) \
+        X(sd_bus_message_read_strv) \
+        X(sd_bus_match_signal) \
+        X(sd_bus_slot_unref) \
+        X(sd_bus_process) \
+        X(sd_bus_wait) \
+        X(sd_bus_error_free) \
         X(sd_bus_path_encode)
 
 LIBSYSTEMD_SYMBOLS(DLSYM_PROTOTYPE)

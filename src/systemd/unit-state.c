@@ -79,7 +79,8 @@ int unit_status_read(sd_bus *bus, const char *unit, struct unit_status *ret) {
         r = sym_sd_bus_call_method(bus, SD_DEST, path, "org.freedesktop.DBus.Properties", "GetAll", &error, &reply, "s",
                                    SD_UNIT);
         if (r < 0)
-                return log_error_errno(r, "cannot ask systemd about %s: %s", unit, error.message ? error.message : strerror(-r));
+                return log_error_errno(r, "cannot ask systemd about %s: %s", unit,
+                                       error.message ? error.message : strerror(-r));
         r = sym_sd_bus_message_enter_container(reply, 'a', "{sv}");
         while (r > 0 && (r = sym_sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
                 const char *name;
@@ -131,8 +132,9 @@ void unit_status_done(struct unit_status *s) {
 
 /* systemd's unit path for system units, but the generators' and the transient directories, whose
  * units live only while systemd runs. */
-static const char *const unit_path[] = {"/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
-                                        "/usr/lib/systemd/system", "/lib/systemd/system", NULL};
+static const char *const unit_path[] = {"/etc/systemd/system",           "/run/systemd/system",
+                                        "/usr/local/lib/systemd/system", "/usr/lib/systemd/system",
+                                        "/lib/systemd/system",           NULL};
 
 /* Whether `name` is a file in one of `dirs` (NULL-terminated): a link followed, so that one to
  * /dev/null, a masked unit, is known. One stat a directory until found. */
@@ -207,11 +209,11 @@ void plan_unit_warnings(const struct plan *p, sd_bus *bus, const char *dir, stru
                         strbuf_printf(&units, " and %zu more", n - shown);
                 _cleanup_free_ char *how = unknown_how(ask ? bus : NULL, dir, template != NULL);
                 struct where at = replica_where(r, REPLICA_UNIT);
-                warnings_add(w, WARNING_UNIT_UNKNOWN, r->name,
-                             "%s:%u: [%s %s]: systemd knows no unit %s (%s): its drop-in pins nothing until the unit is "
-                             "installed; check the name",
-                             at.file, at.line, r->is_template ? "replicas" : "replica", r->name, units.s, how);
+                warnings_add(
+                        w, WARNING_UNIT_UNKNOWN, r->name,
+                        "%s:%u: [%s %s]: systemd knows no unit %s (%s): its drop-in pins nothing until the unit is "
+                        "installed; check the name",
+                        at.file, at.line, r->is_template ? "replicas" : "replica", r->name, units.s, how);
                 strbuf_done(&units);
         }
 }
-

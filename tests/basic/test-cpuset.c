@@ -7,8 +7,7 @@ static void check_list(const char *in, const char *want) {
         struct cpuset s;
         int r = cpuset_parse_list(in, &s);
         if (!want) {
-                ok(r < 0 && cpuset_is_empty(&s) && s.words == 0, "'%s' is rejected, leaving the set empty",
-                   shown(in));
+                ok(r < 0 && cpuset_is_empty(&s) && s.words == 0, "'%s' is rejected, leaving the set empty", shown(in));
                 return;
         }
         if (!ok(r == 0, "'%s' parses", shown(in)))
@@ -88,7 +87,8 @@ int main(void) {
         cpuset_parse_list("3,8000", &wide);
         cpuset_parse_list("3", &narrow);
         ok(!cpuset_equal(&wide, &narrow) && !cpuset_equal(&narrow, &wide), "3,8000 is not 3, either way round");
-        ok(cpuset_is_subset(&narrow, &wide) && !cpuset_is_subset(&wide, &narrow), "3 is inside 3,8000, not the reverse");
+        ok(cpuset_is_subset(&narrow, &wide) && !cpuset_is_subset(&wide, &narrow),
+           "3 is inside 3,8000, not the reverse");
         c = wide;
         cpuset_and(&c, &narrow);
         ok(cpuset_equal(&c, &narrow) && cpuset_equal(&narrow, &c), "3,8000 and 3 is 3");

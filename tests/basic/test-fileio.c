@@ -65,11 +65,13 @@ static void hook(void) {
         struct replace r = {"hooked.conf", "new\n"};
         write_file(dir, "hooked.conf", "old\n");
 
-        is_int(run_child(replace_child, &r, "NUMAPLAN_TEST_FAIL_AT_STEP=1"), -EIO, "step 1 (the temporary) fails with -EIO");
+        is_int(run_child(replace_child, &r, "NUMAPLAN_TEST_FAIL_AT_STEP=1"), -EIO,
+               "step 1 (the temporary) fails with -EIO");
         _cleanup_free_ char *c1 = content_of("hooked.conf");
         ok(streq_ptr(c1, "old\n") && temporaries() == 0, "the file is as it was, no temporary");
 
-        is_int(run_child(replace_child, &r, "NUMAPLAN_TEST_FAIL_AT_STEP=2"), -EIO, "step 2 (the rename) fails with -EIO");
+        is_int(run_child(replace_child, &r, "NUMAPLAN_TEST_FAIL_AT_STEP=2"), -EIO,
+               "step 2 (the rename) fails with -EIO");
         _cleanup_free_ char *c2 = content_of("hooked.conf");
         ok(streq_ptr(c2, "old\n") && temporaries() == 0, "the file is as it was, its temporary removed");
 
@@ -134,7 +136,8 @@ static void reads(void) {
         if (mkfifo(fifo, 0600) < 0)
                 abort();
         s = untouched;
-        is_int(read_regular_at(fd, "fifo", 100, &s), -EBADFD, "a FIFO is -EBADFD, and opening it does not wait for a writer");
+        is_int(read_regular_at(fd, "fifo", 100, &s), -EBADFD,
+               "a FIFO is -EBADFD, and opening it does not wait for a writer");
         is_int(read_file(fifo, &s), -EBADFD, "by path too");
 
         _cleanup_free_ char *null = at("null");
@@ -263,14 +266,15 @@ static void writes(void) {
                 abort();
         ok(write_file_atomic_at(fd, "l.conf", "ours\n") == 0, "write_file_atomic_at over a link");
         _cleanup_free_ char *theirs = content_of("outside"), *ours = content_of("l.conf");
-        ok(streq_ptr(theirs, "theirs\n") && fstatat(fd, "l.conf", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-                   streq_ptr(ours, "ours\n"),
+        ok(streq_ptr(theirs, "theirs\n") && fstatat(fd, "l.conf", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                   S_ISREG(st.st_mode) && streq_ptr(ours, "ours\n"),
            "never writes through it: the link's target is untouched, the link is now our file");
 
         /* A directory where the file belongs: the rename fails and the temporary goes. */
         if (mkdirat(fd, "d.conf", 0755) < 0)
                 abort();
-        ok(write_file_atomic_at(fd, "d.conf", "x\n") < 0 && temporaries() == 0, "a directory in the way: an error, no temporary");
+        ok(write_file_atomic_at(fd, "d.conf", "x\n") < 0 && temporaries() == 0,
+           "a directory in the way: an error, no temporary");
 
         /* Volatile (a generator's directory): the same atomic replace, less the fsyncs. */
         ok(write_file_atomic_at_full(fd, "v.conf", "one\n", WRITE_VOLATILE) == 0 &&
@@ -343,7 +347,8 @@ static void locks(void) {
         again = lock_file(path, 1);
         _cleanup_free_ char *waited = capture_end(&c);
         is_int(again, -ETIMEDOUT, "held by another process for the whole timeout: -ETIMEDOUT");
-        _cleanup_free_ char *waiting = xasprintf("waiting for another numaplan (PID %d) holding %s", (int) holder, path),
+        _cleanup_free_ char *waiting =
+                                    xasprintf("waiting for another numaplan (PID %d) holding %s", (int) holder, path),
                             *held = xasprintf("%s is held by PID %d after 1 s of waiting", path, (int) holder);
         ok(strstr(waited, waiting) && strstr(waited, held), "it says it waits for that PID, then that it gave up");
         if (!strstr(waited, waiting) || !strstr(waited, held))

@@ -122,7 +122,8 @@ static void int_members(void) {
 
         for (size_t s = 0; s < ELEMENTSOF(sizes); s++) {
                 /* Each at depth 0, and at depth 3 beside other members, as show --json has them. */
-                _cleanup_json_ json_object *want = json_object_new_object(), *got = json_int_members(keys, values, sizes[s]);
+                _cleanup_json_ json_object *want = json_object_new_object(),
+                                           *got = json_int_members(keys, values, sizes[s]);
                 for (size_t i = 0; i < sizes[s]; i++) {
                         char key[16];
                         snprintf(key, sizeof(key), "%d", keys[i]);

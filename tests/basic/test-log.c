@@ -124,7 +124,9 @@ int main(void) {
 
         log_set_max_level(LOG_NOTICE);
         _cleanup_free_ char *m = logged(with_errno);
-        is_str(m, "numaplan: error: cannot open x.conf: No such file or directory\nnumaplan: warning: positive: Permission denied\n",
+        is_str(m,
+               "numaplan: error: cannot open x.conf: No such file or directory\nnumaplan: warning: positive: "
+               "Permission denied\n",
                "%%m is the error passed (negative or positive); it is returned and errno kept");
         is_str(log_first_error(), "e1", "a later error does not replace the first");
 

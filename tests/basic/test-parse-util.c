@@ -150,8 +150,8 @@ static void formats(void) {
         static const struct {
                 unsigned bp;
                 const char *want;
-        } percent[] = {{0, "0%"}, {1000, "10%"}, {9500, "95%"}, {9950, "99.5%"}, {9995, "99.95%"},
-                       {5, "0.05%"}, {10000, "100%"}, {1, "0.01%"}};
+        } percent[] = {{0, "0%"},        {1000, "10%"}, {9500, "95%"},   {9950, "99.5%"},
+                       {9995, "99.95%"}, {5, "0.05%"},  {10000, "100%"}, {1, "0.01%"}};
         char buf[16];
 
         for (size_t i = 0; i < ELEMENTSOF(percent); i++) {
@@ -185,7 +185,8 @@ static void formats(void) {
         };
         for (size_t i = 0; i < ELEMENTSOF(share); i++) {
                 _cleanup_free_ char *s = format_share(share[i].part, share[i].whole);
-                is_str(s, share[i].want, "%" PRIu64 " of %" PRIu64 " is %s", share[i].part, share[i].whole, share[i].want);
+                is_str(s, share[i].want, "%" PRIu64 " of %" PRIu64 " is %s", share[i].part, share[i].whole,
+                       share[i].want);
         }
 }
 

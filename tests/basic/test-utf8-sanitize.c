@@ -51,7 +51,12 @@ int main(void) {
         check("\xe6\xa8x", R R "x", "one cut by an ASCII byte, which stays");
         check("\xe6\xa8\xe5\x9e\x8b", R R "\xe5\x9e\x8b", "one cut by a valid sequence, which stays");
         check("\xc3", R, "a lead byte alone");
-        check("a\xff" "b\xc3\xa9" "c\x80", "a" R "b\xc3\xa9" "c" R, "valid and invalid mixed: each kept in its place");
+        check("a\xff"
+              "b\xc3\xa9"
+              "c\x80",
+              "a" R "b\xc3\xa9"
+              "c" R,
+              "valid and invalid mixed: each kept in its place");
         /* utf8_valid() takes ASCII eight bytes at a time: a bad byte at each place in a word, and
          * a sequence across two words, are still seen. */
         for (int at = 0; at < 17; at++) {

@@ -37,7 +37,8 @@ static void strbufs(void) {
                         chunk[100] = 0;
                         strbuf_append(&b, chunk);
                 }
-        ok(b.len == 5000 && b.cap > b.len && streq(b.s, want), "5000 bytes in 100-byte pieces arrive whole and in order");
+        ok(b.len == 5000 && b.cap > b.len && streq(b.s, want),
+           "5000 bytes in 100-byte pieces arrive whole and in order");
         _cleanup_free_ char *s = strbuf_steal(&b);
         ok(s && strlen(s) == 5000 && !b.s, "the stolen string is the caller's");
 
@@ -110,7 +111,8 @@ static void uint64s(void) {
                 uint64_t v = 12345;
                 int r = parse_uint64(cases[i].in, cases[i].base, &v);
                 uint64_t want = cases[i].r == 0 ? cases[i].v : 12345;
-                if (!ok(r == cases[i].r && v == want, "parse_uint64('%s', %u): %d", shown(cases[i].in), cases[i].base, cases[i].r))
+                if (!ok(r == cases[i].r && v == want, "parse_uint64('%s', %u): %d", shown(cases[i].in), cases[i].base,
+                        cases[i].r))
                         printf("#   got r=%d, %" PRIu64 "\n", r, v);
         }
         uint64_t v = 1;
@@ -208,7 +210,8 @@ static void errors(void) {
         struct error_at e = {0};
 
         is_int(error_at_set(&e, (struct where){"a.conf", 3}, "bad %s", "key"), -EINVAL, "error_at_set returns -EINVAL");
-        ok(streq(e.message, "bad key") && streq(e.at.file, "a.conf") && e.at.line == 3, "with the message and the place");
+        ok(streq(e.message, "bad key") && streq(e.at.file, "a.conf") && e.at.line == 3,
+           "with the message and the place");
         /* A second error replaces the first (the sanitizer build sees the first freed). */
         is_int(set_v(&e, (struct where){"b.conf", 0}, "%d is %s", 7, "odd"), -EINVAL, "error_at_setv returns -EINVAL");
         ok(streq(e.message, "7 is odd") && streq(e.at.file, "b.conf") && e.at.line == 0, "and replaces the error held");
@@ -231,20 +234,27 @@ static void errors(void) {
 
 /* The nearest name, a swap of two letters one edit as a letter missing, added or changed is. */
 static void suggestions(void) {
-        static const char *const verbs[] = {"show", "plan", "apply", "verify", "status", "migrate", "prepare", "remove"};
+        static const char *const verbs[] = {"show",   "plan",    "apply",   "verify",
+                                            "status", "migrate", "prepare", "remove"};
         static const char *const options[] = {"--json", "--config", "--check", "--sysfs-root"};
         static const char *const cases[][3] = {
-                {"pln", "v", " (did you mean 'plan'?)"},     {"shwo", "v", " (did you mean 'show'?)"},
-                {"aplpy", "v", " (did you mean 'apply'?)"},  {"verfiy", "v", " (did you mean 'verify'?)"},
-                {"remvoe", "v", " (did you mean 'remove'?)"}, {"--jsno", "o", " (did you mean '--json'?)"},
-                {"--chekc", "o", " (did you mean '--check'?)"}, {"--sysfs-roto", "o", " (did you mean '--sysfs-root'?)"},
-                {"xyz", "v", ""},                             {"pa", "v", ""},
-                {"sohw", "v", " (did you mean 'show'?)"},     {"splat", "v", ""},
+                {"pln", "v", " (did you mean 'plan'?)"},
+                {"shwo", "v", " (did you mean 'show'?)"},
+                {"aplpy", "v", " (did you mean 'apply'?)"},
+                {"verfiy", "v", " (did you mean 'verify'?)"},
+                {"remvoe", "v", " (did you mean 'remove'?)"},
+                {"--jsno", "o", " (did you mean '--json'?)"},
+                {"--chekc", "o", " (did you mean '--check'?)"},
+                {"--sysfs-roto", "o", " (did you mean '--sysfs-root'?)"},
+                {"xyz", "v", ""},
+                {"pa", "v", ""},
+                {"sohw", "v", " (did you mean 'show'?)"},
+                {"splat", "v", ""},
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 bool verb = streq(cases[i][1], "v");
-                _cleanup_free_ char *got = suggest(cases[i][0], verb ? verbs : options,
-                                                   verb ? ELEMENTSOF(verbs) : ELEMENTSOF(options));
+                _cleanup_free_ char *got =
+                        suggest(cases[i][0], verb ? verbs : options, verb ? ELEMENTSOF(verbs) : ELEMENTSOF(options));
                 is_str(got, cases[i][2], "suggest(%s)", cases[i][0]);
         }
 }

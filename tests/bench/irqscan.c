@@ -38,7 +38,8 @@ int main(int argc, char **argv) {
                 irq_targets_for_plan(t, p, &tg);
                 for (size_t i = 0; i < p->n_replicas; i++) {
                         struct check ch = {0};
-                        check_irq_locality(&(struct verify_facts){.pl = &p->replicas[i], .topology = t, .irqs = &tg}, &ch);
+                        check_irq_locality(&(struct verify_facts){.pl = &p->replicas[i], .topology = t, .irqs = &tg},
+                                           &ch);
                         judged++;
                         passed += ch.ok;
                         check_done(&ch);

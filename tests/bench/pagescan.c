@@ -21,8 +21,10 @@ static void print(const char *name, const struct page_tally *t) {
         for (int n = 0; n < NUMA_NODES_MAX; n++)
                 if (t->total[n])
                         printf("%snode %d: %.2f MiB (anon %.2f, file %.2f, huge %.2f; shared %.2f)\n", name, n,
-                               (double) t->total[n] * (double) t->base_kb / 1024, (double) t->anon[n] * (double) t->base_kb / 1024,
-                               (double) t->file[n] * (double) t->base_kb / 1024, (double) t->huge[n] * (double) t->base_kb / 1024,
+                               (double) t->total[n] * (double) t->base_kb / 1024,
+                               (double) t->anon[n] * (double) t->base_kb / 1024,
+                               (double) t->file[n] * (double) t->base_kb / 1024,
+                               (double) t->huge[n] * (double) t->base_kb / 1024,
                                (double) t->shared[n] * (double) t->base_kb / 1024);
 }
 

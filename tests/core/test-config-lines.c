@@ -71,7 +71,9 @@ static void continuations(void) {
         config_free(c);
         error_at_done(&err);
 
-        c = parse("[replica a]\nunit = a.service\nmodel = /srv/a \\\n  /srv/\x01" "b\n", &err);
+        c = parse("[replica a]\nunit = a.service\nmodel = /srv/a \\\n  /srv/\x01"
+                  "b\n",
+                  &err);
         ok(!c && strstr(strempty(err.message), "control character"), "a control byte in a joined line is refused");
         config_free(c);
         error_at_done(&err);
@@ -83,7 +85,8 @@ static void continuations(void) {
 }
 
 static void units_of_text(void) {
-        char *long_unit = xasprintf("[replica a]\nunit = a.service\nwarmup-body = %0300d\n[replica b]\nunit = \\\n  b.service\n", 0);
+        char *long_unit = xasprintf(
+                "[replica a]\nunit = a.service\nwarmup-body = %0300d\n[replica b]\nunit = \\\n  b.service\n", 0);
         char **units = config_units_of_text(long_unit, strlen(long_unit), "t.conf");
         ok(strv_length(units) == 2 && streq(units[1], "b.service"),
            "the units of a text with a long line and a joined one: a.service, b.service");
@@ -128,10 +131,10 @@ static void every_error(void) {
                   &err);
         free(said);
         said = all_errors(&err);
-        good = !c && error_at_count(&err) == 5 && strstr(said, "2:unit 'a/b") && strstr(said, "4:model 'relative' must be") &&
-               strstr(said, "5:unknown section [replika b]") && strstr(said, "10:[replica d] is already defined") &&
-               strstr(said, "13:indented line") && !strstr(said, "has no unit") && !strstr(said, "names none") &&
-               !strstr(said, "7:");
+        good = !c && error_at_count(&err) == 5 && strstr(said, "2:unit 'a/b") &&
+               strstr(said, "4:model 'relative' must be") && strstr(said, "5:unknown section [replika b]") &&
+               strstr(said, "10:[replica d] is already defined") && strstr(said, "13:indented line") &&
+               !strstr(said, "has no unit") && !strstr(said, "names none") && !strstr(said, "7:");
         if (!ok(good, "a broken section's keys and its whole are not checked: no cascade"))
                 tap_diag("said", said);
         config_free(c);

@@ -156,9 +156,9 @@ static void defaults_documented(const char *page) {
         for (size_t i = 0; i < n; i++) {
                 if (!keys[i].default_value)
                         continue;
-                const char *heading = streq(keys[i].section, "numaplan") ? "[numaplan] SECTION"
+                const char *heading = streq(keys[i].section, "numaplan")  ? "[numaplan] SECTION"
                                       : streq(keys[i].section, "replica") ? "[replica NAME] SECTIONS"
-                                                                         : "[replicas NAME] SECTIONS";
+                                                                          : "[replicas NAME] SECTIONS";
                 _cleanup_free_ char *tag = xasprintf("%s=", keys[i].name), *text = paragraph_text(page, heading, tag);
                 if (!*text && streq(keys[i].section, "replicas")) {
                         free(text);
@@ -168,7 +168,8 @@ static void defaults_documented(const char *page) {
                 _cleanup_free_ char *a = xasprintf("Default %s.", v), *b = xasprintf("%s (default)", v),
                                     *c = xasprintf("%s , the default", v), *d = xasprintf("%s, the default", v);
                 bool stated = strstr(text, a) || strstr(text, b) || strstr(text, c) || strstr(text, d);
-                ok(stated, "[%s] %s: the table's default, %s, is the one numaplan.conf(5) states", keys[i].section, tag, v);
+                ok(stated, "[%s] %s: the table's default, %s, is the one numaplan.conf(5) states", keys[i].section, tag,
+                   v);
                 if (!stated)
                         tap_diag("paragraph", text);
         }

@@ -31,30 +31,31 @@ static char *fixture(const char *dir, const char *name) {
 
 static void status(void) {
         uint64_t locked = 1, pinned = 1;
-        is_int(status_held_kb("Name:\tx\nVmLck:\t    1024 kB\nVmPin:\t  2048 kB\n", &locked, &pinned), 0, "VmLck and VmPin read");
+        is_int(status_held_kb("Name:\tx\nVmLck:\t    1024 kB\nVmPin:\t  2048 kB\n", &locked, &pinned), 0,
+               "VmLck and VmPin read");
         ok(locked == 1024 && pinned == 2048, "in kB, as the kernel writes them");
         is_int(status_held_kb("Name:\tx\nVmLck:\t       0 kB\n", &locked, &pinned), 0, "a kernel without VmPin");
         is_int(pinned, 0, "has no pinned pages to say");
         is_int(status_held_kb("Name:\tkthreadd\nState:\tS (sleeping)\n", &locked, &pinned), -ENOENT,
                "a kernel thread has no address space: -ENOENT");
         is_int(status_held_kb("VmLck:\t12 MB\n", &locked, &pinned), -EINVAL, "a unit other than kB is refused");
-        is_int(status_held_kb("VmLck:\t99999999999999999999999 kB\n", &locked, &pinned), -EINVAL, "and a number past 64 bits");
+        is_int(status_held_kb("VmLck:\t99999999999999999999999 kB\n", &locked, &pinned), -EINVAL,
+               "and a number past 64 bits");
 }
 
 static void smaps(void) {
         struct smaps_mapping *m = NULL;
         size_t n = 0;
-        static const char text[] =
-                "00400000-00401000 r-xp 00000000 fe:01 12 /usr/bin/x\n"
-                "Size:                  4 kB\n"
-                "Locked:                0 kB\n"
-                "VmFlags: rd ex mr mw me \n"
-                "7f0000000000-7f0000100000 rw-p 00000000 00:00 0 \n"
-                "Rss:                1024 kB\n"
-                "Locked:             1024 kB\n"
-                "VmFlags: rd wr mr mw me lo ac \n"
-                "7f0000100000-7f0000200000 rw-p 00000000 00:00 0 \n"
-                "VmFlags: rd wr mr mw me lock ac \n";
+        static const char text[] = "00400000-00401000 r-xp 00000000 fe:01 12 /usr/bin/x\n"
+                                   "Size:                  4 kB\n"
+                                   "Locked:                0 kB\n"
+                                   "VmFlags: rd ex mr mw me \n"
+                                   "7f0000000000-7f0000100000 rw-p 00000000 00:00 0 \n"
+                                   "Rss:                1024 kB\n"
+                                   "Locked:             1024 kB\n"
+                                   "VmFlags: rd wr mr mw me lo ac \n"
+                                   "7f0000100000-7f0000200000 rw-p 00000000 00:00 0 \n"
+                                   "VmFlags: rd wr mr mw me lock ac \n";
         is_int(smaps_mappings(text, &m, &n), 0, "smaps parses");
         ok(n == 3 && m[0].start == 0x400000 && m[0].end == 0x401000, "every mapping, with its range");
         ok(!m[0].locked && m[1].locked, "VmFlags' lo marks the locked one");
@@ -76,7 +77,8 @@ static void uring(void) {
         ok(n == 2 && b[0].start == 0x7f0000000000 && b[0].end == 0x7f0000100000 && b[1].end == 0x7f0000201000,
            "their addresses and lengths");
         is_int(uring_buffers("pos:\t0\nflags:\t02\n", &b, &n), 0, "a file that is no io_uring has none");
-        is_int(uring_buffers("UserBufs:\t1\n    0: 0xzz/1\n", &b, &n), -EINVAL, "an address that is no number is refused");
+        is_int(uring_buffers("UserBufs:\t1\n    0: 0xzz/1\n", &b, &n), -EINVAL,
+               "an address that is no number is refused");
         is_int(uring_buffers("UserBufs:\t1\n    0: 0x1000/\n", &b, &n), -EINVAL, "a length missing too");
         is_int(n, 2, "nothing is appended then");
         struct address_range merged[] = {{0x1000, 0x3000}, {0x2000, 0x5000}, {0x9000, 0xa000}};
@@ -88,7 +90,8 @@ static void uring(void) {
  * mappings of their own, all on node 0. */
 static void captured(const char *dir) {
         _cleanup_free_ char *st = fixture(dir, "status"), *sm = fixture(dir, "smaps"), *nm = fixture(dir, "numa_maps"),
-                            *maps = fixture(dir, "maps"), *info = fixture(dir, "fdinfo/3"), *other = fixture(dir, "fdinfo/0");
+                            *maps = fixture(dir, "maps"), *info = fixture(dir, "fdinfo/3"),
+                            *other = fixture(dir, "fdinfo/0");
         if (!ok(st && sm && nm && maps && info && other, "the capture is there"))
                 return;
         struct process_held h = {0};
@@ -111,7 +114,8 @@ static void captured(const char *dir) {
         is_int(page_tally_add_held(&t, nm, maps, &node1, &h), 0, "its numa_maps tallies, with what it holds");
         ok(t.held.vm_locked == 256 && t.held.vm_pinned == 256, "VmLck and VmPin: 256 pages each");
         ok(t.locked[0] == 256 && page_tally_sum(t.locked) == 256, "the locked mapping's 256 pages, on node 0");
-        ok(t.held.locked_size == 256 && t.held.locked_unmapped == 0, "VmLck is the locked mapping's size: nothing beyond");
+        ok(t.held.locked_size == 256 && t.held.locked_unmapped == 0,
+           "VmLck is the locked mapping's size: nothing beyond");
         ok(t.held.pinned_listed == 256 && t.pin_mapped[0] == 256, "the buffer's 256 pages, its mapping on node 0");
         is_int(t.held.pinned_off_plan, 256, "planned on node 1: all 256 pinned pages are off the plan");
         page_tally_done(&t);
@@ -124,8 +128,12 @@ static void captured(const char *dir) {
 
 static struct placement on_node1(void) {
         static struct replica_conf conf = {.name = (char *) "pin"};
-        return (struct placement){.name = (char *) "pin", .unit = (char *) "pin.service", .conf = &conf,
-                                  .nodes = set("1"), .policy = POLICY_BIND, .min_local_bp = 9900};
+        return (struct placement){.name = (char *) "pin",
+                                  .unit = (char *) "pin.service",
+                                  .conf = &conf,
+                                  .nodes = set("1"),
+                                  .policy = POLICY_BIND,
+                                  .min_local_bp = 9900};
 }
 
 /* A replica on node 1 whose buffer of 256 pages, pinned, sits on node 0 with part of its heap. */
@@ -137,8 +145,8 @@ static void advice(void) {
                                                  {0x7f1000000000, 0x7f1000100000, true},
                                                  {0x7f2000000000, 0x7f2000100000, false}};
         static const struct address_range b[] = {{0x7f1000000000, 0x7f1000100000}};
-        struct process_held h = {.locked_kb = 1024, .pinned_kb = 1024, .mappings = m, .n_mappings = 3, .pinned = b,
-                                 .n_pinned = 1};
+        struct process_held h = {
+                .locked_kb = 1024, .pinned_kb = 1024, .mappings = m, .n_mappings = 3, .pinned = b, .n_pinned = 1};
         struct placement pl = on_node1();
         struct task_facts tf = {.n_processes = 1};
         struct check c = {0};
@@ -148,7 +156,8 @@ static void advice(void) {
         page_tally_add_held(&t, nm, NULL, &pl.nodes, &h);
         check_memory_locality(&(struct verify_facts){.pages = &t, .pl = &pl, .tasks = &tf}, &c);
         ok(!c.ok, "356 of its 1356 pages off node 1: memory-locality fails");
-        ok(c.detail && strstr(c.detail, "256 pinned pages (1.0 MiB, buffers registered with io_uring) sit off the plan") &&
+        ok(c.detail &&
+                   strstr(c.detail, "256 pinned pages (1.0 MiB, buffers registered with io_uring) sit off the plan") &&
                    strstr(c.detail, "only a restart of pin.service moves them"),
            "the detail names the pinned pages off the plan, and a restart");
         ok(c.detail && !strstr(c.detail, "numaplan migrate"), "and does not advise migrate, which cannot move them");
@@ -158,7 +167,8 @@ static void advice(void) {
         _cleanup_free_ char *report = held_report(&t);
         is_str(report,
                "  locked: 256 pages (1.0 MiB, VmLck); its locked mappings' resident pages: node 0: 256\n"
-               "  pinned: 256 pages (1.0 MiB, VmPin); 256 in buffers registered with io_uring, whose mappings hold node "
+               "  pinned: 256 pages (1.0 MiB, VmPin); 256 in buffers registered with io_uring, whose mappings hold "
+               "node "
                "0: 256; 256 off the plan: only a restart moves a pinned page\n",
                "verify's words for what it locked and pinned");
         page_tally_done(&t);
@@ -168,12 +178,16 @@ static void advice(void) {
         page_tally_init(&t, 4);
         page_tally_add_held(&t, nm, NULL, &pl.nodes, &h);
         check_memory_locality(&(struct verify_facts){.pages = &t, .pl = &pl, .tasks = &tf}, &c);
-        ok(c.detail && strstr(c.detail, "256 of its pages (1.0 MiB) are pinned for DMA (VmPin) and no file says on which node") &&
+        ok(c.detail &&
+                   strstr(c.detail,
+                          "256 of its pages (1.0 MiB) are pinned for DMA (VmPin) and no file says on which node") &&
                    strstr(c.detail, "numaplan migrate pin.service moves what is off the plan"),
            "pinned pages no file places: migrate moves the others and counts those it cannot");
         check_done(&c);
         _cleanup_free_ char *rdma = held_report(&t);
-        is_str(rdma, "  pinned: 256 pages (1.0 MiB, VmPin); 256 that no file places: among its resident pages, on nodes 0-1\n",
+        is_str(rdma,
+               "  pinned: 256 pages (1.0 MiB, VmPin); 256 that no file places: among its resident pages, on nodes "
+               "0-1\n",
                "their nodes bounded by those of its resident pages");
         page_tally_done(&t);
 

@@ -33,8 +33,10 @@ int main(void) {
         v.cgroup = CGROUP_LEGACY;
         host_checks(t, &v, &w);
         const struct warning *x;
-        ok((x = find(&w, WARNING_NUMA_BALANCING_ON)) && strstr(x->message, "kernel.numa_balancing=1"), "NUMA balancing on");
-        ok((x = find(&w, WARNING_MEMORY_IMBALANCE)) && streq(x->subject, "0") && strstr(x->message, "node 0 has 1.0 GiB free"),
+        ok((x = find(&w, WARNING_NUMA_BALANCING_ON)) && strstr(x->message, "kernel.numa_balancing=1"),
+           "NUMA balancing on");
+        ok((x = find(&w, WARNING_MEMORY_IMBALANCE)) && streq(x->subject, "0") &&
+                   strstr(x->message, "node 0 has 1.0 GiB free"),
            "node 0 nearly full while node 1 is free: the full node named");
         ok((x = find(&w, WARNING_CPUSET_RESTRICTED)) && strstr(x->message, "CPUs 0-3 only, not 4-7"),
            "numaplan restricted to some CPUs: which");

@@ -26,9 +26,15 @@ static void add_device(struct topology *t, enum pci_kind kind, const char *pci, 
         for (; i > 0 && pci_address_compare(&(*v)[i - 1].address, &addr) > 0; i--)
                 (*v)[i] = (*v)[i - 1];
         struct pci_device *a = &(*v)[i];
-        *a = (struct pci_device){.kind = kind, .numa_node = node, .sysfs_numa_node = node, .ids_known = true,
-                                  .vendor = 0x10de, .device = 0x2330, .class = kind == PCI_NIC ? 0x020000 : 0x030200,
-                                  .compute = kind == PCI_ACCELERATOR, .numa_source = NUMA_SOURCE_NUMA_NODE};
+        *a = (struct pci_device){.kind = kind,
+                                 .numa_node = node,
+                                 .sysfs_numa_node = node,
+                                 .ids_known = true,
+                                 .vendor = 0x10de,
+                                 .device = 0x2330,
+                                 .class = kind == PCI_NIC ? 0x020000 : 0x030200,
+                                 .compute = kind == PCI_ACCELERATOR,
+                                 .numa_source = NUMA_SOURCE_NUMA_NODE};
         a->address = addr;
         pci_address_format(&a->address, a->pci);
         a->irqs.known = true;
@@ -100,7 +106,8 @@ static void steering_choice(void) {
         ok(text && strstr(text, "\n[Service]\nExecStart=\nExecStart=\"/usr/sbin/irqbalance\" --foreground "
                                 "$IRQBALANCE_ARGS --banirq=60 --banirq=61 --banirq=62 --banirq=63 --banirq=120\n"),
            "it restarts irqbalance with the admin's arguments and a ban of each steered interrupt");
-        ok(text && strstr(text, "# 0000:11:00.0 (replica a): IRQs 60-63 on CPUs 0-3\n"), "and says which device and replica");
+        ok(text && strstr(text, "# 0000:11:00.0 (replica a): IRQs 60-63 on CPUs 0-3\n"),
+           "and says which device and replica");
         if (!ok(text && !strstr(text, "121") && !strstr(text, "--banirq=70"), "b's interrupts are not banned"))
                 tap_diag("drop-in", text);
         free(text);
@@ -136,7 +143,8 @@ static void shared_adapter(void) {
         /* A legacy line (no message-signalled interrupt) may be shared: not steered. */
         struct pci_device *gpu1 = (struct pci_device *) topology_accel(t, "0000:01:00.0");
         gpu1->irqs.msi = false;
-        p = plan_of(t, "[numaplan]\nirq-affinity = yes\n[replica a]\nunit = a.service\naccelerators = 0000:01:00.0\n", &c);
+        p = plan_of(t, "[numaplan]\nirq-affinity = yes\n[replica a]\nunit = a.service\naccelerators = 0000:01:00.0\n",
+                    &c);
         irq_targets_for_plan(t, p, &tg);
         ok(!irq_target_of(&tg, gpu1) && irq_target_of(&tg, &t->nics[0]),
            "a GPU with only its legacy line is not steered, the adapter beside it is");
@@ -146,7 +154,10 @@ static void shared_adapter(void) {
         gpu1->irqs.msi = true;
 
         /* nics = none: the replica uses no adapter, so only its GPU is steered. */
-        p = plan_of(t, "[numaplan]\nirq-affinity = yes\nnics = none\n[replica a]\nunit = a.service\naccelerators = 0000:01:00.0\n", &c);
+        p = plan_of(t,
+                    "[numaplan]\nirq-affinity = yes\nnics = none\n[replica a]\nunit = a.service\naccelerators = "
+                    "0000:01:00.0\n",
+                    &c);
         irq_targets_for_plan(t, p, &tg);
         ok(irq_target_of(&tg, &t->accels[0]) && !irq_target_of(&tg, &t->nics[0]),
            "nics = none: the GPU is steered, the adapter it does not use is not");
@@ -180,7 +191,7 @@ static void remote(void) {
         add_device(t, PCI_NIC, "0000:11:00.0", 0, 60, 2, "0-3", "0");
         struct device_irq *q = device_irqs_add(&t->nics[0].irqs, 62); /* set to node 1, served who knows where */
         q->has_affinity = cpuset_parse_list("4-7", &q->affinity) >= 0;
-        add_device(t, PCI_ACCELERATOR, "0000:e2:00.0", -1, 130, 1, "4", "4");  /* no node: not judged */
+        add_device(t, PCI_ACCELERATOR, "0000:e2:00.0", -1, 130, 1, "4", "4"); /* no node: not judged */
 
         irq_warnings(t, &w);
         is_int(w.n, 2, "irq-remote: the GPU set to the other node's CPUs, the adapter with one such interrupt");
@@ -295,7 +306,8 @@ static void many(void) {
         device_irqs_set(&b.irqs, v + N / 2, N / 2);
         unsigned shared[] = {2000, 45};
         device_irqs_set(&g.irqs, shared, 2);
-        struct irq_target targets[] = {{.dev = &g, .replicas = (char *) "a"}, {.dev = &a, .replicas = (char *) "a"},
+        struct irq_target targets[] = {{.dev = &g, .replicas = (char *) "a"},
+                                       {.dev = &a, .replicas = (char *) "a"},
                                        {.dev = &b, .replicas = (char *) "b"}};
         struct irq_targets tg = {.v = targets, .n = ELEMENTSOF(targets)};
         struct config *c = NULL;

@@ -51,8 +51,8 @@ static struct topology *make_host(const struct node_spec *v, size_t n, const int
                 nd->mem_total = nd->mem_free = nd->mem_available = v[i].gib << 30;
                 nd->memory_known = true;
                 nd->kind = v[i].cpus ? NODE_CPU_MEMORY : NODE_MEMORY_ONLY;
-                nd->memory = (struct node_memory){.kinds = v[i].kinds, .accelerator = v[i].owner, .tier = -1,
-                                                  .kernel_tier = -1};
+                nd->memory = (struct node_memory){
+                        .kinds = v[i].kinds, .accelerator = v[i].owner, .tier = -1, .kernel_tier = -1};
                 if (v[i].owner >= 0)
                         nd->memory.owner_pci = xasprintf("0009:%02x:00.0", v[i].owner + 1);
                 nd->distances = xmalloc0(n * sizeof(int));
@@ -71,9 +71,14 @@ static struct topology *make_host(const struct node_spec *v, size_t n, const int
         t->n_accels = n_accels;
         for (size_t i = 0; i < n_accels; i++) {
                 struct pci_device *a = &t->accels[i];
-                *a = (struct pci_device){.kind = PCI_ACCELERATOR, .ids_known = true, .vendor = 0x10de,
-                                          .compute = true, .numa_node = accel_node[i], .sysfs_numa_node = accel_node[i],
-                                          .numa_source = NUMA_SOURCE_NUMA_NODE, .index = (int) i};
+                *a = (struct pci_device){.kind = PCI_ACCELERATOR,
+                                         .ids_known = true,
+                                         .vendor = 0x10de,
+                                         .compute = true,
+                                         .numa_node = accel_node[i],
+                                         .sysfs_numa_node = accel_node[i],
+                                         .numa_source = NUMA_SOURCE_NUMA_NODE,
+                                         .index = (int) i};
                 snprintf(a->pci, sizeof(a->pci), "0009:%02zx:00.0", i + 1);
                 pci_address_parse(a->pci, true, &a->address);
         }
@@ -93,12 +98,13 @@ static struct topology *superchip(unsigned graces, unsigned gpus) {
         size_t n = 0;
 
         for (unsigned g = 0; g < graces; g++)
-                v[n++] = (struct node_spec){.cpus = true, .gib = 480, .kinds = MEMORY_DRAM, .owner = -1, .socket = (int) g};
+                v[n++] = (struct node_spec){
+                        .cpus = true, .gib = 480, .kinds = MEMORY_DRAM, .owner = -1, .socket = (int) g};
         for (unsigned a = 0; a < gpus; a++) {
                 accel_node[a] = (int) n;
                 for (int k = 0; k < 8; k++)
-                        v[n++] = (struct node_spec){.gib = 23, .kinds = MEMORY_GPU, .owner = (int) a,
-                                                    .socket = (int) (a * graces / gpus)};
+                        v[n++] = (struct node_spec){
+                                .gib = 23, .kinds = MEMORY_GPU, .owner = (int) a, .socket = (int) (a * graces / gpus)};
         }
         return make_host(v, n, accel_node, gpus);
 }
@@ -107,8 +113,12 @@ static struct topology *superchip(unsigned graces, unsigned gpus) {
  * an NVM node beside socket 0 (4), a CXL expander beside each (5-6, 128 GiB); one GPU a socket. */
 static struct topology *tiered(void) {
         static const struct node_spec v[] = {
-                {true, 64, MEMORY_DRAM, -1, 0}, {true, 64, MEMORY_DRAM, -1, 1}, {false, 16, MEMORY_HBM, -1, 0},
-                {false, 16, MEMORY_SPM, -1, 1}, {false, 512, MEMORY_NVM, -1, 0}, {false, 128, MEMORY_CXL, -1, 0},
+                {true, 64, MEMORY_DRAM, -1, 0},
+                {true, 64, MEMORY_DRAM, -1, 1},
+                {false, 16, MEMORY_HBM, -1, 0},
+                {false, 16, MEMORY_SPM, -1, 1},
+                {false, 512, MEMORY_NVM, -1, 0},
+                {false, 128, MEMORY_CXL, -1, 0},
                 {false, 128, MEMORY_CXL | MEMORY_DRAM, -1, 1},
         };
         static const int accel_node[] = {0, 1};
@@ -143,10 +153,10 @@ static bool said(const struct placement *pl, const char *text) {
         return false;
 }
 
-#define is_nodes(set, want, ...)                            \
-        do {                                                \
+#define is_nodes(set, want, ...) \
+        do { \
                 _cleanup_free_ char *s_ = cpuset_format(set); \
-                is_str(s_, want, __VA_ARGS__);              \
+                is_str(s_, want, __VA_ARGS__); \
         } while (0)
 
 /* Whether any replica of `p` has a node of GPU memory or NVM in its mask or its huge pages. */
@@ -188,8 +198,11 @@ static void kinds_rule(void) {
 
 static void tiers_key(void) {
         static const char *const good[][2] = {
-                {"local", "local"}, {"local+cxl", "local+cxl"}, {"local+hbm", "local+hbm"},
-                {"local+cxl+hbm", "local+cxl+hbm"}, {"local+hbm+cxl", "local+cxl+hbm"},
+                {"local", "local"},
+                {"local+cxl", "local+cxl"},
+                {"local+hbm", "local+hbm"},
+                {"local+cxl+hbm", "local+cxl+hbm"},
+                {"local+hbm+cxl", "local+cxl+hbm"},
         };
         static const char *const bad[] = {"cxl", "local+", "local+cxl+cxl", "local+nvm", "local+gpu", "Local", ""};
         struct error_at err = {0};
@@ -213,7 +226,8 @@ static void tiers_key(void) {
         ok(config_parse_string("[numaplan]\nmemory-tiers = local+cxl\n[replica a]\nunit = a.service\n"
                                "memory-tiers = local\n[replica b]\nunit = b.service\n",
                                "t.conf", &c, &err) >= 0 &&
-                   replica_memory_tiers(c, &c->replicas[0]) == 0 && replica_memory_tiers(c, &c->replicas[1]) == TIERS_CXL,
+                   replica_memory_tiers(c, &c->replicas[0]) == 0 &&
+                   replica_memory_tiers(c, &c->replicas[1]) == TIERS_CXL,
            "a replica's memory-tiers replaces [numaplan]'s, which the others take");
         error_at_done(&err);
 }
@@ -266,7 +280,8 @@ static void gb200(void) {
                 }
                 plan_free(p);
         }
-        p = plan_of(t, "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\npolicy = preferred\nmemory = 10G\n");
+        p = plan_of(t,
+                    "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\npolicy = preferred\nmemory = 10G\n");
         ok(p && p->replicas[0].policy == POLICY_PREFERRED && !any_forbidden(t, p), "preferred: its Grace only");
         plan_free(p);
 }
@@ -277,16 +292,19 @@ static void gh200(void) {
 
         struct plan *p = plan_of(t, "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\nmemory = 500G\n");
         ok(!p && error && strstr(error, "test.conf:4: replica a needs 500.0 GiB") &&
-                   strstr(error, "nodes 0 (node 0: ") && strstr(error, "GPU memory and NVM never hold a replica's memory (nodes 1-8)"),
+                   strstr(error, "nodes 0 (node 0: ") &&
+                   strstr(error, "GPU memory and NVM never hold a replica's memory (nodes 1-8)"),
            "a replica its Grace cannot hold fails, naming it, its node and why");
-        p = plan_of(t, "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\nmemory = 500G\npolicy = preferred\n");
+        p = plan_of(t,
+                    "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\nmemory = 500G\npolicy = preferred\n");
         ok(!p && error && strstr(error, "test.conf:5:") && strstr(error, "may be GPU memory or NVM (nodes 1-8)"),
            "preferred that does not fit fails too: the kernel would spill into GPU memory");
         p = plan_of(t, "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\nmemory = 500G\npolicy = bind\n");
         ok(!p && error && strstr(error, "no set of nodes holds it"), "bind: the same");
         p = plan_of(t, "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\nmemory-nodes = 1\n");
-        ok(!p && error && strstr(error, "test.conf:4: replica a: memory-nodes names node 1, which is GPU memory on "
-                                        "node 1, owned by 0009:01:00.0: a replica's memory never goes there"),
+        ok(!p && error &&
+                   strstr(error, "test.conf:4: replica a: memory-nodes names node 1, which is GPU memory on "
+                                 "node 1, owned by 0009:01:00.0: a replica's memory never goes there"),
            "memory-nodes naming GPU memory: an error at its line");
         p = plan_of(t, "[replica a]\nunit = a.service\nmemory = 100G\n");
         ok(p && !any_forbidden(t, p), "a CPU-only replica: its Grace");
@@ -299,12 +317,16 @@ static void gh200(void) {
 static void tiers_planned(void) {
         _cleanup_topology_ struct topology *t = tiered();
         static const char *const tiers[][2] = {
-                {"local", "0"}, {"local+cxl", "0,5"}, {"local+hbm", "0,2"}, {"local+cxl+hbm", "0,2,5"},
+                {"local", "0"},
+                {"local+cxl", "0,5"},
+                {"local+hbm", "0,2"},
+                {"local+cxl+hbm", "0,2,5"},
         };
 
         for (size_t i = 0; i < ELEMENTSOF(tiers); i++) {
                 _cleanup_free_ char *text = xasprintf("[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\n"
-                                                      "memory = 32G\nmemory-tiers = %s\n", tiers[i][0]);
+                                                      "memory = 32G\nmemory-tiers = %s\n",
+                                                      tiers[i][0]);
                 struct plan *p = plan_of(t, text);
                 if (ok(p != NULL, "memory-tiers = %s: planned", tiers[i][0])) {
                         is_nodes(&p->replicas[0].nodes, tiers[i][1], "memory-tiers = %s: nodes %s", tiers[i][0],
@@ -335,7 +357,8 @@ static void tiers_planned(void) {
            "preferred names one node: a tier cannot be added");
         p = plan_of(t, "[replica a]\nunit = a.service\nmemory-nodes = 5\n");
         ok(!p && error && strstr(error, "test.conf:3:") &&
-                   strstr(error, "CXL memory (CXL-DRAM), which memory-tiers = local leaves out: set memory-tiers = local+cxl"),
+                   strstr(error,
+                          "CXL memory (CXL-DRAM), which memory-tiers = local leaves out: set memory-tiers = local+cxl"),
            "memory-nodes naming CXL under local: an error saying what to set");
         p = plan_of(t, "[replica a]\nunit = a.service\nmemory-nodes = 4\nmemory-tiers = local+cxl+hbm\n");
         ok(!p && error && strstr(error, "test.conf:3:") && strstr(error, "persistent memory (NVM) on node 4"),
@@ -351,7 +374,10 @@ static void tiers_planned(void) {
  * the NVM one as near, and its CPUs stay its home's, named since the mask has none. */
 static void cpuless_homes(void) {
         static const struct node_spec v[] = {
-                {true, 0, 0, -1, 0}, {true, 0, 0, -1, 1}, {false, 96, 0, -1, 0}, {false, 96, 0, -1, 1},
+                {true, 0, 0, -1, 0},
+                {true, 0, 0, -1, 1},
+                {false, 96, 0, -1, 0},
+                {false, 96, 0, -1, 1},
                 {false, 700, MEMORY_NVM, -1, 0},
         };
         struct topology *t = make_host(v, ELEMENTSOF(v), NULL, 0);
@@ -359,13 +385,15 @@ static void cpuless_homes(void) {
                 t->nodes[i].kind = NODE_CPU_ONLY;
         struct plan *p = plan_of(t, "[replicas cpu]\nunit = cpu@%i.service\nper = node\nmemory = 8G\n");
         if (ok(p && p->n_replicas == 2, "per = node on two CPU-only nodes: two replicas")) {
-                _cleanup_free_ char *m0 = cpuset_format(&p->replicas[0].nodes), *m1 = cpuset_format(&p->replicas[1].nodes),
+                _cleanup_free_ char *m0 = cpuset_format(&p->replicas[0].nodes),
+                                    *m1 = cpuset_format(&p->replicas[1].nodes),
                                     *c0 = cpuset_format(&p->replicas[0].cpus);
                 is_str(m0, "2", "node 0's replica: its memory on node 2, its socket's DRAM, not NVM node 4 as near");
                 is_str(m1, "3", "node 1's replica: node 3");
                 is_str(c0, "0-3", "its CPUs are node 0's");
                 ok(!p->replicas[0].cpu_affinity_numa, "CPUAffinity= names them: the mask's nodes have no CPUs");
-                ok(said(&p->replicas[0], "home node 0 has no memory: its memory goes to node 2"), "and the plan says why");
+                ok(said(&p->replicas[0], "home node 0 has no memory: its memory goes to node 2"),
+                   "and the plan says why");
         }
         plan_free(p);
         topology_free(t);
@@ -382,8 +410,9 @@ static void targets(void) {
         cpuset_set(&s, 4);
         _cleanup_free_ char *nvm = memory_targets_check(t, &s);
         is_nodes(&s, "0,5", "NVM is dropped from the targets");
-        is_str(nvm, "persistent memory (NVM) on node 4: dropped from the targets, since a replica's pages never go "
-                    "there; moving them to nodes 0,5",
+        is_str(nvm,
+               "persistent memory (NVM) on node 4: dropped from the targets, since a replica's pages never go "
+               "there; moving them to nodes 0,5",
                "and said");
 
         _cleanup_topology_ struct topology *g = superchip(1, 1);

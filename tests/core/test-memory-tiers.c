@@ -14,8 +14,14 @@ static struct node mk(int id, unsigned kinds, uint64_t bw, uint64_t lat) {
         return (struct node){
                 .id = id,
                 .mem_total = 16 * GIB,
-                .memory = {.kinds = kinds, .read_bandwidth = bw, .write_bandwidth = bw, .read_latency = lat,
-                           .write_latency = lat, .tier = -1, .kernel_tier = -1, .accelerator = -1},
+                .memory = {.kinds = kinds,
+                           .read_bandwidth = bw,
+                           .write_bandwidth = bw,
+                           .read_latency = lat,
+                           .write_latency = lat,
+                           .tier = -1,
+                           .kernel_tier = -1,
+                           .accelerator = -1},
         };
 }
 
@@ -27,8 +33,9 @@ static void test_figures(void) {
 
 static void test_spm_guess(void) {
         /* Two sockets of DRAM, HBM as soft-reserved memory beside each, an NVDIMM, a CXL expander. */
-        struct node v[] = {mk(0, 0, 95000, 105), mk(1, 0, 95000, 105), mk(2, MEMORY_SPM, 390000, 125),
-                           mk(3, MEMORY_SPM, 390000, 125), mk(4, MEMORY_NVM, 14000, 600), mk(5, MEMORY_CXL, 37500, 255)};
+        struct node v[] = {mk(0, 0, 95000, 105),           mk(1, 0, 95000, 105),
+                           mk(2, MEMORY_SPM, 390000, 125), mk(3, MEMORY_SPM, 390000, 125),
+                           mk(4, MEMORY_NVM, 14000, 600),  mk(5, MEMORY_CXL, 37500, 255)};
         memory_tiers_assign(v, ELEMENTSOF(v));
         is_int(v[2].memory.tier, 0, "HBM first");
         is_str(memory_kind_name(v[2].memory.kinds), "HBM", "SPM over twice DRAM's bandwidth is HBM");

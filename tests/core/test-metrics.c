@@ -80,7 +80,8 @@ static void sample_verdict(void) {
         _cleanup_free_ char *text = metrics_format(&run, s.units, 3), *err = structure_error(text);
         if (!ok(!err, "the text keeps the exposition format's structure"))
                 printf("#   %s\n", err);
-        ok(has_line(text, "numaplan_build_info{version=\"" NUMAPLAN_VERSION "\"} 1"), "build_info: the version as a label");
+        ok(has_line(text, "numaplan_build_info{version=\"" NUMAPLAN_VERSION "\"} 1"),
+           "build_info: the version as a label");
         ok(has_line(text, "numaplan_verify_success 1"), "success 1 with a verdict");
         ok(has_line(text, "numaplan_verify_last_run_timestamp_seconds 1700000000.250"), "the run's time");
         ok(has_line(text, "numaplan_verify_duration_seconds 1.500000"), "its duration");
@@ -91,26 +92,35 @@ static void sample_verdict(void) {
         ok(has_line(text, "numaplan_verify_unit_info{unit=\"inference@0.service\",nodes=\"1\",cpus=\"8-15\"} 1"),
            "unit_info names the planned nodes and CPUs");
         is_int(count_prefix(text, "numaplan_verify_check_ok{"), 3 * N_CHECKS, "one check_ok per unit and check");
-        ok(has_line(text, "numaplan_verify_check_ok{unit=\"llama\\\\x2dserver@1.service\",check=\"memory-locality\"} 0"),
+        ok(has_line(text,
+                    "numaplan_verify_check_ok{unit=\"llama\\\\x2dserver@1.service\",check=\"memory-locality\"} 0"),
            "the failing check is 0");
         ok(has_line(text, "numaplan_verify_check_ok{unit=\"llama\\\\x2dserver@1.service\",check=\"numa-policy\"} 1"),
            "a passing check of the same unit is 1");
-        ok(has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"1\",kind=\"huge\"} 512") &&
-                   has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"1\",kind=\"anon\"} 1000") &&
-                   has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"1\",kind=\"file\"} 500") &&
-                   has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"anon\"} 10"),
+        ok(has_line(text,
+                    "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"1\",kind=\"huge\"} 512") &&
+                   has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"1\",kind="
+                                  "\"anon\"} 1000") &&
+                   has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"1\",kind="
+                                  "\"file\"} 500") &&
+                   has_line(text,
+                            "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"anon\"} 10"),
            "resident pages by node and kind");
-        ok(has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"shared\"} 200") &&
-                   has_line(text, "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"file\"} 0"),
+        ok(has_line(text,
+                    "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"shared\"} 200") &&
+                   has_line(text,
+                            "numaplan_verify_resident_pages{unit=\"inference@0.service\",node=\"0\",kind=\"file\"} 0"),
            "shared program code is its own kind, out of file");
         ok(has_line(text, "numaplan_verify_resident_pages{unit=\"idle.service\",node=\"1\",kind=\"anon\"} 0") &&
                    !strstr(text, "numaplan_verify_resident_pages{unit=\"idle.service\",node=\"0\""),
            "a unit without pages shows its planned node at 0, and no other");
-        is_int(count_prefix(text, "numaplan_verify_resident_pages{"), 4 * (2 + 2 + 1), "four kinds for each node reported");
+        is_int(count_prefix(text, "numaplan_verify_resident_pages{"), 4 * (2 + 2 + 1),
+               "four kinds for each node reported");
         ok(has_line(text, "numaplan_verify_page_size_bytes 4096"), "the page size the pages count in");
         ok(has_line(text, "numaplan_verify_local_ratio{unit=\"inference@0.service\"} 0.995054"),
            "share of its own pages on the planned nodes, shared program code left out");
-        ok(has_line(text, "numaplan_verify_local_ratio{unit=\"llama\\\\x2dserver@1.service\"} 0.250000"), "a low share");
+        ok(has_line(text, "numaplan_verify_local_ratio{unit=\"llama\\\\x2dserver@1.service\"} 0.250000"),
+           "a low share");
         ok(!strstr(text, "numaplan_verify_local_ratio{unit=\"idle.service\""), "no share for a unit without pages");
         ok(has_line(text, "numaplan_verify_min_local_ratio{unit=\"llama\\\\x2dserver@1.service\"} 0.9900") &&
                    has_line(text, "numaplan_verify_min_local_ratio{unit=\"idle.service\"} 0.9500"),
@@ -120,9 +130,12 @@ static void sample_verdict(void) {
                    has_line(text, "numaplan_verify_locked_pages{unit=\"idle.service\"} 0"),
            "locked pages (VmLck) per unit, 0 for one without");
         ok(has_line(text, "numaplan_verify_locked_resident_pages{unit=\"inference@0.service\",node=\"1\"} 500") &&
-                   has_line(text, "numaplan_verify_locked_resident_pages{unit=\"llama\\\\x2dserver@1.service\",node=\"0\"} 0"),
+                   has_line(
+                           text,
+                           "numaplan_verify_locked_resident_pages{unit=\"llama\\\\x2dserver@1.service\",node=\"0\"} 0"),
            "the locked mappings' resident pages by node, 0 on a planned node without any");
-        is_int(count_prefix(text, "numaplan_verify_locked_resident_pages{"), 3, "one sample a planned node, none elsewhere");
+        is_int(count_prefix(text, "numaplan_verify_locked_resident_pages{"), 3,
+               "one sample a planned node, none elsewhere");
         ok(has_line(text, "numaplan_verify_pinned_pages{unit=\"llama\\\\x2dserver@1.service\"} 64") &&
                    has_line(text, "numaplan_verify_pinned_off_plan_pages{unit=\"llama\\\\x2dserver@1.service\"} 64") &&
                    has_line(text, "numaplan_verify_pinned_off_plan_pages{unit=\"inference@0.service\"} 0"),
@@ -150,8 +163,10 @@ static void host_facts(void) {
                    has_line(text, "numaplan_host_pcie_link_max_width{pci=\"0000:18:00.0\"} 16"),
            "its width and its maximum, in lanes");
         ok(!strstr(text, "{pci=\"0000:2a:00.0\"}"), "no sample for a link whose files are absent");
-        ok(has_line(text, "numaplan_host_cpufreq_governor_info{governor=\"performance\",driver=\"acpi-cpufreq\",cpus=\"0-7\"} 1") &&
-                   has_line(text, "numaplan_host_cpufreq_governor_info{governor=\"powersave\",driver=\"acpi-cpufreq\",cpus=\"8-15\"} 1"),
+        ok(has_line(text, "numaplan_host_cpufreq_governor_info{governor=\"performance\",driver=\"acpi-cpufreq\",cpus="
+                          "\"0-7\"} 1") &&
+                   has_line(text, "numaplan_host_cpufreq_governor_info{governor=\"powersave\",driver=\"acpi-cpufreq\","
+                                  "cpus=\"8-15\"} 1"),
            "one info sample per governor, naming the driver and its CPUs");
         ok(has_line(text, "numaplan_warnings{code=\"pcie-link-narrow\",severity=\"warning\"} 1") &&
                    has_line(text, "numaplan_warnings{code=\"pcie-link-slow\",severity=\"notice\"} 1") &&
@@ -174,7 +189,8 @@ static void escaping_and_empty(void) {
         metrics_sample_init(&s);
         s.units[0].unit = "a\"b\nc\\d";
         _cleanup_free_ char *text = metrics_format(&run, s.units, 1);
-        ok(has_line(text, "numaplan_verify_unit_ok{unit=\"a\\\"b\\nc\\\\d\"} 1"), "quote, newline and backslash escaped");
+        ok(has_line(text, "numaplan_verify_unit_ok{unit=\"a\\\"b\\nc\\\\d\"} 1"),
+           "quote, newline and backslash escaped");
         s.units[0].unit = "a\xff\xc3\xa9\xe6\xa8";
         _cleanup_free_ char *bytes = metrics_format(&run, s.units, 1);
         ok(has_line(bytes, "numaplan_verify_unit_ok{unit=\"a\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\"} 1"),
@@ -187,7 +203,8 @@ static void escaping_and_empty(void) {
         run.success = false;
         _cleanup_free_ char *failed = metrics_format(&run, s.units, 3);
         ok(has_line(failed, "numaplan_verify_success 0") && count_prefix(failed, "# HELP ") == 4 &&
-                   has_line(failed, "numaplan_build_info{version=\"" NUMAPLAN_VERSION "\"} 1") && !strstr(failed, "unit="),
+                   has_line(failed, "numaplan_build_info{version=\"" NUMAPLAN_VERSION "\"} 1") &&
+                   !strstr(failed, "unit="),
            "without a verdict, build_info and the run's own three metrics, and nothing about units");
         metrics_sample_done(&s);
 }

@@ -60,7 +60,8 @@ static void selection(void) {
         size_t pick[8];
         int to[8];
         unsigned next = 0;
-        struct migrate_batch base = {.status = status, .n = 8, .weight = 1}, huge = {.status = status, .n = 8, .weight = 512};
+        struct migrate_batch base = {.status = status, .n = 8, .weight = 1},
+                             huge = {.status = status, .n = 8, .weight = 512};
 
         size_t k = migrate_select(&base, &node1, &next, st, pick, to);
         is_int(k, 4, "the pages off node 1 are picked, the absent ones skipped");
@@ -104,8 +105,10 @@ static void pinned(void) {
         int to[] = {1, 1, 1, 1, 2, 2};
         int status[] = {1, 1, U, U, U, U};
         size_t start, end = migrate_stopped_run(status, to, 6, &start);
-        ok(start == 2 && end == 4, "the run it stopped at: the first page left unset and those after it bound for the same "
-                                  "node (got %zu to %zu)", start, end);
+        ok(start == 2 && end == 4,
+           "the run it stopped at: the first page left unset and those after it bound for the same "
+           "node (got %zu to %zu)",
+           start, end);
 
         int now[] = {1, 0};
         migrate_settle(status + start, to + start, now, end - start);
@@ -143,8 +146,9 @@ static void pools(void) {
         pools_add(&p, 0, 1048576, 4);
         pools_add(&p, 1, 2048, 10);
         _cleanup_free_ char *text = pools_format(&p);
-        is_str(text, "# numaplan's huge pages: NODE PAGE_KB PAGES OTHERS (others' pages beside them then)\n"
-                     "0 1048576 4 0\n1 2048 522 0\n",
+        is_str(text,
+               "# numaplan's huge pages: NODE PAGE_KB PAGES OTHERS (others' pages beside them then)\n"
+               "0 1048576 4 0\n1 2048 522 0\n",
                "the record: sorted, one line a pool, shares summed");
         ok(pools_parse(text, &q, &line) == 0 && pools_get(&q, 1, 2048) == 522 && pools_get(&q, 0, 1048576) == 4,
            "and read back");
@@ -159,20 +163,23 @@ static void pools(void) {
         sh = pools_share(150, &rec);
         ok(sh.ours == 20 && sh.others == 130 && sh.disagrees, "others added 30: still 20 numaplan's, and said");
         sh = pools_share(105, &rec);
-        ok(sh.ours == 5 && sh.others == 100 && sh.disagrees, "the pool shrank to 105: numaplan's at most the 5 beyond others'");
+        ok(sh.ours == 5 && sh.others == 100 && sh.disagrees,
+           "the pool shrank to 105: numaplan's at most the 5 beyond others'");
         sh = pools_share(5, &(struct pool){1, 2048, 9, 5, true});
         ok(sh.ours == 0 && sh.others == 5 && sh.disagrees,
            "a record claiming more than numaplan reserved: others' 5 stay others'");
         sh = pools_share(120, &old);
-        ok(sh.ours == 0 && sh.others == 120 && sh.disagrees, "a record without others' count: none taken as numaplan's");
+        ok(sh.ours == 0 && sh.others == 120 && sh.disagrees,
+           "a record without others' count: none taken as numaplan's");
         sh = pools_share(120, NULL);
         ok(sh.ours == 0 && sh.others == 120 && !sh.disagrees, "no record: all others'");
         is_int(pools_target(100, 50), 150, "target: others' pages plus the plan's");
         is_int(pools_granted(100, 150), 50, "all granted");
         is_int(pools_granted(100, 130), 30, "a shortfall: numaplan's share is what came beyond others'");
         is_int(pools_granted(100, 90), 0, "never below none");
-        ok(pools_parse("# comment\n1 2048 20 100\n0 2048 3\n", &q, &line) == 0 && pools_find(&q, 1, 2048)->others == 100 &&
-                   pools_find(&q, 1, 2048)->others_known && !pools_find(&q, 0, 2048)->others_known,
+        ok(pools_parse("# comment\n1 2048 20 100\n0 2048 3\n", &q, &line) == 0 &&
+                   pools_find(&q, 1, 2048)->others == 100 && pools_find(&q, 1, 2048)->others_known &&
+                   !pools_find(&q, 0, 2048)->others_known,
            "a record of both forms: others' count known only where it is written");
         pools_done(&q);
 
@@ -191,8 +198,10 @@ static void maps_ranges(void) {
                 bool taken;
                 uint64_t start, end;
         } cases[] = {
-                {"7f6f24190000-7f6f24290000 r--s 00000000 fe:01 2883591   /srv/models/q.gguf", true, 0x7f6f24190000, 0x7f6f24290000},
-                {"55d9f7400000-55d9f7460000 r-xp 0000f000 fe:01 1835067   /usr/local/bin/numaplan", true, 0x55d9f7400000, 0x55d9f7460000},
+                {"7f6f24190000-7f6f24290000 r--s 00000000 fe:01 2883591   /srv/models/q.gguf", true, 0x7f6f24190000,
+                 0x7f6f24290000},
+                {"55d9f7400000-55d9f7460000 r-xp 0000f000 fe:01 1835067   /usr/local/bin/numaplan", true,
+                 0x55d9f7400000, 0x55d9f7460000},
                 {"7f6f24561000-7f6f24562000 ---p 00000000 00:00 0", false, 0, 0},
                 {"7ffd5a3f8000-7ffd5a3fa000 r-xp 00000000 00:00 0          [vdso]", false, 0, 0},
                 {"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0  [vsyscall]", false, 0, 0},

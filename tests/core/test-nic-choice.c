@@ -15,8 +15,12 @@ static unsigned port1[] = {1}, ports12[] = {1, 2};
 
 static void adapter(struct pci_device *a, const char *pci, struct net_iface *ifaces, size_t n_ifaces,
                     struct rdma_dev *rdma, size_t n_rdma) {
-        *a = (struct pci_device){.kind = PCI_NIC, .numa_node = 0, .ifaces = ifaces, .n_ifaces = n_ifaces,
-                                  .rdma = rdma, .n_rdma = n_rdma};
+        *a = (struct pci_device){.kind = PCI_NIC,
+                                 .numa_node = 0,
+                                 .ifaces = ifaces,
+                                 .n_ifaces = n_ifaces,
+                                 .rdma = rdma,
+                                 .n_rdma = n_rdma};
         pci_address_parse(pci, false, &a->address);
         pci_address_format(&a->address, a->pci);
 }
@@ -59,7 +63,8 @@ int main(void) {
         _cleanup_free_ char *e2 = env_for(&t, two, &problems, &skipped);
         ok(strstr(e2, "NUMAPLAN_NICS=\"ens1,ib0.8001,ib0\"\n") != NULL,
            "by address, the first interface udev named (not the kernel's eth0); by name, the one named");
-        ok(strstr(e2, "NCCL_IB_HCA=\"=rxe0,mlx5_2\"\n") != NULL, "soft-RoCE on the virtio adapter; an adapter's RDMA device once");
+        ok(strstr(e2, "NCCL_IB_HCA=\"=rxe0,mlx5_2\"\n") != NULL,
+           "soft-RoCE on the virtio adapter; an adapter's RDMA device once");
         ok(strstr(e2, "UCX_NET_DEVICES=\"rxe0:1,mlx5_2:1,mlx5_2:2\"\n") != NULL, "every port of each, once");
         free(problems);
         free(skipped);
@@ -67,9 +72,11 @@ int main(void) {
         /* nics = ib0, ens1f0np0: the list's order is not the adapters' */
         char *reversed[] = {"ib0", "ens1", "ens1f0np0", NULL};
         _cleanup_free_ char *er = env_for(&t, reversed, &problems, &skipped);
-        ok(strstr(er, "NUMAPLAN_NICS=\"ens1f0np0,ens1,ib0\"\n") && strstr(er, "NCCL_SOCKET_IFNAME=\"=ens1f0np0,ens1,ib0\"\n"),
+        ok(strstr(er, "NUMAPLAN_NICS=\"ens1f0np0,ens1,ib0\"\n") &&
+                   strstr(er, "NCCL_SOCKET_IFNAME=\"=ens1f0np0,ens1,ib0\"\n"),
            "the interfaces in PCI-address order, not the list's");
-        ok(strstr(er, "NCCL_IB_HCA=\"=mlx5_0,rxe0,mlx5_2\"\n") && strstr(er, "UCX_NET_DEVICES=\"mlx5_0:1,rxe0:1,mlx5_2:1,mlx5_2:2\"\n"),
+        ok(strstr(er, "NCCL_IB_HCA=\"=mlx5_0,rxe0,mlx5_2\"\n") &&
+                   strstr(er, "UCX_NET_DEVICES=\"mlx5_0:1,rxe0:1,mlx5_2:1,mlx5_2:2\"\n"),
            "and so NCCL's and UCX's devices");
         free(problems);
         free(skipped);
@@ -84,7 +91,8 @@ int main(void) {
         _cleanup_free_ char *e3 = env_for(&t, plain, &problems, &skipped);
         ok(strstr(e3, "NUMAPLAN_NICS=\"we\\\"ird\\$\\`\\\\\"\n") != NULL,
            "quotes, '$', '`' and '\\' escaped as systemd's environment files read them");
-        ok(strstr(e3, "UCX_NET_DEVICES=\"we\\\"ird\\$\\`\\\\\"\n") != NULL, "an adapter without RDMA: its interface for UCX");
+        ok(strstr(e3, "UCX_NET_DEVICES=\"we\\\"ird\\$\\`\\\\\"\n") != NULL,
+           "an adapter without RDMA: its interface for UCX");
         ok(!strstr(e3, "NCCL_IB_HCA"), "no NCCL_IB_HCA without an RDMA device");
         ok(!strstr(e3, "a,b"), "a name with a comma is left out of the lists");
         ok(skipped && strstr(skipped, "interface a,b of 0000:61:00.0"), "and said");
@@ -110,8 +118,8 @@ int main(void) {
 
         struct config *c = NULL;
         struct error_at err = {0};
-        ok(config_parse_string("[numaplan]\nnics = ens1, ib0\n", "t.conf", &c, &err) == 0 && c->nics.mode == NICS_LIST &&
-                   c->nics.n == 2 && streq(c->nics.names[1], "ib0"),
+        ok(config_parse_string("[numaplan]\nnics = ens1, ib0\n", "t.conf", &c, &err) == 0 &&
+                   c->nics.mode == NICS_LIST && c->nics.n == 2 && streq(c->nics.names[1], "ib0"),
            "nics = LIST in [numaplan]");
         config_free(c);
         static const char *const bad[] = {"nics = ens1:0\n", "nics = auto, ens1\n", "nics = a, a\n",

@@ -47,8 +47,10 @@ static void split(void) {
         is_int(page_tally_add(&t, numa_maps2, maps2, &n1), 0, "a second process");
         is_int(t.n_files, 5, "files go by inode: the binary's two segments and its other path are one file");
         const struct file_pages *node = &t.files[0], *libc = &t.files[4];
-        ok(node->exec && node->total == 220 && file_pages_node(node) == 0, "the binary: program code, 220 pages on node 0");
-        ok(!t.files[1].exec && libc->total == 4 && !libc->exec, "a data file, and libc's written data segment: not code");
+        ok(node->exec && node->total == 220 && file_pages_node(node) == 0,
+           "the binary: program code, 220 pages on node 0");
+        ok(!t.files[1].exec && libc->total == 4 && !libc->exec,
+           "a data file, and libc's written data segment: not code");
 
         /* Who else maps each: the binary and the data file by the other replica, the model's
          * executable by another unit, only-mine.so by no one. */
@@ -63,9 +65,11 @@ static void split(void) {
         ok(!t.files[4].shared, "libc's data segment, written (anon) or not, is not code: its own");
         is_int(page_tally_sum(t.shared), 220, "shared: the binary's pages");
         is_int(t.shared[0], 220, "on node 0");
-        is_int(page_tally_own_sum(&t), 300 + 50 + 10 + 5 + 8, "own: anon, the data file, own code, the model, libc's data");
+        is_int(page_tally_own_sum(&t), 300 + 50 + 10 + 5 + 8,
+               "own: anon, the data file, own code, the model, libc's data");
         is_int(page_tally_own_on(&t, &n1), 300 + 6, "own on node 1: the anon and libc's node-1 pages");
-        ok(t.files[0].mapped_by && streq(t.files[0].mapped_by[0], "llama@0.service"), "the units are kept for the report");
+        ok(t.files[0].mapped_by && streq(t.files[0].mapped_by[0], "llama@0.service"),
+           "the units are kept for the report");
 
         /* Split again, nobody else maps anything now: nothing is shared. */
         page_tally_split(&t, NULL, NULL);
@@ -77,8 +81,8 @@ static void split(void) {
         page_tally_add(&t, numa_maps, NULL, &n1);
         page_tally_add(&t, numa_maps2, NULL, &n1);
         is_int(t.n_files, 6, "without maps, by path");
-        char **all[6] = {units("x.service"), units("x.service"), units("x.service"), units("x.service"),
-                         units("x.service"), units("x.service")};
+        char **all[6] = {units("x.service"), units("x.service"), units("x.service"),
+                         units("x.service"), units("x.service"), units("x.service")};
         page_tally_split(&t, all, NULL);
         is_int(page_tally_sum(t.shared), 0, "and nothing is shared, however many map it");
         page_tally_done(&t);
@@ -125,7 +129,8 @@ int main(int argc, char **argv) {
         static const char two_nodes[] =
                 "55d0c0a00000 bind:1 file=/usr/bin/llama-server mapped=30 N1=30 kernelpagesize_kB=4\n"
                 "55d0c2b4c000 bind:1 heap anon=4000 dirty=4000 active=0 N1=4000 kernelpagesize_kB=4\n"
-                "7f3a00000000 bind:1 file=/srv/models/q.gguf mapped=12000 mapmax=2 N0=11000 N1=1000 kernelpagesize_kB=4\n"
+                "7f3a00000000 bind:1 file=/srv/models/q.gguf mapped=12000 mapmax=2 N0=11000 N1=1000 "
+                "kernelpagesize_kB=4\n"
                 "7f3b00000000 bind:1 anon=14000 dirty=14000 active=0 N1=14000 kernelpagesize_kB=4\n"
                 "7f3c00000000 interleave:0-1 file=/usr/lib/libc.so.6 anon=10 dirty=10 N0=20 N1=20 kernelpagesize_kB=4\n"
                 "7f3d00000000 bind:1 file=/dev/hugepages/kv huge dirty=3 N1=3 kernelpagesize_kB=2048\n"
@@ -154,10 +159,12 @@ int main(int argc, char **argv) {
         page_tally_done(&t);
 
         page_tally_init(&t, 4);
-        ok(page_tally_add(&t, "7f00 bind:1 N1=x kernelpagesize_kB=4\n", NULL, &n1) < 0, "a count that is not a number is rejected");
+        ok(page_tally_add(&t, "7f00 bind:1 N1=x kernelpagesize_kB=4\n", NULL, &n1) < 0,
+           "a count that is not a number is rejected");
         ok(page_tally_add(&t, "zzzz bind:1 N1=3\n", NULL, &n1) < 0, "an address that is not hex is rejected");
         ok(page_tally_add(&t, "7f00 bind:1 N5000=3\n", NULL, &n1) < 0, "a node beyond the kernel's limit is rejected");
-        ok(page_tally_add(&t, "", NULL, &n1) == 0 && page_tally_sum(t.total) == 0, "an empty numa_maps (a kernel thread) is fine");
+        ok(page_tally_add(&t, "", NULL, &n1) == 0 && page_tally_sum(t.total) == 0,
+           "an empty numa_maps (a kernel thread) is fine");
         page_tally_done(&t);
 
         /* Hostile numbers: a node past INT_MAX once turned negative through atoi and wrote
@@ -175,13 +182,14 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < ELEMENTSOF(hostile); i++) {
                 page_tally_init(&t, 4);
                 int r = page_tally_add(&t, hostile[i], NULL, &n1);
-                ok(r == -ERANGE && page_tally_sum(t.total) == 0, "refused, nothing counted: %.*s", (int) strlen(hostile[i]) - 1,
-                   hostile[i]);
+                ok(r == -ERANGE && page_tally_sum(t.total) == 0, "refused, nothing counted: %.*s",
+                   (int) strlen(hostile[i]) - 1, hostile[i]);
                 page_tally_done(&t);
         }
         page_tally_init(&t, 4);
         ok(page_tally_add(&t, "0 default huge N1=17592186044415 kernelpagesize_kB=16777216\n", NULL, &n1) == 0 &&
-                   page_tally_add(&t, "0 default huge N1=17592186044415 kernelpagesize_kB=16777216\n", NULL, &n1) == 0 &&
+                   page_tally_add(&t, "0 default huge N1=17592186044415 kernelpagesize_kB=16777216\n", NULL, &n1) ==
+                           0 &&
                    t.total[1] == UINT64_MAX,
            "the largest counts the kernel could print saturate, never wrap");
         page_tally_done(&t);

@@ -52,6 +52,7 @@ int main(void) {
 
         struct file_id ids[] = {{2, 1}, {1, 9}, {1, 2}};
         qsort(ids, ELEMENTSOF(ids), sizeof(ids[0]), file_id_compare);
-        ok(ids[0].dev == 1 && ids[0].ino == 2 && ids[1].ino == 9 && ids[2].dev == 2, "files sort by device, then inode");
+        ok(ids[0].dev == 1 && ids[0].ino == 2 && ids[1].ino == 9 && ids[2].dev == 2,
+           "files sort by device, then inode");
         return done_testing();
 }

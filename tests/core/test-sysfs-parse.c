@@ -19,8 +19,7 @@ static const char proc_meminfo[] = "MemTotal:       16384256 kB\n"
 int main(void) {
         uint64_t v;
 
-        ok(meminfo_get(node_meminfo, "MemTotal", &v) == 0 && v == UINT64_C(131912124) * 1024,
-           "node MemTotal in bytes");
+        ok(meminfo_get(node_meminfo, "MemTotal", &v) == 0 && v == UINT64_C(131912124) * 1024, "node MemTotal in bytes");
         ok(meminfo_get(node_meminfo, "MemFree", &v) == 0 && v == UINT64_C(120117504) * 1024, "node MemFree");
         ok(meminfo_get(node_meminfo, "HugePages_Total", &v) == 0 && v == 0, "bare counts are not scaled");
         ok(meminfo_get(node_meminfo, "Active(anon)", &v) == 0 && v == 12345 * 1024, "keys with parentheses");

@@ -14,7 +14,8 @@ static void test_addresses(void) {
         ok(pci_address_parse("0000:3b:00.0", false, &a) == 0 && a.bus == 0x3b && a.func == 0, "a full address");
         ok(pci_address_parse("0000:3B:1f.7", false, &a) == 0 && a.bus == 0x3b && a.dev == 0x1f && a.func == 7,
            "upper case, the highest device and function");
-        ok(pci_address_parse("10000:00:00.0", false, &a) == 0 && a.domain == 0x10000, "a 32-bit domain, as sysfs names it");
+        ok(pci_address_parse("10000:00:00.0", false, &a) == 0 && a.domain == 0x10000,
+           "a 32-bit domain, as sysfs names it");
         pci_address_format(&a, buf);
         is_str(buf, "10000:00:00.0", "formatted as sysfs names it");
         ok(pci_address_parse("3b:00.0", true, &a) == 0 && a.domain == 0 && a.bus == 0x3b, "the short form is domain 0");
@@ -37,10 +38,11 @@ static void test_modalias(void) {
         uint16_t v = 0, d = 0;
         uint32_t c = 0;
 
-        ok(pci_modalias_parse("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02i00", &v, &d, &c) == 0 && v == 0x10de &&
-                   d == 0x2330 && c == 0x030200,
+        ok(pci_modalias_parse("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02i00", &v, &d, &c) == 0 &&
+                   v == 0x10de && d == 0x2330 && c == 0x030200,
            "a modalias gives vendor, device and class");
-        ok(pci_modalias_parse("pci:v00008086d00000B25sv00008086sd00000000bc0Bsc40i01", &v, &d, &c) == 0 && c == 0x0b4001,
+        ok(pci_modalias_parse("pci:v00008086d00000B25sv00008086sd00000000bc0Bsc40i01", &v, &d, &c) == 0 &&
+                   c == 0x0b4001,
            "hex digits of either case, the programming interface last");
         ok(pci_modalias_parse("pci:v000010DEd00002330sv000010DEsd000016C1bc03sc02", &v, &d, &c) == -EINVAL,
            "a field missing is refused");
@@ -122,7 +124,8 @@ static void test_overrides(void) {
         struct config *c = NULL;
         struct error_at err = {0};
 
-        ok(config_parse_string("[numaplan]\naccelerator-nodes = 3b:00.0=1\n", "t.conf", &c, &err) == 0, "an override parses");
+        ok(config_parse_string("[numaplan]\naccelerator-nodes = 3b:00.0=1\n", "t.conf", &c, &err) == 0,
+           "an override parses");
         ok(topology_apply_overrides(&t, c, &err) == 0 && accels[0].numa_node == 1 &&
                    accels[0].numa_source == NUMA_SOURCE_OVERRIDE,
            "accelerator-nodes sets the node, source override");

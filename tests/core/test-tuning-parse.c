@@ -11,11 +11,13 @@ static void speeds(void) {
                 const char *text;
                 unsigned mts;
         } good[] = {
-                {"2.5 GT/s PCIe", 2500}, {"5.0 GT/s PCIe", 5000}, {"8.0 GT/s PCIe", 8000}, {"16.0 GT/s PCIe", 16000},
-                {"32.0 GT/s PCIe", 32000}, {"64.0 GT/s PCIe", 64000}, {"2.5 GT/s", 2500}, {"8 GT/s", 8000},
+                {"2.5 GT/s PCIe", 2500},   {"5.0 GT/s PCIe", 5000},   {"8.0 GT/s PCIe", 8000},
+                {"16.0 GT/s PCIe", 16000}, {"32.0 GT/s PCIe", 32000}, {"64.0 GT/s PCIe", 64000},
+                {"2.5 GT/s", 2500},        {"8 GT/s", 8000},
         };
-        static const char *const bad[] = {"Unknown", "Unknown speed", "", "16.0", "16.0 GT/s PCIe x", "16.00 GT/s",
-                                          "x16.0 GT/s", "0 GT/s", "16. GT/s", "99999 GT/s", "16.0GT/s"};
+        static const char *const bad[] = {"Unknown",          "Unknown speed", "",           "16.0",
+                                          "16.0 GT/s PCIe x", "16.00 GT/s",    "x16.0 GT/s", "0 GT/s",
+                                          "16. GT/s",         "99999 GT/s",    "16.0GT/s"};
         unsigned v;
 
         for (size_t i = 0; i < ELEMENTSOF(good); i++) {
@@ -69,8 +71,8 @@ static void swaps(void) {
         is_int(swaps_parse(word, &v), -EINVAL, "a size that is no number");
         _cleanup_free_ char *blank = xasprintf("%s\n/swap partition 4 0 -2\n", header);
         is_int(swaps_parse(blank, &v), -EINVAL, "an empty line");
-        _cleanup_free_ char *big = xasprintf("%s/a partition 18014398509481983 0 -2\n/b partition 18014398509481983 0 -3\n",
-                                             header);
+        _cleanup_free_ char *big =
+                xasprintf("%s/a partition 18014398509481983 0 -2\n/b partition 18014398509481983 0 -3\n", header);
         is_int(swaps_parse(big, &v), -ERANGE, "sizes past 2^64 bytes");
 }
 
@@ -95,7 +97,8 @@ static void cmdline(void) {
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 int r = cmdline_iommu(cases[i].cmdline, &m, &p, &len);
-                ok(r == 0 && m == cases[i].mode && len == strlen(cases[i].param) && strncmp(p, cases[i].param, len) == 0,
+                ok(r == 0 && m == cases[i].mode && len == strlen(cases[i].param) &&
+                           strncmp(p, cases[i].param, len) == 0,
                    "'%s': %s, from %s", cases[i].cmdline, iommu_mode_to_string(cases[i].mode), cases[i].param);
         }
         is_int(cmdline_iommu("ro quiet intel_iommu=on", &m, &p, &len), -ENOENT, "intel_iommu=on leaves the mode open");

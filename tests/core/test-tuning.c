@@ -17,7 +17,7 @@ static struct cpuset set(const char *list) {
 }
 
 static struct pci_device device(enum pci_kind kind, const char *pci, bool compute, int width, int max_width,
-                                 unsigned mts, unsigned max_mts, int mrrs) {
+                                unsigned mts, unsigned max_mts, int mrrs) {
         struct pci_device a = {.kind = kind, .compute = compute};
         snprintf(a.pci, sizeof(a.pci), "%s", pci);
         pcie_link_init(&a.pcie);
@@ -56,7 +56,8 @@ static void links(void) {
 
         tuning_warnings(&t, NULL, &w);
         is_int(count(&w, WARNING_PCIE_LINK_NARROW), 2, "pcie-link-narrow: the GPU at x8 of x16 and the NIC");
-        ok(warnings_has(&w, WARNING_PCIE_LINK_NARROW, "0000:18:00.0") && warnings_has(&w, WARNING_PCIE_LINK_NARROW, "0000:17:00.0"),
+        ok(warnings_has(&w, WARNING_PCIE_LINK_NARROW, "0000:18:00.0") &&
+                   warnings_has(&w, WARNING_PCIE_LINK_NARROW, "0000:17:00.0"),
            "each naming its device");
         ok(strstr(message(&w, WARNING_PCIE_LINK_NARROW), "x8, below its x16") != NULL, "in lanes");
         is_int(count(&w, WARNING_PCIE_LINK_SLOW), 1, "pcie-link-slow: the GPU at 2.5 of 32 GT/s");
@@ -65,7 +66,8 @@ static void links(void) {
                    strstr(message(&w, WARNING_PCIE_LINK_SLOW), "lower their link speed when idle"),
            "saying that idle GPUs do that");
         is_int(warning_kinds[WARNING_PCIE_LINK_SLOW].severity, SEVERITY_NOTICE, "a notice only");
-        is_int(count(&w, WARNING_PCIE_MRRS_SMALL), 1, "pcie-mrrs-small: the compute GPU at 512, not the BMC nor the NIC");
+        is_int(count(&w, WARNING_PCIE_MRRS_SMALL), 1,
+               "pcie-mrrs-small: the compute GPU at 512, not the BMC nor the NIC");
         ok(warnings_has(&w, WARNING_PCIE_MRRS_SMALL, "0000:3a:00.0") &&
                    strstr(message(&w, WARNING_PCIE_MRRS_SMALL), "setpci -s 0000:3a:00.0 CAP_EXP+8.w=5000:7000"),
            "with the setpci that fixes it");
@@ -86,10 +88,16 @@ static void plan_init(struct plan *p, struct placement *r) {
 }
 
 static void host(void) {
-        struct host_tuning h = {.has_cpufreq = true, .cpufreq_driver = (char *) "acpi-cpufreq", .has_cpuidle = true,
-                                .zone_reclaim_mode = 1, .has_swap = true, .swap_bytes = UINT64_C(8) << 30,
-                                .iommu = IOMMU_TRANSLATED, .iommu_how = (char *) "the default domain type DMA-FQ"};
-        struct idle_state states[] = {{(char *) "POLL", 0}, {(char *) "C1", 2}, {(char *) "C6", 100}, {(char *) "C7", 101}};
+        struct host_tuning h = {.has_cpufreq = true,
+                                .cpufreq_driver = (char *) "acpi-cpufreq",
+                                .has_cpuidle = true,
+                                .zone_reclaim_mode = 1,
+                                .has_swap = true,
+                                .swap_bytes = UINT64_C(8) << 30,
+                                .iommu = IOMMU_TRANSLATED,
+                                .iommu_how = (char *) "the default domain type DMA-FQ"};
+        struct idle_state states[] = {
+                {(char *) "POLL", 0}, {(char *) "C1", 2}, {(char *) "C6", 100}, {(char *) "C7", 101}};
         struct pci_device gpu = device(PCI_ACCELERATOR, "0000:18:00.0", true, -1, -1, 0, 0, -1);
         struct topology t = {.accels = &gpu, .n_accels = 1, .tuning = &h};
         struct placement r[2];
@@ -106,7 +114,8 @@ static void host(void) {
 
         tuning_warnings(&t, &p, &w);
         is_int(count(&w, WARNING_CPU_GOVERNOR), 1, "cpu-governor, once for the host");
-        ok(strstr(message(&w, WARNING_CPU_GOVERNOR), "CPUs 1-11 run the schedutil governor (cpufreq driver acpi-cpufreq)") &&
+        ok(strstr(message(&w, WARNING_CPU_GOVERNOR),
+                  "CPUs 1-11 run the schedutil governor (cpufreq driver acpi-cpufreq)") &&
                    !strstr(message(&w, WARNING_CPU_GOVERNOR), "powersave"),
            "naming the replicas' CPUs, the governor and the driver, not a CPU no replica runs on");
         ok(strstr(message(&w, WARNING_CSTATES_DEEP), "C7 (101 us)") && !strstr(message(&w, WARNING_CSTATES_DEEP), "C6"),
@@ -129,8 +138,13 @@ static void host(void) {
         warnings_done(&w);
 
         /* Fixed: performance everywhere, no deep state, no reclaim, no swap, passthrough. */
-        struct host_tuning good = {.has_cpufreq = true, .has_cpuidle = true, .idle_states = states, .n_idle_states = 3,
-                                   .zone_reclaim_mode = 0, .has_swap = true, .iommu = IOMMU_PASSTHROUGH};
+        struct host_tuning good = {.has_cpufreq = true,
+                                   .has_cpuidle = true,
+                                   .idle_states = states,
+                                   .n_idle_states = 3,
+                                   .zone_reclaim_mode = 0,
+                                   .has_swap = true,
+                                   .iommu = IOMMU_PASSTHROUGH};
         host_tuning_add_governor(&good, "performance", 0);
         t.tuning = &good;
         ok(!tuning_wants_plan(&t), "performance and no swap: no plan wanted");

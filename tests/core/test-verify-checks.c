@@ -28,7 +28,8 @@ static void run_cpu_affinity(const struct unit_state *s, const struct placement 
 static void run_effective_cpus(const struct unit_state *s, const struct placement *pl, struct check *c) {
         check_effective_cpus(&(struct verify_facts){.state = s, .pl = pl}, c);
 }
-static void run_effective_memory_nodes(const struct unit_state *s, const struct placement *pl, const struct cpuset *all, struct check *c) {
+static void run_effective_memory_nodes(const struct unit_state *s, const struct placement *pl, const struct cpuset *all,
+                                       struct check *c) {
         check_effective_memory_nodes(&(struct verify_facts){.state = s, .pl = pl, .memory_nodes = all}, c);
 }
 static void run_dropin(const struct dropin_facts *d, struct check *c) {
@@ -38,17 +39,20 @@ static void run_container(const struct placement *pl, const struct container_fac
         check_container(&(struct verify_facts){.pl = pl, .container = cf}, c);
 }
 static void run_task_affinity(const struct unit_state *s, const struct placement *pl, const struct task_facts *tf,
-                             const struct dropin_facts *d, struct check *c) {
+                              const struct dropin_facts *d, struct check *c) {
         check_task_affinity(&(struct verify_facts){.state = s, .pl = pl, .tasks = tf, .dropin = d}, c);
 }
 static void run_warmup(const struct warmup_result *w, const char *url, const char *why, struct check *c) {
         check_warmup(&(struct verify_facts){.warmup = w, .warmup_url = url, .warmup_skipped = why}, c);
 }
 static void run_memory_locality(const struct page_tally *pages, const struct placement *pl, const struct plan *plan,
-                               const char *models_dir, const struct task_facts *tf, struct check *c) {
-        check_memory_locality(&(struct verify_facts){.pages = pages, .pl = pl, .plan = plan, .models_dir = models_dir, .tasks = tf}, c);
+                                const char *models_dir, const struct task_facts *tf, struct check *c) {
+        check_memory_locality(
+                &(struct verify_facts){.pages = pages, .pl = pl, .plan = plan, .models_dir = models_dir, .tasks = tf},
+                c);
 }
-static void run_hugepages(const struct topology *t, const struct page_tally *pages, const struct placement *pl, struct check *c) {
+static void run_hugepages(const struct topology *t, const struct page_tally *pages, const struct placement *pl,
+                          struct check *c) {
         check_hugepages(&(struct verify_facts){.topology = t, .pages = pages, .pl = pl}, c);
 }
 
@@ -86,13 +90,13 @@ static struct unit_state running_as_planned(void) {
         };
 }
 
-#define CHECK(fn, expect_ok, what, ...)                                                   \
-        do {                                                                              \
-                struct check c_ = {0};                                                    \
-                fn(__VA_ARGS__, &c_);                                                     \
-                if (!ok(c_.ok == (expect_ok), "%s", what))                                \
+#define CHECK(fn, expect_ok, what, ...) \
+        do { \
+                struct check c_ = {0}; \
+                fn(__VA_ARGS__, &c_); \
+                if (!ok(c_.ok == (expect_ok), "%s", what)) \
                         printf("#   want %s, got %s: %s\n", c_.want, c_.got, strempty(c_.detail)); \
-                check_done(&c_);                                                          \
+                check_done(&c_); \
         } while (0)
 
 static void systemd_view(void) {
@@ -115,7 +119,8 @@ static void systemd_view(void) {
         CHECK(run_unit_active, false, "unit-active fails for an inactive unit", &bad, pl.unit);
         struct check c = {0};
         run_effective_cpus(&bad, &pl, &c);
-        ok(!c.ok && c.detail && strstr(c.detail, "only while it runs"), "an inactive unit's empty EffectiveCPUs says why");
+        ok(!c.ok && c.detail && strstr(c.detail, "only while it runs"),
+           "an inactive unit's empty EffectiveCPUs says why");
         check_done(&c);
         run_effective_memory_nodes(&bad, &pl, &all, &c);
         ok(!c.ok && c.detail && strstr(c.detail, "only while it runs"), "and its EffectiveMemoryNodes too");
@@ -128,11 +133,13 @@ static void systemd_view(void) {
         bad = s;
         bad.numa_policy = 3;
         run_numa_policy(&bad, &pl, &c);
-        ok(!c.ok && streq(c.got, "interleave") && streq(c.want, "bind"), "numa-policy fails for interleave instead of bind");
+        ok(!c.ok && streq(c.got, "interleave") && streq(c.want, "bind"),
+           "numa-policy fails for interleave instead of bind");
         check_done(&c);
         bad.numa_policy = -1;
         run_numa_policy(&bad, &pl, &c);
-        ok(!c.ok && streq(c.got, "unset") && strstr(c.detail, "not loaded"), "an unset NUMAPolicy says the drop-in is not loaded");
+        ok(!c.ok && streq(c.got, "unset") && strstr(c.detail, "not loaded"),
+           "an unset NUMAPolicy says the drop-in is not loaded");
         check_done(&c);
         bad = s;
         bad.numa_mask = set("0-1");
@@ -157,8 +164,8 @@ static void systemd_view(void) {
 }
 
 static void dropins(void) {
-        struct dropin_facts d = {.path = "/etc/systemd/system/x.service.d/50-numaplan.conf", .loaded = true,
-                                 .matches_plan = true};
+        struct dropin_facts d = {
+                .path = "/etc/systemd/system/x.service.d/50-numaplan.conf", .loaded = true, .matches_plan = true};
         struct check c = {0};
 
         run_dropin(&d, &c);
@@ -176,7 +183,8 @@ static void dropins(void) {
         d.instead = "/etc/systemd/system/x.service.d/50-numaplan.conf";
         d.path = "/run/systemd/system/x.service.d/50-numaplan.conf";
         run_dropin(&d, &c);
-        ok(!c.ok && streq(c.got, "masked") && strstr(c.detail, "systemd loads /etc/systemd/system/x.service.d/50-numaplan.conf instead"),
+        ok(!c.ok && streq(c.got, "masked") &&
+                   strstr(c.detail, "systemd loads /etc/systemd/system/x.service.d/50-numaplan.conf instead"),
            "one of the same name that systemd loads instead masks it, named");
         check_done(&c);
         d.instead = NULL;
@@ -248,7 +256,8 @@ static void task_checks(void) {
         tf.unread = unread;
         run_task_affinity(&s, &pl, &tf, &df, &c);
         ok(!c.ok && strstr(c.got, "3 threads within, 1 unknown") &&
-                   strstr(c.detail, "cannot read /proc/100/task/102/status: Permission denied: where that thread may run is unknown"),
+                   strstr(c.detail, "cannot read /proc/100/task/102/status: Permission denied: where that thread may "
+                                    "run is unknown"),
            "a thread that cannot be read fails task-affinity, named with why, not left out");
         check_done(&c);
 }
@@ -272,7 +281,10 @@ static void warmup_and_locality(void) {
         struct page_tally t;
         struct task_facts tf = {.n_processes = 1};
         page_tally_init(&t, 4);
-        page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 file=/m mapped=10 N0=10 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        page_tally_add(&t,
+                       "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 file=/m mapped=10 N0=10 "
+                       "kernelpagesize_kB=4\n",
+                       NULL, &pl.nodes);
         pl.min_local_bp = 9500;
         run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(c.ok && streq(c.got, "99.0%") && streq(c.want, ">= 95%"), "99.0%% local passes min-local 95%%");
@@ -285,10 +297,14 @@ static void warmup_and_locality(void) {
         check_done(&c);
         page_tally_done(&t);
         page_tally_init(&t, 4);
-        page_tally_add(&t, "7f00 bind:1 anon=900 N0=900 kernelpagesize_kB=4\n7f01 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        page_tally_add(
+                &t,
+                "7f00 bind:1 anon=900 N0=900 kernelpagesize_kB=4\n7f01 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n",
+                NULL, &pl.nodes);
         pl.min_local_bp = 9000;
         run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
-        ok(!c.ok && streq(c.got, "10.0%") && strstr(c.detail, "numaplan migrate llama-server@0.service moves what is off"),
+        ok(!c.ok && streq(c.got, "10.0%") &&
+                   strstr(c.detail, "numaplan migrate llama-server@0.service moves what is off"),
            "anonymous memory off the plan: the advice is numaplan migrate");
         check_done(&c);
         page_tally_done(&t);
@@ -300,14 +316,17 @@ static void warmup_and_locality(void) {
         page_tally_add_unread(&t, PAGE_SOURCE_NUMA_MAPS, xstrdup("/proc/7/numa_maps"), xstrdup("Permission denied"));
         run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "unknown") &&
-                   streq(c.detail, "cannot be judged: /proc/7/numa_maps: Permission denied (where its pages are unknown)"),
+                   streq(c.detail,
+                         "cannot be judged: /proc/7/numa_maps: Permission denied (where its pages are unknown)"),
            "a numa_maps that cannot be read: unknown, not no pages");
         check_done(&c);
         page_tally_done(&t);
 
         /* 99% local, but a process's smaps could not be read: its locked pages' nodes are unknown. */
         page_tally_init(&t, 4);
-        page_tally_add(&t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 anon=10 N0=10 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        page_tally_add(
+                &t, "7f00 bind:1 anon=990 N1=990 kernelpagesize_kB=4\n7f01 bind:1 anon=10 N0=10 kernelpagesize_kB=4\n",
+                NULL, &pl.nodes);
         t.held.vm_locked = 50000;
         page_tally_add_unread(&t, PAGE_SOURCE_SMAPS, xstrdup("/proc/7/smaps"), xstrdup("Permission denied"));
         run_memory_locality(&t, &pl, NULL, NULL, &tf, &c);
@@ -332,7 +351,10 @@ static void side_by_side(void) {
         static struct replica_conf conf0 = {.name = (char *) "llama-0"}, conf1 = {.name = (char *) "llama-1"};
         struct placement replicas[2] = {
                 {.name = (char *) "llama-0", .unit = (char *) "llama@0.service", .conf = &conf0, .nodes = set("0")},
-                {.name = (char *) "llama-1", .unit = (char *) "llama@1.service", .conf = &conf1, .nodes = set("1"),
+                {.name = (char *) "llama-1",
+                 .unit = (char *) "llama@1.service",
+                 .conf = &conf1,
+                 .nodes = set("1"),
                  .min_local_bp = 9900},
         };
         struct plan plan = {.replicas = replicas, .n_replicas = 2};
@@ -375,8 +397,9 @@ static void side_by_side(void) {
         page_tally_split(&t, mapped_by2, NULL);
         run_memory_locality(&t, &replicas[1], &plan, NULL, &tf, &c);
         ok(!c.ok && streq(c.got, "71.0%"), "a data file another replica maps counts: it fails (%s)", c.got);
-        ok(strstr(c.detail, "/srv/m.gguf has 3166 of its 3166 pages on node 0, and replica llama-0 (llama@0.service, node 0) "
-                            "maps it too") &&
+        ok(strstr(c.detail,
+                  "/srv/m.gguf has 3166 of its 3166 pages on node 0, and replica llama-0 (llama@0.service, node 0) "
+                  "maps it too") &&
                    strstr(c.detail, "model-copies = per-node"),
            "naming the other replica and the fix: %s", c.detail);
         ok(!strstr(c.detail, "migrate"), "with no migrate advice");
@@ -405,9 +428,12 @@ static void side_by_side(void) {
         copying.conf = &conf_copies;
         copying.copies = (char *) "node1";
         static const char *const mapped[] = {
-                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/run/numaplan/models/node1/srv/m mapped=50 N1=50 kernelpagesize_kB=4\n",
-                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/srv/m mapped=50 N1=50 kernelpagesize_kB=4\n",
-                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/run/numaplan/models/node0/srv/m mapped=50 N1=50 kernelpagesize_kB=4\n",
+                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/run/numaplan/models/node1/srv/m "
+                "mapped=50 N1=50 kernelpagesize_kB=4\n",
+                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/srv/m mapped=50 N1=50 "
+                "kernelpagesize_kB=4\n",
+                "2000 bind:1 anon=100 N1=100 kernelpagesize_kB=4\n3000 bind:1 file=/run/numaplan/models/node0/srv/m "
+                "mapped=50 N1=50 kernelpagesize_kB=4\n",
         };
         for (size_t i = 0; i < ELEMENTSOF(mapped); i++) {
                 page_tally_init(&t, 4);
@@ -416,7 +442,9 @@ static void side_by_side(void) {
                 if (i == 0)
                         ok(c.ok, "it maps its node's copy: passes");
                 else
-                        ok(!c.ok && strstr(c.detail, i == 1 ? "it maps /srv/m, not its node's copy" : "it maps /run/numaplan/models/node0/srv/m") &&
+                        ok(!c.ok &&
+                                   strstr(c.detail, i == 1 ? "it maps /srv/m, not its node's copy"
+                                                           : "it maps /run/numaplan/models/node0/srv/m") &&
                                    strstr(c.detail, "${NUMAPLAN_MODEL}") && !strstr(c.detail, "migrate"),
                            "%s: fails, even with every page local, naming what to start it with",
                            i == 1 ? "it maps the original" : "it maps another node's copy");
@@ -474,25 +502,27 @@ static void hugepages(void) {
         run_hugepages(full, &t, &pl, &c);
         ok(!c.ok && strstr(c.detail, "maps none of its huge pages"), "a reserved pool the replica does not use fails");
         check_done(&c);
-        page_tally_add(&t, "7f00 bind:1 file=/dev/hugepages/x huge dirty=8 N1=8 kernelpagesize_kB=2048\n", NULL, &pl.nodes);
+        page_tally_add(&t, "7f00 bind:1 file=/dev/hugepages/x huge dirty=8 N1=8 kernelpagesize_kB=2048\n", NULL,
+                       &pl.nodes);
         run_hugepages(full, &t, &pl, &c);
         ok(c.ok && streq(c.got, "8 mapped, 8 there"), "huge pages on the planned node pass: %s", c.got);
         check_done(&c);
-        page_tally_add(&t, "7f40 bind:1 file=/dev/hugepages/y huge dirty=2 N0=2 kernelpagesize_kB=2048\n", NULL, &pl.nodes);
+        page_tally_add(&t, "7f40 bind:1 file=/dev/hugepages/y huge dirty=2 N0=2 kernelpagesize_kB=2048\n", NULL,
+                       &pl.nodes);
         run_hugepages(full, &t, &pl, &c);
         ok(!c.ok && strstr(c.detail, "2 of its huge pages sit off node 1"), "huge pages from another node's pool fail");
         check_done(&c);
         page_tally_done(&t);
 }
 
-#define CONTAINER_DETAIL(what, expect_ok, needle, ...)                                           \
-        do {                                                                                     \
-                struct check c_ = {0};                                                           \
-                run_container(__VA_ARGS__, &c_);                                               \
-                const char *text_ = c_.ok ? strempty(c_.got) : strempty(c_.detail);               \
-                if (!ok(c_.ok == (expect_ok) && strstr(text_, needle), "%s", what))             \
+#define CONTAINER_DETAIL(what, expect_ok, needle, ...) \
+        do { \
+                struct check c_ = {0}; \
+                run_container(__VA_ARGS__, &c_); \
+                const char *text_ = c_.ok ? strempty(c_.got) : strempty(c_.detail); \
+                if (!ok(c_.ok == (expect_ok) && strstr(text_, needle), "%s", what)) \
                         printf("#   ok %d, want %s, got %s: %s\n", c_.ok, c_.want, c_.got, strempty(c_.detail)); \
-                check_done(&c_);                                                                 \
+                check_done(&c_); \
         } while (0)
 
 static void containers(void) {
@@ -509,15 +539,22 @@ static void containers(void) {
         CONTAINER_DETAIL("only a docker client and no container =: fails, naming the key", false,
                          "the server runs outside the unit: set container = NAME", &pl, &client);
 
-        struct container_facts lost = {.name = "llama", .clients_only = true, .error = -ENOENT,
+        struct container_facts lost = {.name = "llama",
+                                       .clients_only = true,
+                                       .error = -ENOENT,
                                        .why = (char *) "docker has no container llama (docker ps -a)"};
-        CONTAINER_DETAIL("a container the engine does not know fails, saying so", false, "docker has no container llama",
-                         &pl, &lost);
+        CONTAINER_DETAIL("a container the engine does not know fails, saying so", false,
+                         "docker has no container llama", &pl, &lost);
         struct container_facts stopped = {.name = "llama", .engine = (char *) "docker", .id = (char *) "ab"};
         CONTAINER_DETAIL("a stopped container fails", false, "systemctl start", &pl, &stopped);
 
-        struct container_facts bare = {.name = "llama", .engine = (char *) "docker", .id = (char *) "ab",
-                                       .running = true, .pid = 9, .cpuset_cpus = (char *) "", .cpuset_mems = (char *) ""};
+        struct container_facts bare = {.name = "llama",
+                                       .engine = (char *) "docker",
+                                       .id = (char *) "ab",
+                                       .running = true,
+                                       .pid = 9,
+                                       .cpuset_cpus = (char *) "",
+                                       .cpuset_mems = (char *) ""};
         CONTAINER_DETAIL("started without the cpuset flags: fails naming both", false,
                          "add --cpuset-cpus=${NUMAPLAN_CPUS} --cpuset-mems=${NUMAPLAN_MEMS}", &pl, &bare);
         struct container_facts half = bare;
@@ -526,14 +563,15 @@ static void containers(void) {
                          &half);
         struct container_facts other = half;
         other.cpuset_mems = (char *) "0";
-        CONTAINER_DETAIL("on another node: fails with both values", false, "--cpuset-mems=${NUMAPLAN_MEMS}", &pl, &other);
+        CONTAINER_DETAIL("on another node: fails with both values", false, "--cpuset-mems=${NUMAPLAN_MEMS}", &pl,
+                         &other);
         struct container_facts good = half;
         good.cpuset_mems = (char *) "1";
         good.have_cpuset = true;
         good.cpus = set("8-15,24-31");
         good.mems = set("1");
-        CONTAINER_DETAIL("started with the plan's flags and its cgroup within: passes", true, "--cpuset-cpus=8-15,24-31",
-                         &pl, &good);
+        CONTAINER_DETAIL("started with the plan's flags and its cgroup within: passes", true,
+                         "--cpuset-cpus=8-15,24-31", &pl, &good);
         struct container_facts moved = good;
         moved.mems = set("0-1");
         moved.cgroup = (char *) "/system.slice/docker-ab.scope";
@@ -585,8 +623,10 @@ static void irq_locality(void) {
         check_irq_locality(&(struct verify_facts){.pl = &pl, .topology = &t, .irqs = &tg}, &c);
         ok(!c.ok && streq(c.got, "2 of 4 outside") && streq(c.want, "interrupts on CPUs 8-31"),
            "irq-affinity = yes, the GPU's set to every CPU: fails, 2 of 4 outside");
-        if (!ok(c.detail && strstr(c.detail, "IRQ 45 of 0000:81:00.0 is set to CPUs 0-31 (served by 9), outside "
-                                             "8-15,24-31") && strstr(c.detail, "numaplan apply steers them back"),
+        if (!ok(c.detail &&
+                        strstr(c.detail, "IRQ 45 of 0000:81:00.0 is set to CPUs 0-31 (served by 9), outside "
+                                         "8-15,24-31") &&
+                        strstr(c.detail, "numaplan apply steers them back"),
                 "naming the interrupt, where it is set and served, and the fix"))
                 tap_diag("detail", c.detail);
 
@@ -627,8 +667,10 @@ static void forbidden_kinds(void) {
                 t->nodes[i] = (struct node){.id = ids[i], .memory = {.kinds = kinds[i], .accelerator = -1}};
         t->nodes[1].memory.owner_pci = xstrdup("0009:01:00.0");
         page_tally_init(&pages, 4);
-        page_tally_add(&pages, "7f00 bind:1 anon=300000 N1=200000 N4=105472 kernelpagesize_kB=4\n"
-                               "7f01 bind:1 anon=256 N9=256 kernelpagesize_kB=4\n", NULL, &pl.nodes);
+        page_tally_add(&pages,
+                       "7f00 bind:1 anon=300000 N1=200000 N4=105472 kernelpagesize_kB=4\n"
+                       "7f01 bind:1 anon=256 N9=256 kernelpagesize_kB=4\n",
+                       NULL, &pl.nodes);
         pl.min_local_bp = 1000;
         check_memory_locality(&(struct verify_facts){.pages = &pages, .pl = &pl, .tasks = &tf, .topology = t}, &c);
         ok(!c.ok && strstr(c.detail, "412.0 MiB of its pages are in GPU memory on node 4, owned by 0009:01:00.0") &&

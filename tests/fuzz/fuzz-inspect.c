@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         if (container_scope(e ? "docker" : "podman", cf.id, s, &scope) == 0) {
                                 /* the scope is a leading part of the cgroup, ending at a component */
                                 size_t n = strlen(scope);
-                                fuzz_assert(strncmp(scope, s, n) == 0 && (s[n] == 0 || s[n] == '/') && strstr(scope, cf.id));
+                                fuzz_assert(strncmp(scope, s, n) == 0 && (s[n] == 0 || s[n] == '/') &&
+                                            strstr(scope, cf.id));
                         }
                         free(scope);
                 }

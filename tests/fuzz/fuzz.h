@@ -21,8 +21,8 @@ static inline char *fuzz_string(const uint8_t *data, size_t size) {
 }
 
 /* A failed expectation is a crash libFuzzer reports with its input. */
-#define fuzz_assert(x)                  \
-        do {                            \
-                if (!(x))               \
+#define fuzz_assert(x) \
+        do { \
+                if (!(x)) \
                         __builtin_trap(); \
         } while (0)

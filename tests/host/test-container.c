@@ -33,7 +33,8 @@ static void parse_fails(const char *json, const char *why, const char *what) {
 
 static void fields(void) {
         struct container_facts cf = {0};
-        ok(container_parse_inspect("{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":5000}," HOSTCONFIG "}", &cf) == 0 &&
+        ok(container_parse_inspect("{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":5000}," HOSTCONFIG "}",
+                                   &cf) == 0 &&
                    cf.pid == 5000 && cf.running,
            "a well-formed answer is taken");
         container_facts_done(&cf);
@@ -55,10 +56,12 @@ static void fields(void) {
         parse_fails("{\"Id\":\"" ID "\",\"State\":[]}", "State is an array", "State as an array");
         parse_fails("{\"Id\":\"../../etc\",\"State\":{\"Running\":true,\"Pid\":5000}}", "is not a container ID",
                     "an Id that is no container ID (it becomes part of a cgroup path)");
-        parse_fails("{\"Id\":42,\"State\":{\"Running\":true,\"Pid\":5000}}", "Id is a number, not a string", "a numeric Id");
+        parse_fails("{\"Id\":42,\"State\":{\"Running\":true,\"Pid\":5000}}", "Id is a number, not a string",
+                    "a numeric Id");
         parse_fails("{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":5000},\"HostConfig\":{\"CpusetCpus\":23}}",
                     "HostConfig.CpusetCpus is a number", "a numeric CpusetCpus");
-        parse_fails("{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":5000},\"HostConfig\":{\"CpusetMems\":\"one\"}}",
+        parse_fails("{\"Id\":\"" ID
+                    "\",\"State\":{\"Running\":true,\"Pid\":5000},\"HostConfig\":{\"CpusetMems\":\"one\"}}",
                     "HostConfig.CpusetMems 'one' is not a list of nodes", "a CpusetMems that is no list");
         parse_fails("{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":5000},\"HostConfig\":\"x\"}",
                     "HostConfig is a string", "HostConfig as a string");
@@ -82,8 +85,8 @@ static void scopes(void) {
         check_scope("docker", "/docker/" ID, "/docker/" ID, "docker's cgroupfs driver");
         check_scope("podman", "/machine.slice/libpod-" ID ".scope/container", "/machine.slice/libpod-" ID ".scope",
                     "podman's scope");
-        check_scope("podman", "/system.slice/llama.service/libpod-payload-" ID, "/system.slice/llama.service/libpod-payload-" ID,
-                    "podman --cgroups=split below the unit");
+        check_scope("podman", "/system.slice/llama.service/libpod-payload-" ID,
+                    "/system.slice/llama.service/libpod-payload-" ID, "podman --cgroups=split below the unit");
         check_scope("docker", "/system.slice/postgres.service", NULL, "postgres.service");
         check_scope("docker", "/system.slice/docker-" ID ".scope-x", NULL, "a name that only begins alike");
         check_scope("docker", "/system.slice/libpod-" ID ".scope", NULL, "podman's scope for docker's container");
@@ -151,14 +154,17 @@ static void engine(void) {
                 return;
 
         ask(d, root, "{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":5000}," HOSTCONFIG "}", &cf);
-        ok(cf.error < 0 && cf.why && strstr(cf.why, "docker names PID 5000 (postgres) as container boxed's, but it runs in "
-                                                    "/system.slice/postgres.service") && !cf.cgroup,
+        ok(cf.error < 0 && cf.why &&
+                   strstr(cf.why, "docker names PID 5000 (postgres) as container boxed's, but it runs in "
+                                  "/system.slice/postgres.service") &&
+                   !cf.cgroup,
            "a PID in postgres.service: refused, its cgroup not taken");
         printf("# %s\n", strempty(cf.why));
         container_facts_done(&cf);
 
         ask(d, root, "{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":\"5000\"}," HOSTCONFIG "}", &cf);
-        ok(cf.error == -EBADMSG && cf.why && strstr(cf.why, "docker's answer about boxed does not hold up: State.Pid is a string"),
+        ok(cf.error == -EBADMSG && cf.why &&
+                   strstr(cf.why, "docker's answer about boxed does not hold up: State.Pid is a string"),
            "a string Pid over the socket: refused, naming the field");
         container_facts_done(&cf);
 
@@ -169,7 +175,8 @@ static void engine(void) {
         container_facts_done(&cf);
 
         ask(d, root, "{\"Id\":\"" ID "\",\"State\":{\"Running\":true,\"Pid\":7000}," HOSTCONFIG "}", &cf);
-        ok(cf.error < 0 && cf.why && strstr(cf.why, "no such process runs here"), "a PID that does not run here: refused");
+        ok(cf.error < 0 && cf.why && strstr(cf.why, "no such process runs here"),
+           "a PID that does not run here: refused");
         container_facts_done(&cf);
 }
 

@@ -40,7 +40,8 @@ static void split_both(struct root *root, const struct lazy_case *c, bool lazily
                         rp[i].n_processes++;
                 }
         }
-        *ret_read = lazily ? replica_pages_split_lazily(root, rp, c->n, c->every_replica) : replica_pages_split(root, rp, c->n);
+        *ret_read = lazily ? replica_pages_split_lazily(root, rp, c->n, c->every_replica)
+                           : replica_pages_split(root, rp, c->n);
 }
 
 static bool same_split(const struct page_tally *a, const struct page_tally *b) {
@@ -62,13 +63,16 @@ static bool lists(const struct file_pages *f, const char *const *want) {
 static void test_lazily(struct root *root, const char *d) {
         /* The numa_maps of llama@0 (100), llama@1 (200, 201), and 600: a process of a unit of its
          * own whose program (inode 10) no one else maps. */
-        write_file(d, "proc/100/numa_maps", "1000 bind:0 file=/opt/engine/node mapped=90 N0=90 kernelpagesize_kB=4\n"
-                                            "3000 bind:0 file=/usr/lib/libc.so.6 mapped=40 N0=40 kernelpagesize_kB=4\n"
-                                            "5000 bind:0 file=/srv/m.gguf mapped=200 N0=200 kernelpagesize_kB=4\n");
-        write_file(d, "proc/201/numa_maps", "3000 bind:1 file=/usr/lib/libc.so.6 mapped=40 N0=40 kernelpagesize_kB=4\n");
+        write_file(d, "proc/100/numa_maps",
+                   "1000 bind:0 file=/opt/engine/node mapped=90 N0=90 kernelpagesize_kB=4\n"
+                   "3000 bind:0 file=/usr/lib/libc.so.6 mapped=40 N0=40 kernelpagesize_kB=4\n"
+                   "5000 bind:0 file=/srv/m.gguf mapped=200 N0=200 kernelpagesize_kB=4\n");
+        write_file(d, "proc/201/numa_maps",
+                   "3000 bind:1 file=/usr/lib/libc.so.6 mapped=40 N0=40 kernelpagesize_kB=4\n");
         write_file(d, "proc/600/maps", "1000-2000 r-xp 00000000 fe:01 10 /opt/tool/tool\n" LIBC);
-        write_file(d, "proc/600/numa_maps", "1000 default file=/opt/tool/tool mapped=5 N1=5 kernelpagesize_kB=4\n"
-                                            "3000 default file=/usr/lib/libc.so.6 mapped=40 N0=40 kernelpagesize_kB=4\n");
+        write_file(d, "proc/600/numa_maps",
+                   "1000 default file=/opt/tool/tool mapped=5 N1=5 kernelpagesize_kB=4\n"
+                   "3000 default file=/usr/lib/libc.so.6 mapped=40 N0=40 kernelpagesize_kB=4\n");
         write_file(d, "proc/600/cgroup", "0::/system.slice/tool.service\n");
 
         static const struct lazy_case cases[] = {
@@ -95,14 +99,16 @@ static void test_lazily(struct root *root, const char *d) {
                                    lists(&lazy[0].files[1], (const char *const[]){"llama@1.service", NULL}) &&
                                    lists(&lazy[1].files[0], (const char *const[]){"llama@0.service", NULL}),
                            "two replicas: each other's units, from their own maps");
-                        ok(lists(&full[0].files[1], (const char *const[]){"llama@1.service", "cron.service", "tool.service", NULL}),
+                        ok(lists(&full[0].files[1],
+                                 (const char *const[]){"llama@1.service", "cron.service", "tool.service", NULL}),
                            "the whole scan lists every unit that maps libc");
                 } else if (c == 2)
                         ok(!lazy[0].files[0].shared && lists(&lazy[0].files[0], (const char *const[]){NULL}),
                            "a program no one else maps is the replica's own, after every process was read");
                 else if (c == 3)
                         ok(lists(&lazy[0].files[2], (const char *const[]){"-", NULL}),
-                           "a file off the plan, other replicas unknown: every unit that maps it, as the whole scan finds");
+                           "a file off the plan, other replicas unknown: every unit that maps it, as the whole scan "
+                           "finds");
                 for (size_t i = 0; i < cases[c].n; i++) {
                         page_tally_done(&full[i]);
                         page_tally_done(&lazy[i]);
@@ -131,8 +137,11 @@ int main(void) {
         if (!ok(root_open(d, 0, &root) == 0, "a replayed root"))
                 return done_testing();
 
-        struct file_id ids[] = {{UINT64_C(0xfe) << 32 | 1, 9}, {UINT64_C(0xfe) << 32 | 1, 7},
-                                {UINT64_C(0xfe) << 32 | 1, 7}, {UINT64_C(0xfe) << 32 | 1, 8}, {3, 3}};
+        struct file_id ids[] = {{UINT64_C(0xfe) << 32 | 1, 9},
+                                {UINT64_C(0xfe) << 32 | 1, 7},
+                                {UINT64_C(0xfe) << 32 | 1, 7},
+                                {UINT64_C(0xfe) << 32 | 1, 8},
+                                {3, 3}};
         struct file_mappers m;
         is_int(file_mappers_scan(root, ids, ELEMENTSOF(ids), &m), 0, "the scan");
         is_int(m.n_ids, 4, "the files asked about, each once");
@@ -140,7 +149,8 @@ int main(void) {
 
         pid_t llama1[] = {200, 201};
         _cleanup_strv_free_ char **engine = file_mappers_units(&m, ids[1], llama1, 2);
-        ok(engine && streq(engine[0], "llama@0.service") && !engine[1], "the engine: llama@1 leaves itself out, finds llama@0");
+        ok(engine && streq(engine[0], "llama@0.service") && !engine[1],
+           "the engine: llama@1 leaves itself out, finds llama@0");
         _cleanup_strv_free_ char **libc = file_mappers_units(&m, ids[0], llama1, 2);
         ok(libc && streq(libc[0], "cron.service") && streq(libc[1], "llama@0.service") && !libc[2],
            "libc: each unit once, sorted, however many mappings a process has");
@@ -152,8 +162,9 @@ int main(void) {
         file_mappers_done(&m);
 
         /* The split, for llama@1, from its numa_maps. */
-        write_file(d, "proc/200/numa_maps", "1000 bind:1 file=/opt/engine/node mapped=90 N0=90 kernelpagesize_kB=4\n"
-                                            "7000 bind:1 heap anon=30 dirty=30 N1=30 kernelpagesize_kB=4\n");
+        write_file(d, "proc/200/numa_maps",
+                   "1000 bind:1 file=/opt/engine/node mapped=90 N0=90 kernelpagesize_kB=4\n"
+                   "7000 bind:1 heap anon=30 dirty=30 N1=30 kernelpagesize_kB=4\n");
         struct page_tally t;
         struct cpuset n1 = {0};
         cpuset_set(&n1, 1);

@@ -18,8 +18,11 @@
 #include "host/topology-read.h"
 #include "tap.h"
 
-#define MARKER                                                                                              \
-        (&(struct dropin_env){.marker = "/run/numaplan/unplaced", .marker_blocks = true, .exe = "/usr/sbin/numaplan", .models = "/run/numaplan/models", \
+#define MARKER \
+        (&(struct dropin_env){.marker = "/run/numaplan/unplaced", \
+                              .marker_blocks = true, \
+                              .exe = "/usr/sbin/numaplan", \
+                              .models = "/run/numaplan/models", \
                               .nics = "/run/numaplan/nics"})
 
 static const char *fixtures;
@@ -91,10 +94,10 @@ static const struct placement *replica(const struct plan *p, const char *name) {
         return NULL;
 }
 
-#define is_set(s, want, ...)                          \
-        do {                                          \
+#define is_set(s, want, ...) \
+        do { \
                 _cleanup_free_ char *s_ = set_str(s); \
-                is_str(s_, want, __VA_ARGS__);        \
+                is_str(s_, want, __VA_ARGS__); \
         } while (0)
 
 /* ---- worked examples ---- */
@@ -123,7 +126,8 @@ static void examples_dgx(void) {
                 for (size_t j = 0; j < r->n_why; j++)
                         said = said || strstr(r->why[j], "takes cores 4-7, counted from 0 (CPUs 20-23,52-55)");
                 ok(said, "its why counts cores from 0, as CPUs are: the second quarter of node 1's 16 is 4-7");
-                is_str(r->environment, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=5", "CUDA index in PCI order");
+                is_str(r->environment, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=5",
+                       "CUDA index in PCI order");
         }
         plan_free(p);
 
@@ -137,7 +141,8 @@ static void examples_dgx(void) {
         }
         plan_free(p);
 
-        p = plan_text(t, "[replica big]\nunit = big.service\naccelerators = 18:00.0\nmemory = 1200G\npolicy = bind\n", &err);
+        p = plan_text(t, "[replica big]\nunit = big.service\naccelerators = 18:00.0\nmemory = 1200G\npolicy = bind\n",
+                      &err);
         if (ok(p != NULL, "explicit bind that does not fit its node")) {
                 ok(replica(p, "big")->policy == POLICY_BIND, "stays bind");
                 is_int(plan_node(p, 0)->assigned, plan_node(p, 0)->usable, "fills node 0 first");
@@ -148,7 +153,8 @@ static void examples_dgx(void) {
         p = plan_text(t, "[replica big]\nunit = big.service\naccelerators = 18:00.0\nmemory = 1200G\n", &err);
         ok(p && has(WARNING_REPLICA_EXTENDED, "extended to nodes 0-1, interleaved"), "an extension under auto is said");
         plan_free(p);
-        p = plan_text(t, "[replica pb]\nunit = pb.service\naccelerators = 18:00.0\nmemory = 1000G\npolicy = preferred\n",
+        p = plan_text(t,
+                      "[replica pb]\nunit = pb.service\naccelerators = 18:00.0\nmemory = 1000G\npolicy = preferred\n",
                       &err);
         if (ok(p != NULL, "preferred beyond its node is planned, not refused")) {
                 ok(replica(p, "pb")->policy == POLICY_PREFERRED, "preferred on its home node");
@@ -164,8 +170,9 @@ static void examples_dgx(void) {
         p = plan_text(t, "", &err);
         ok(p && has(WARNING_MEMORY_UNSET, "set memory = SIZE"), "the built-in default says once that it sizes nothing");
         plan_free(p);
-        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\n[replica b]\nunit = b.service\n"
-                         "accelerators = 2a:00.0\ncpus = cores:30\n",
+        p = plan_text(t,
+                      "[replica a]\nunit = a.service\naccelerators = 18:00.0\n[replica b]\nunit = b.service\n"
+                      "accelerators = 2a:00.0\ncpus = cores:30\n",
                       &err);
         ok(!p && err && strstr(err, "test.conf:7:"), "too few cores: the error names the cpus = line that asked");
         free(err);
@@ -181,8 +188,10 @@ static void examples_dgx(void) {
            "an unknown accelerator lists those found");
         free(err);
 
-        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\n[replica b]\nunit = b.service\n"
-                         "accelerators = 0000:18:00.0\n", &err);
+        p = plan_text(t,
+                      "[replica a]\nunit = a.service\naccelerators = 18:00.0\n[replica b]\nunit = b.service\n"
+                      "accelerators = 0000:18:00.0\n",
+                      &err);
         ok(!p && err && strstr(err, "test.conf:6:") && strstr(err, "already belongs to replica a"),
            "an accelerator in two replicas names both");
         free(err);
@@ -200,7 +209,8 @@ static void examples_dgx(void) {
         ok(!p && err && strstr(err, "exactly one node"), "preferred across two nodes is an error");
         free(err);
 
-        p = plan_text(t, "[replica p]\nunit = p.service\naccelerators = db:00.0\npolicy = preferred\nmemory = 1G\n", &err);
+        p = plan_text(t, "[replica p]\nunit = p.service\naccelerators = db:00.0\npolicy = preferred\nmemory = 1G\n",
+                      &err);
         if (ok(p != NULL, "preferred on one node")) {
                 _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "p"), MARKER);
                 ok(d && strstr(d, "NUMAPolicy=preferred\nNUMAMask=1\n") && !strstr(d, "AllowedMemoryNodes"),
@@ -208,8 +218,10 @@ static void examples_dgx(void) {
         }
         plan_free(p);
 
-        p = plan_text(t, "[numaplan]\nreserve-cpus = 0,32\n[replica a]\nunit = a.service\naccelerators = 18:00.0\n"
-                         "[replica b]\nunit = b.service\naccelerators = 2a:00.0\ncpus = cores:3\n", &err);
+        p = plan_text(t,
+                      "[numaplan]\nreserve-cpus = 0,32\n[replica a]\nunit = a.service\naccelerators = 18:00.0\n"
+                      "[replica b]\nunit = b.service\naccelerators = 2a:00.0\ncpus = cores:3\n",
+                      &err);
         if (ok(p != NULL, "cores:N beside an even share, with reserved CPUs")) {
                 is_set(&replica(p, "a")->cpus, "1-12,33-44", "a takes what b leaves, reserved core left out");
                 is_set(&replica(p, "b")->cpus, "13-15,45-47", "b takes 3 cores with their siblings");
@@ -224,8 +236,10 @@ static void examples_dgx(void) {
         ok(p && p->n_replicas == 8 && !p->replicas[0].environment, "visible-devices = no: no Environment=");
         plan_free(p);
 
-        p = plan_text(t, "[replicas cpu]\nunit = c@%i.service\nper = node\n[replica x]\nunit = x.service\n"
-                         "accelerators = ab:00.0\n", &err);
+        p = plan_text(t,
+                      "[replicas cpu]\nunit = c@%i.service\nper = node\n[replica x]\nunit = x.service\n"
+                      "accelerators = ab:00.0\n",
+                      &err);
         if (ok(p && p->n_replicas == 3, "per node next to a listed replica")) {
                 is_int(replica(p, "cpu-0")->n_accels, 4, "node 0's replica takes node 0's GPUs");
                 is_int(replica(p, "cpu-1")->n_accels, 3, "node 1's replica takes those not listed elsewhere");
@@ -246,26 +260,34 @@ static void examples_others(void) {
         plan_free(p);
         /* Nodes chosen in another order than the addresses (node 0 holds the higher one): device 0
          * in the process is still the lowest address. */
-        p = plan_text(t, "[numaplan]\naccelerator-nodes = 05:00.0=1 15:00.0=0\n[replica tp]\nunit = tp.service\n"
-                         "accelerators = count:2\n",
+        p = plan_text(t,
+                      "[numaplan]\naccelerator-nodes = 05:00.0=1 15:00.0=0\n[replica tp]\nunit = tp.service\n"
+                      "accelerators = count:2\n",
                       &err);
         if (ok(p != NULL, "nps4: count:2 over swapped nodes")) {
-                is_str(replica(p, "tp")->environment, "ROCR_VISIBLE_DEVICES=0,1", "visible devices in PCI-address order");
+                is_str(replica(p, "tp")->environment, "ROCR_VISIBLE_DEVICES=0,1",
+                       "visible devices in PCI-address order");
                 ok(replica(p, "tp")->n_accels == 2 && replica(p, "tp")->accels[0] < replica(p, "tp")->accels[1],
                    "and so are the replica's accelerators");
         }
         plan_free(p);
-        p = plan_text(t, "[replicas c]\nunit = c@%i.service\nper = node\nvisible-devices = no\n[replica solo]\n"
-                         "unit = s.service\nmemory = 1G\n", &err);
-        ok(p && replica(p, "solo") && cpuset_count(&replica(p, "solo")->nodes) == 1, "a CPU-only replica gets one node");
+        p = plan_text(t,
+                      "[replicas c]\nunit = c@%i.service\nper = node\nvisible-devices = no\n[replica solo]\n"
+                      "unit = s.service\nmemory = 1G\n",
+                      &err);
+        ok(p && replica(p, "solo") && cpuset_count(&replica(p, "solo")->nodes) == 1,
+           "a CPU-only replica gets one node");
         plan_free(p);
         /* A template left nothing to place says so, naming itself and its line; one that placed
          * some does not. */
-        p = plan_text(t, "[replica all]\nunit = all.service\naccelerators = count:8\n[replicas g]\nunit = g@%i\n"
-                         "per = accelerator\n[replicas n]\nunit = n@%i\nper = node\n", &err);
+        p = plan_text(t,
+                      "[replica all]\nunit = all.service\naccelerators = count:8\n[replicas g]\nunit = g@%i\n"
+                      "per = accelerator\n[replicas n]\nunit = n@%i\nper = node\n",
+                      &err);
         ok(p && p->n_replicas == 9 && warnings_count(&warnings, SEVERITY_WARNING) == 1 &&
-                   has(WARNING_PLACES_NOTHING, "test.conf:6: [replicas g] places no replica: per = accelerator, and every "
-                                               "compute accelerator of this host is another section's"),
+                   has(WARNING_PLACES_NOTHING,
+                       "test.conf:6: [replicas g] places no replica: per = accelerator, and every "
+                       "compute accelerator of this host is another section's"),
            "nps4: a per-accelerator template with every accelerator taken places nothing, and says so at its line");
         plan_free(p);
         topology_free(t);
@@ -273,8 +295,9 @@ static void examples_others(void) {
         t = host("no-numa-kernel");
         p = plan_text(t, "[replica a]\nunit = a.service\nmemory = 1G\n[replicas gpu]\nunit = gpu@%i\n", &err);
         ok(p && p->n_replicas == 1 &&
-                   has(WARNING_PLACES_NOTHING, "test.conf:4: [replicas gpu] places no replica: per = accelerator, and this "
-                                               "host shows no compute accelerator"),
+                   has(WARNING_PLACES_NOTHING,
+                       "test.conf:4: [replicas gpu] places no replica: per = accelerator, and this "
+                       "host shows no compute accelerator"),
            "no accelerators: a per-accelerator template places nothing, at its header's line without per =");
         plan_free(p);
         p = plan_text(t, "", &err);
@@ -291,7 +314,8 @@ static void examples_others(void) {
         p = plan_text(t, "[replica g]\nunit = g.service\naccelerators = 0009:01:00.0\nmemory = 500G\n", &err);
         ok(!p && err && strstr(err, "no set of nodes holds it"), "not extended onto a memory-only node either");
         free(err);
-        p = plan_text(t, "[replica g]\nunit = g.service\naccelerators = 0009:01:00.0\nmemory = 500G\nmemory-nodes = 1\n",
+        p = plan_text(t,
+                      "[replica g]\nunit = g.service\naccelerators = 0009:01:00.0\nmemory = 500G\nmemory-nodes = 1\n",
                       &err);
         if (ok(p != NULL, "memory-nodes = 1 asks for the HBM node")) {
                 is_set(&replica(p, "g")->nodes, "0-1", "added to the mask");
@@ -302,8 +326,9 @@ static void examples_others(void) {
         topology_free(t);
 
         t = host("gpus-numa-minus1");
-        p = plan_text(t, "[numaplan]\naccelerator-nodes = e1:00.0=1\n[replica x]\nunit = x.service\naccelerators = e1:00.0\n",
-                      &err);
+        p = plan_text(
+                t, "[numaplan]\naccelerator-nodes = e1:00.0=1\n[replica x]\nunit = x.service\naccelerators = e1:00.0\n",
+                &err);
         if (ok(p != NULL, "accelerator-nodes gives a node to a GPU without one")) {
                 is_set(&replica(p, "x")->nodes, "1", "the configured node");
                 ok(t->accels[2].numa_source == NUMA_SOURCE_OVERRIDE, "numa_source is override");
@@ -364,7 +389,8 @@ static char *nic_violation(const struct topology *t, const struct config *c, con
                 }
                 if (n->virtual_function)
                         return xasprintf("nics: %s got virtual function %s", r->name, n->pci);
-                if (with_node ? best < 0 || best > 3 : n->numa_node < 0 || !cpuset_isset(&r->home, (unsigned) n->numa_node))
+                if (with_node ? best < 0 || best > 3
+                              : n->numa_node < 0 || !cpuset_isset(&r->home, (unsigned) n->numa_node))
                         return xasprintf("nics: %s got %s, another node's", r->name, n->pci);
         }
         for (size_t j = 0; with_node && j < r->n_accels; j++) {
@@ -380,8 +406,8 @@ static char *nic_violation(const struct topology *t, const struct config *c, con
                                         got = got < 0 || rank < got ? rank : got;
                 }
                 if (best != got)
-                        return xasprintf("nics: %s's accelerator %s has an adapter at rank %d, and got %d", r->name, a->pci,
-                                         best, got);
+                        return xasprintf("nics: %s's accelerator %s has an adapter at rank %d, and got %d", r->name,
+                                         a->pci, best, got);
         }
         return NULL;
 }
@@ -393,9 +419,9 @@ static char *violation(const struct topology *t, const struct config *c, const s
         char *v = NULL;
         struct cpuset all_cpus = {0};
 
-#define FAIL(...)                                  \
-        do {                                       \
-                if (!v)                            \
+#define FAIL(...) \
+        do { \
+                if (!v) \
                         v = xasprintf(__VA_ARGS__); \
         } while (0)
 
@@ -447,8 +473,8 @@ static char *violation(const struct topology *t, const struct config *c, const s
                         FAIL("rule 3: preferred %s with %u nodes", r->name, cpuset_count(&r->nodes));
                 if (r->policy == POLICY_PREFERRED && asked != POLICY_PREFERRED)
                         FAIL("rule 3: %s preferred unasked", r->name);
-                if (asked == POLICY_AUTO && !r->extended && cpuset_count(&accel_nodes) <= 1 && cpuset_count(&r->home) <= 1 &&
-                    cpuset_is_empty(&r->conf->memory_nodes) && r->policy != POLICY_BIND)
+                if (asked == POLICY_AUTO && !r->extended && cpuset_count(&accel_nodes) <= 1 &&
+                    cpuset_count(&r->home) <= 1 && cpuset_is_empty(&r->conf->memory_nodes) && r->policy != POLICY_BIND)
                         FAIL("rule 2: %s fits its home but is not bind", r->name);
                 if (asked == POLICY_AUTO && r->extended && r->policy != POLICY_INTERLEAVE)
                         FAIL("rule 3: extended %s is not interleaved", r->name);
@@ -456,7 +482,6 @@ static char *violation(const struct topology *t, const struct config *c, const s
                         FAIL("rule 4: %s spans nodes but is not interleaved", r->name);
                 if (r->policy == POLICY_INTERLEAVE && cpuset_count(&r->nodes) > 1 && cpuset_count(&cpu_nodes) < 2)
                         FAIL("rule 4: %s interleaves with the CPUs of one node", r->name);
-
 
                 /* Rule 5. */
                 struct cpuset allowed = node_cpus;
@@ -485,8 +510,10 @@ static char *violation(const struct topology *t, const struct config *c, const s
                 /* Rule 9. */
                 bool nvidia = false;
                 for (size_t m = 0; m < r->n_accels; m++)
-                        nvidia = nvidia || (t->accels[r->accels[m]].vendor == 0x10de && t->accels[r->accels[m]].compute);
-                if (replica_visible_devices(c, r->conf) && nvidia != (r->environment && strstr(r->environment, "CUDA_VISIBLE")))
+                        nvidia =
+                                nvidia || (t->accels[r->accels[m]].vendor == 0x10de && t->accels[r->accels[m]].compute);
+                if (replica_visible_devices(c, r->conf) &&
+                    nvidia != (r->environment && strstr(r->environment, "CUDA_VISIBLE")))
                         FAIL("rule 9: %s's CUDA_VISIBLE_DEVICES", r->name);
         }
 
@@ -495,7 +522,8 @@ static char *violation(const struct topology *t, const struct config *c, const s
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < p->n_replicas; i++) {
                         const struct placement *r = &p->replicas[i];
-                        bool homed = r->n_accels > 0 || (r->conf->is_template && (r->conf->per == PER_NODE || c->builtin_default));
+                        bool homed = r->n_accels > 0 ||
+                                     (r->conf->is_template && (r->conf->per == PER_NODE || c->builtin_default));
                         if (homed != (pass == 0))
                                 continue;
                         uint64_t mem = r->memory, k = cpuset_count(&r->nodes), j = 0;
@@ -539,7 +567,8 @@ static char *violation(const struct topology *t, const struct config *c, const s
                 if (share[x] > usable && !spilled[x])
                         FAIL("rule 2: node %d holds %" PRIu64 " > usable %" PRIu64, t->nodes[x].id, share[x], usable);
                 if (share[x] != assigned)
-                        FAIL("node %d assigned %" PRIu64 ", replicas add up to %" PRIu64, t->nodes[x].id, assigned, share[x]);
+                        FAIL("node %d assigned %" PRIu64 ", replicas add up to %" PRIu64, t->nodes[x].id, assigned,
+                             share[x]);
         }
 
         /* Rule 5: cpus = node replicas sharing a node's cores get counts within one of each other. */
@@ -578,7 +607,8 @@ static void random_config(const struct topology *t, struct strbuf *b) {
         if (rnd() % 3 == 0)
                 strbuf_printf(b, "[numaplan]\nheadroom = %u%%\n", (unsigned) (rnd() % 30));
         if (rnd() % 4 == 0 && t->n_nodes && !cpuset_is_empty(&t->nodes[0].cpus))
-                strbuf_printf(b, "%sreserve-cpus = %d\n", b->len ? "" : "[numaplan]\n", cpuset_next(&t->nodes[0].cpus, 0));
+                strbuf_printf(b, "%sreserve-cpus = %d\n", b->len ? "" : "[numaplan]\n",
+                              cpuset_next(&t->nodes[0].cpus, 0));
         for (unsigned i = 0; i < n; i++) {
                 unsigned kind = (unsigned) (rnd() % 6);
                 /* Mostly sizes that fit somewhere, sometimes ones that must be extended or refused. */
@@ -693,7 +723,8 @@ static void examples_memory(void) {
 
         ok(t->hugepage_default_kb == 2048 && t->n_hugepage_sizes == 2 && t->hugepage_sizes_kb[1] == 1048576,
            "the host's huge page sizes: 2 MiB by default, and 1 GiB");
-        struct plan *p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 100G\nhugepages = 64G\n", &err);
+        struct plan *p = plan_text(
+                t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 100G\nhugepages = 64G\n", &err);
         if (ok(p != NULL, "hugepages = 64G of the default size")) {
                 const struct placement *r = replica(p, "a");
                 ok(r->hugepage_kb == 2048 && r->n_hugepages == 1 && r->hugepages[0].node == 0 &&
@@ -705,11 +736,13 @@ static void examples_memory(void) {
         p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = 18:00.0 9a:00.0\nhugepages = 3G:1G\n", &err);
         if (ok(p != NULL, "hugepages = 3G:1G over two nodes")) {
                 const struct placement *r = replica(p, "tp");
-                ok(r->hugepage_kb == 1048576 && r->n_hugepages == 2 && r->hugepages[0].pages == 2 && r->hugepages[1].pages == 1,
+                ok(r->hugepage_kb == 1048576 && r->n_hugepages == 2 && r->hugepages[0].pages == 2 &&
+                           r->hugepages[1].pages == 1,
                    "split evenly, the first node taking the remainder");
         }
         plan_free(p);
-        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 900G\nhugepages = 64G\n", &err);
+        p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 900G\nhugepages = 64G\n",
+                      &err);
         ok(!p && err && strstr(err, "test.conf:5:") && strstr(err, "do not fit node 0 beside its memory"),
            "a pool that does not fit beside the replica: error at the hugepages line");
         if (err)
@@ -728,25 +761,30 @@ static void examples_memory(void) {
 
         model_bytes = UINT64_C(2) << 40;
         p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmemory = 64G\nmodel = /srv/m\n", &err);
-        ok(!p && err && strstr(err, "test.conf:5:") && strstr(err, "its model (2.0 TiB in files) is larger than its node 0"),
+        ok(!p && err && strstr(err, "test.conf:5:") &&
+                   strstr(err, "its model (2.0 TiB in files) is larger than its node 0"),
            "a model larger than its nodes can hold: error at the model line");
         free(err);
         p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmodel = /srv/m\n", &err);
         ok(!p && err && strstr(err, "test.conf:4:"), "sized by its model and too big: the error names the model line");
         free(err);
         model_bytes = UINT64_C(40) << 30;
-        p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmodel = /srv/100%, /srv/$HOME\n", &err);
+        p = plan_text(t, "[replica m]\nunit = m.service\naccelerators = 18:00.0\nmodel = /srv/100%, /srv/$HOME\n",
+                      &err);
         if (ok(p != NULL, "a model that fits")) {
                 _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "m"), MARKER);
-                ok(d && strstr(d, "ExecStartPre=-+\"/usr/sbin/numaplan\" prepare --nodes 0 --nics \"0000:17:00.0\" --nics-env "
+                ok(d && strstr(d, "ExecStartPre=-+\"/usr/sbin/numaplan\" prepare --nodes 0 --nics \"0000:17:00.0\" "
+                                  "--nics-env "
                                   "\"/run/numaplan/nics/%n\" -- \"/srv/100%%\" \"/srv/$$HOME\"\n"),
                    "its drop-in prepares the page cache before the start, specifiers and variables escaped");
                 is_int(replica(p, "m")->memory, UINT64_C(40) << 30, "memory: the model's size");
         }
         plan_free(p);
-        p = plan_text(t, "[numaplan]\nnics = none\n[replica a]\nunit = a.service\naccelerators = 18:00.0\nmodel = /srv/m\n"
-                         "[replica b]\nunit = b.service\naccelerators = 9a:00.0\nmodel = /srv/m\n"
-                         "[replica c]\nunit = c.service\naccelerators = 2a:00.0\nmodel = /srv/m\n", &err);
+        p = plan_text(t,
+                      "[numaplan]\nnics = none\n[replica a]\nunit = a.service\naccelerators = 18:00.0\nmodel = /srv/m\n"
+                      "[replica b]\nunit = b.service\naccelerators = 9a:00.0\nmodel = /srv/m\n"
+                      "[replica c]\nunit = c.service\naccelerators = 2a:00.0\nmodel = /srv/m\n",
+                      &err);
         ok(p && has(WARNING_MODEL_SHARED, "replicas a (node 0) and b (node 1) name the same model /srv/m") &&
                    warnings.n == 1,
            "one model file for replicas on two nodes is said once; on one node it is fine");
@@ -774,12 +812,14 @@ static void examples_side_by_side(void) {
                 ok(has(WARNING_MODEL_SHARED, "model-copies = per-node gives each node its own copy"),
                    "the same model on two nodes: model-shared names the fix");
                 _cleanup_free_ char *d = dropin_render(t, cur, p, b, MARKER);
-                _cleanup_free_ char *threads = xasprintf("NUMAPLAN_NCPUS=%u NUMAPLAN_NCORES=%u\n", b->n_cpus, b->n_cores);
+                _cleanup_free_ char *threads =
+                        xasprintf("NUMAPLAN_NCPUS=%u NUMAPLAN_NCORES=%u\n", b->n_cpus, b->n_cores);
                 ok(b->n_cpus == 2 * b->n_cores && b->n_cores > 0 && strstr(d, threads),
                    "every drop-in exports its CPUs (%u) and physical cores (%u)", b->n_cpus, b->n_cores);
                 ok(strstr(d, "Environment=\"NUMAPLAN_MODEL=/srv/m\"\n") != NULL && !strstr(d, "OMP_"),
                    "the model's path for the command line; no OpenMP unless asked");
-                is_int(plan_node(p, 1)->assigned, UINT64_C(64) << 30, "without copies, only the replica's memory counts");
+                is_int(plan_node(p, 1)->assigned, UINT64_C(64) << 30,
+                       "without copies, only the replica's memory counts");
         }
         plan_free(p);
 
@@ -799,16 +839,18 @@ static void examples_side_by_side(void) {
                    "prepare makes the copy at the start, sized for the node");
                 ok(strstr(d, "EnvironmentFile=-/run/numaplan/models/.env/%n\n") != NULL,
                    "and says in the unit's environment file whether the server reads the copy or the original");
-                _cleanup_free_ char *omp = xasprintf("Environment=OMP_NUM_THREADS=%u OMP_PROC_BIND=close OMP_PLACES=cores\n",
-                                                     b->n_cores);
+                _cleanup_free_ char *omp =
+                        xasprintf("Environment=OMP_NUM_THREADS=%u OMP_PROC_BIND=close OMP_PLACES=cores\n", b->n_cores);
                 ok(strstr(d, omp) != NULL, "openmp = yes: one OpenMP thread a physical core");
         }
         plan_free(p);
 
         /* Four replicas a node (one per GPU) read one copy a node. */
-        p = plan_text(t, "[replicas g]\nunit = g@%i.service\nmemory = 16G\nmodel = /srv/m\nmodel-copies = per-node\n", &err);
+        p = plan_text(t, "[replicas g]\nunit = g@%i.service\nmemory = 16G\nmodel = /srv/m\nmodel-copies = per-node\n",
+                      &err);
         if (ok(p && p->n_replicas == 8, "one replica per accelerator, with copies")) {
-                is_int(plan_node(p, 0)->assigned, (UINT64_C(4) * 16 + 40) << 30, "one copy a node, however many replicas");
+                is_int(plan_node(p, 0)->assigned, (UINT64_C(4) * 16 + 40) << 30,
+                       "one copy a node, however many replicas");
                 const struct placement *g1 = replica(p, "g-1");
                 bool said = false;
                 for (size_t i = 0; i < g1->n_why; i++)
@@ -818,10 +860,12 @@ static void examples_side_by_side(void) {
         plan_free(p);
 
         model_bytes = UINT64_C(200) << 30;
-        p = plan_text(t, "[replicas llama]\nunit = llama@%i.service\nper = node\nmemory = 800G\nmodel = /srv/m\n"
-                         "model-copies = per-node\n",
+        p = plan_text(t,
+                      "[replicas llama]\nunit = llama@%i.service\nper = node\nmemory = 800G\nmodel = /srv/m\n"
+                      "model-copies = per-node\n",
                       &err);
-        ok(!p && err && strstr(err, "test.conf:6:") && strstr(err, "its model's copy (200.0 GiB) does not fit on node 0"),
+        ok(!p && err && strstr(err, "test.conf:6:") &&
+                   strstr(err, "its model's copy (200.0 GiB) does not fit on node 0"),
            "a copy that does not fit beside the replicas: error at the model-copies line");
         if (err)
                 printf("#   %s\n", err);
@@ -844,10 +888,10 @@ static char *nics_of(const struct topology *t, const struct plan *p, const char 
         return b.len ? strbuf_steal(&b) : xstrdup("");
 }
 
-#define is_nics(t, p, name, want, ...)                          \
-        do {                                                    \
+#define is_nics(t, p, name, want, ...) \
+        do { \
                 _cleanup_free_ char *n_ = nics_of(t, p, name); \
-                is_str(n_, want, __VA_ARGS__);                  \
+                is_str(n_, want, __VA_ARGS__); \
         } while (0)
 
 static bool said_why(const struct plan *p, const char *name, const char *text) {
@@ -867,11 +911,15 @@ static void examples_nics(void) {
         if (ok(p && p->n_replicas == 8, "nics-4n-8gpu default: one replica per GPU, nics = auto")) {
                 is_nics(t, p, "inference-0", "0000:14:00.0 PIX", "GPU0: the ConnectX under its own switch, not its VF");
                 is_nics(t, p, "inference-1", "0000:18:00.0 PIX", "GPU1: the other switch's, not GPU0's (PHB)");
-                is_nics(t, p, "inference-2", "0000:46:00.0 PXB", "GPU2: the E810 behind its root port, before the PHB one");
-                is_nics(t, p, "inference-3", "0000:56:00.0 PHB", "GPU3: the one on its host bridge, before the PXB one of GPU2");
+                is_nics(t, p, "inference-2", "0000:46:00.0 PXB",
+                        "GPU2: the E810 behind its root port, before the PHB one");
+                is_nics(t, p, "inference-3", "0000:56:00.0 PHB",
+                        "GPU3: the one on its host bridge, before the PXB one of GPU2");
                 is_nics(t, p, "inference-4", "0000:a2:00.0 NODE", "GPU4: its node's, through another host bridge");
                 is_nics(t, p, "inference-6", "", "GPU6: none from another node");
-                ok(said_why(p, "inference-0", "0000:14:00.0 (ens1f0np0; RDMA mlx5_0): PIX to accelerator 0000:13:00.0, the same PCIe switch"),
+                ok(said_why(p, "inference-0",
+                            "0000:14:00.0 (ens1f0np0; RDMA mlx5_0): PIX to accelerator 0000:13:00.0, the same PCIe "
+                            "switch"),
                    "the why names the adapter, its interface and RDMA device, and the path");
                 ok(has(WARNING_NIC_REMOTE, "replica inference-6 has no network adapter on node 3: the nearest is "
                                            "0000:a2:00.0 (ens7f0np0; RDMA mlx5_3) on node 2 (distance 12)"),
@@ -880,7 +928,8 @@ static void examples_nics(void) {
                 _cleanup_free_ char *d0 = dropin_render(t, cur, p, replica(p, "inference-0"), MARKER),
                                     *d6 = dropin_render(t, cur, p, replica(p, "inference-6"), MARKER);
                 ok(strstr(d0, "EnvironmentFile=-/run/numaplan/nics/%n\n") &&
-                           strstr(d0, " prepare --nodes 0 --nics \"0000:14:00.0\" --nics-env \"/run/numaplan/nics/%n\"\n"),
+                           strstr(d0,
+                                  " prepare --nodes 0 --nics \"0000:14:00.0\" --nics-env \"/run/numaplan/nics/%n\"\n"),
                    "the drop-in hands prepare the adapter by PCI address and reads what it writes");
                 ok(!strstr(d6, "nics"), "a replica without adapters has neither");
         }
@@ -899,7 +948,7 @@ static void examples_nics(void) {
                 const struct placement *r = replica(p, "cpu");
                 _cleanup_free_ char *home = set_str(&r->home), *want = NULL;
                 int h = cpuset_next(&r->home, 0);
-                want = h == 0 ? xstrdup("0000:14:00.0 NODE 0000:18:00.0 NODE")
+                want = h == 0   ? xstrdup("0000:14:00.0 NODE 0000:18:00.0 NODE")
                        : h == 1 ? xstrdup("0000:46:00.0 NODE 0000:56:00.0 NODE")
                        : h == 2 ? xstrdup("0000:a2:00.0 NODE")
                                 : xstrdup("");
@@ -913,11 +962,13 @@ static void examples_nics(void) {
                 ok(said_why(p, "a", "(ib0.8001; RDMA mlx5_2): named in nics =, on node 1, not the replica's"),
                    "the why says it is another node's, as named");
                 _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "a"), MARKER);
-                ok(strstr(d, "--nics \"ib0.8001\" ") != NULL, "the drop-in hands prepare the name, for the start to resolve");
+                ok(strstr(d, "--nics \"ib0.8001\" ") != NULL,
+                   "the drop-in hands prepare the name, for the start to resolve");
         }
         plan_free(p);
         p = plan_text(t, "[replica a]\nunit = a.service\naccelerators = 13:00.0\nnics = ens1f0np0, ens9\n", &err);
-        ok(!p && err && strstr(err, "test.conf:4: replica a: nics names ens9, which no network adapter of this host has") &&
+        ok(!p && err &&
+                   strstr(err, "test.conf:4: replica a: nics names ens9, which no network adapter of this host has") &&
                    strstr(err, "ens1f0np0, ens1f0v0, ens2f0np0, ens5f0, ib0, ib0.8001, ens7f0np0"),
            "an unknown name is an error at its line, listing the host's interfaces");
         if (err)
@@ -926,8 +977,10 @@ static void examples_nics(void) {
         p = plan_text(t, "[numaplan]\nnics = ens9\n[replica a]\nunit = a.service\naccelerators = 13:00.0\n", &err);
         ok(!p && err && strstr(err, "test.conf:2:"), "[numaplan]'s list: an unknown name is an error at its line");
         free(err);
-        p = plan_text(t, "[numaplan]\nnics = none\n[replicas g]\nunit = g@%i.service\n[replica b]\nunit = b.service\n"
-                         "nics = auto\n", &err);
+        p = plan_text(t,
+                      "[numaplan]\nnics = none\n[replicas g]\nunit = g@%i.service\n[replica b]\nunit = b.service\n"
+                      "nics = auto\n",
+                      &err);
         if (ok(p != NULL, "[numaplan] nics = none, a replica's auto")) {
                 is_nics(t, p, "g-0", "", "none for the template's replicas");
                 ok(!has(WARNING_NIC_REMOTE, "g-6"), "and no nic-remote for a replica that asked none");

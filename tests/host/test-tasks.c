@@ -28,10 +28,13 @@ static void readers(void) {
         write_file(d, "sys/fs/cgroup/system.slice/llama.service/cgroup.procs", "100\n200\n");
         write_file(d, "proc/stat", "cpu  1 2 3\nbtime 1700000000\nprocesses 5\n");
         /* Field 22 (start time) is 1000 ticks: 10 s after boot; the name has a blank and parentheses. */
-        write_file(d, "proc/100/stat", "100 (llama (main)) S 1 100 100 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 1000 1 1\n");
+        write_file(d, "proc/100/stat",
+                   "100 (llama (main)) S 1 100 100 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 0 1000 1 1\n");
         write_file(d, "proc/200/stat", "200 (worker) S 100 100 100 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 5000 1 1\n");
-        write_file(d, "proc/100/task/100/status", "Name:\tllama\nCpus_allowed_list:\t8-15,24-31\nMems_allowed_list:\t1\n");
-        write_file(d, "proc/100/task/101/status", "Name:\tllama-io\nCpus_allowed_list:\t0-31\nMems_allowed_list:\t0-1\n");
+        write_file(d, "proc/100/task/100/status",
+                   "Name:\tllama\nCpus_allowed_list:\t8-15,24-31\nMems_allowed_list:\t1\n");
+        write_file(d, "proc/100/task/101/status",
+                   "Name:\tllama-io\nCpus_allowed_list:\t0-31\nMems_allowed_list:\t0-1\n");
         write_file(d, "proc/200/task/200/status", "Name:\tworker\nCpus_allowed_list:\t8-15\nMems_allowed_list:\t1\n");
         write_file(d, "sys/devices/system/node/node1/numastat",
                    "numa_hit 10\nnuma_miss 2\nnuma_foreign 3\ninterleave_hit 0\nlocal_node 9\nother_node 4\n");
@@ -122,7 +125,8 @@ static void subtree(void) {
                         in_order = in_order && t.processes[i].pid == want[i].pid &&
                                    streq(t.cgroups[t.processes[i].cgroup], want[i].cgroup);
                         if (!in_order) {
-                                printf("#   process %zu: got %d in %s\n", i, (int) t.processes[i].pid, t.cgroups[t.processes[i].cgroup]);
+                                printf("#   process %zu: got %d in %s\n", i, (int) t.processes[i].pid,
+                                       t.cgroups[t.processes[i].cgroup]);
                                 break;
                         }
                 }
@@ -133,7 +137,8 @@ static void subtree(void) {
                 bool inner = false;
                 for (size_t i = 0; i < t.n_processes; i++)
                         inner = inner || (t.processes[i].pid == 14 &&
-                                          streq(t.cgroups[t.processes[i].cgroup], "/system.slice/llama.service/libpod-payload-ab12/inner"));
+                                          streq(t.cgroups[t.processes[i].cgroup],
+                                                "/system.slice/llama.service/libpod-payload-ab12/inner"));
                 ok(inner, "the grandchild cgroup's process is found, with its path");
         }
         cgroup_tree_done(&t);
@@ -145,7 +150,8 @@ static void subtree(void) {
         c = NULL;
         ok(cgroup_of_process(root, 15, &c) == -ENOENT, "no cgroup v2 line: not found");
         struct cpuset cpus, mems;
-        ok(cgroup_cpuset(root, "/sys/fs/cgroup", "/system.slice/llama.service/libpod-payload-ab12", &cpus, &mems) == 0 &&
+        ok(cgroup_cpuset(root, "/sys/fs/cgroup", "/system.slice/llama.service/libpod-payload-ab12", &cpus, &mems) ==
+                           0 &&
                    cpuset_count(&cpus) == 2 && cpuset_isset(&mems, 1),
            "a cgroup's effective cpuset");
         ok(cgroup_is_below("/system.slice/a.service/x", "/system.slice/a.service") &&
@@ -166,11 +172,13 @@ static void inspect(void) {
                    streq(cf.cpuset_mems, "1"),
            "a running container's PID and cpuset flags");
         container_facts_done(&cf);
-        ok(container_parse_inspect("{\"Id\":\"" ID "\",\"State\":{\"Running\":false,\"Pid\":0},\"HostConfig\":{}}", &cf) == 0 &&
+        ok(container_parse_inspect("{\"Id\":\"" ID "\",\"State\":{\"Running\":false,\"Pid\":0},\"HostConfig\":{}}",
+                                   &cf) == 0 &&
                    !cf.running && streq(cf.cpuset_cpus, "") && streq(cf.cpuset_mems, ""),
            "a stopped container without cpuset flags");
         container_facts_done(&cf);
-        ok(container_parse_inspect("{\"message\":\"No such container: llama\"}", &cf) == -EBADMSG, "an error answer is no container");
+        ok(container_parse_inspect("{\"message\":\"No such container: llama\"}", &cf) == -EBADMSG,
+           "an error answer is no container");
         container_facts_done(&cf);
         ok(container_parse_inspect("[1,", &cf) == -EBADMSG, "broken JSON is no container");
         container_facts_done(&cf);
@@ -208,7 +216,8 @@ static void held(const char *fixtures) {
         write_file(d, "proc/30/numa_maps", "7f00000000 bind:1 anon=256 N1=256 kernelpagesize_kB=4\n");
         write_file(d, "proc/30/status", "Name:\tx\nVmLck:\t       0 kB\nVmPin:\t       0 kB\n");
         write_file(d, "proc/30/smaps", "7f00000000-7f00100000 rw-p 00000000 00:00 0 \nVmFlags: rd wr lo \n");
-        _cleanup_free_ char *fd = xasprintf("%s/proc/10/fd", d), *l3 = xasprintf("%s/3", fd), *l4 = xasprintf("%s/4", fd);
+        _cleanup_free_ char *fd = xasprintf("%s/proc/10/fd", d), *l3 = xasprintf("%s/3", fd),
+                            *l4 = xasprintf("%s/4", fd);
         if (mkdir(fd, 0755) < 0 || symlink("anon_inode:[io_uring]", l3) < 0 || symlink("anon_inode:[io_uring]", l4) < 0)
                 return (void) ok(false, "links made");
         if (!ok(root_open(d, 0, &root) == 0, "a hand-made root"))
@@ -248,11 +257,13 @@ static void large_smaps(void) {
                 unsigned long long a = 0x7f0000000000ULL + (unsigned long long) i * 0x4000;
                 bool lo = i % 4 == 0;
                 fprintf(s, "%llx-%llx rw-p 00000000 00:00 0 \n", a, a + 0x2000);
-                static const char *const keys[] = {"Size", "KernelPageSize", "MMUPageSize", "Rss", "Pss", "Pss_Dirty",
-                                                   "Shared_Clean", "Shared_Dirty", "Private_Clean", "Private_Dirty",
-                                                   "Referenced", "Anonymous", "KSM", "LazyFree", "AnonHugePages",
-                                                   "ShmemPmdMapped", "FilePmdMapped", "Shared_Hugetlb",
-                                                   "Private_Hugetlb", "Swap", "SwapPss", "Locked"};
+                static const char *const keys[] = {
+                        "Size",          "KernelPageSize", "MMUPageSize",     "Rss",
+                        "Pss",           "Pss_Dirty",      "Shared_Clean",    "Shared_Dirty",
+                        "Private_Clean", "Private_Dirty",  "Referenced",      "Anonymous",
+                        "KSM",           "LazyFree",       "AnonHugePages",   "ShmemPmdMapped",
+                        "FilePmdMapped", "Shared_Hugetlb", "Private_Hugetlb", "Swap",
+                        "SwapPss",       "Locked"};
                 for (size_t k = 0; k < ELEMENTSOF(keys); k++)
                         fprintf(s, "%s:%*u kB\n", keys[k], (int) (24 - strlen(keys[k])), k == 1 || k == 2 ? 4 : 8);
                 fprintf(s, "THPeligible:    0\nVmFlags: rd wr mr mw me ac%s \n", lo ? " lo" : "");
@@ -360,4 +371,3 @@ int main(int argc, char **argv) {
                 held(argv[1]);
         return done_testing();
 }
-

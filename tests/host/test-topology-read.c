@@ -85,7 +85,8 @@ static void test_read(void) {
         write_file(d, "sys/devices/system/node/node0/distance", "10 20 30 40\n");
         write_file(d, "sys/devices/system/node/node1/distance", "20 10 30 40\n");
         t = read_root(d, &r);
-        ok(r == 0 && t && t->nodes[1].distances && t->nodes[1].distances[0] == 20 && has_warning(WARNING_DISTANCE_ROW, ""),
+        ok(r == 0 && t && t->nodes[1].distances && t->nodes[1].distances[0] == 20 &&
+                   has_warning(WARNING_DISTANCE_ROW, ""),
            "one distance per possible node (older kernels): read by node id, with a notice");
         topology_free(t);
         write_file(d, "sys/devices/system/node/node0/distance", "10 20\n");

@@ -79,7 +79,8 @@ static unsigned step; /* shared with a CLONE_VM worker, as numaplan's own memory
 /* One write step for `name`: the fault set for it, if any. 0 to go on (1 when counted), -1 with
  * errno EIO to fail. */
 static int write_step(const char *what, const char *name, int name_len) {
-        unsigned kill_at = step_number("NUMAPLAN_TEST_KILL_AT_STEP"), fail_at = step_number("NUMAPLAN_TEST_FAIL_AT_STEP"),
+        unsigned kill_at = step_number("NUMAPLAN_TEST_KILL_AT_STEP"),
+                 fail_at = step_number("NUMAPLAN_TEST_FAIL_AT_STEP"),
                  stall_at = step_number("NUMAPLAN_TEST_STALL_AT_STEP");
 
         if (!kill_at && !fail_at && !stall_at)

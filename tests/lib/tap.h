@@ -40,11 +40,11 @@ __attribute__((format(printf, 3, 4))) static inline int todo(int cond, const cha
         return cond;
 }
 
-#define is_int(got, want, ...)                                                                        \
-        do {                                                                                          \
-                long long g_ = (long long) (got), w_ = (long long) (want);                           \
-                if (!ok(g_ == w_, __VA_ARGS__))                                                       \
-                        printf("#   got %lld, want %lld\n", g_, w_);                                  \
+#define is_int(got, want, ...) \
+        do { \
+                long long g_ = (long long) (got), w_ = (long long) (want); \
+                if (!ok(g_ == w_, __VA_ARGS__)) \
+                        printf("#   got %lld, want %lld\n", g_, w_); \
         } while (0)
 
 /* A string as diagnostics: on one line, or a line of the diagnostics for each of its lines. */
@@ -61,13 +61,13 @@ static inline void tap_diag(const char *label, const char *s) {
         }
 }
 
-#define is_str(got, want, ...)                                                                        \
-        do {                                                                                          \
-                const char *g_ = (got), *w_ = (want);                                                 \
-                if (!ok(g_ && w_ ? strcmp(g_, w_) == 0 : g_ == w_, __VA_ARGS__)) {                    \
-                        tap_diag("got", g_);                                                          \
-                        tap_diag("want", w_);                                                         \
-                }                                                                                     \
+#define is_str(got, want, ...) \
+        do { \
+                const char *g_ = (got), *w_ = (want); \
+                if (!ok(g_ && w_ ? strcmp(g_, w_) == 0 : g_ == w_, __VA_ARGS__)) { \
+                        tap_diag("got", g_); \
+                        tap_diag("want", w_); \
+                } \
         } while (0)
 
 /* `in` as one line of a TAP description: newlines, tabs and other control characters as C

@@ -85,9 +85,9 @@ static int state_one(const char *p, const struct stat *st, int flag, struct FTW 
         if (ftw->level == 0)
                 return 0;
         strbuf_printf(&b, "%s %s %04o", p + walk.skip,
-                      S_ISDIR(st->st_mode)   ? "dir"
-                      : S_ISREG(st->st_mode) ? "file"
-                      : S_ISLNK(st->st_mode) ? "link"
+                      S_ISDIR(st->st_mode)    ? "dir"
+                      : S_ISREG(st->st_mode)  ? "file"
+                      : S_ISLNK(st->st_mode)  ? "link"
                       : S_ISFIFO(st->st_mode) ? "fifo"
                                               : "other",
                       (unsigned) (st->st_mode & 07777));

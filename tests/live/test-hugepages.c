@@ -14,7 +14,8 @@
 #define HEADER "# numaplan's huge pages: NODE PAGE_KB PAGES OTHERS (others' pages beside them then)\n"
 
 static uint64_t pool_of(const char *d) {
-        _cleanup_free_ char *p = xasprintf("%s/node/node1/hugepages/hugepages-2048kB/nr_hugepages", d), *s = read_whole(p);
+        _cleanup_free_ char *p = xasprintf("%s/node/node1/hugepages/hugepages-2048kB/nr_hugepages", d),
+                            *s = read_whole(p);
         return s ? strtoull(s, NULL, 10) : UINT64_MAX;
 }
 
@@ -52,7 +53,8 @@ int main(void) {
         pool_changes_done(&c);
 
         want.v[0].pages = 30;
-        ok(hugepages_reserve(nodes, record, &want, false, &c) == 0 && c.v[0].after == 130, "a smaller plan shrinks only numaplan's share");
+        ok(hugepages_reserve(nodes, record, &want, false, &c) == 0 && c.v[0].after == 130,
+           "a smaller plan shrinks only numaplan's share");
         pool_changes_done(&c);
 
         write_file(d, "node/node1/hugepages/hugepages-2048kB/nr_hugepages", "200\n"); /* the admin adds 70 */
@@ -88,7 +90,8 @@ int main(void) {
         pool_changes_done(&c);
         _cleanup_free_ char *rec = xasprintf("%s/run/numaplan/hugepages", d);
         unlink(rec);
-        ok(hugepages_reserve(nodes, record, &none, false, &c) == 0 && c.record_gone, "the record deleted: remove says so");
+        ok(hugepages_reserve(nodes, record, &none, false, &c) == 0 && c.record_gone,
+           "the record deleted: remove says so");
         is_int(pool_of(d), 25, "and gives back nothing it cannot know to be its own");
         pool_changes_done(&c);
         _cleanup_free_ char *rundir = xasprintf("%s/run/numaplan", d);

@@ -34,7 +34,7 @@ static const struct irq_change *change_of(const struct irq_changes *c, unsigned 
 
 static enum irq_action action_of(const struct irq_changes *c, unsigned irq) {
         const struct irq_change *q = change_of(c, irq);
-        return q ? q->action : (enum irq_action) -1;
+        return q ? q->action : (enum irq_action) - 1;
 }
 
 static void reading(void) {
@@ -43,7 +43,7 @@ static void reading(void) {
         struct warnings w = {0};
         struct topology t = {0};
         struct pci_device devs[2] = {{.kind = PCI_NIC, .path = xstrdup(DEV)},
-                                      {.kind = PCI_NIC, .path = xstrdup("sys/bus/pci/devices/0000:22:00.0")}};
+                                     {.kind = PCI_NIC, .path = xstrdup("sys/bus/pci/devices/0000:22:00.0")}};
 
         write_file(d, DEV "/msi_irqs/47", "msix\n");
         write_file(d, DEV "/msi_irqs/45", "msix\n");
@@ -67,7 +67,8 @@ static void reading(void) {
            "each with the CPUs it is set to and those that served it");
         ok(q->n == 2 && !q->v[1].has_affinity && !q->v[1].has_effective,
            "a malformed list is unknown, an absent one too");
-        ok(w.n == 1 && w.v[0].code == WARNING_SYSFS_MALFORMED && strstr(w.v[0].message, "/proc/irq/47/smp_affinity_list"),
+        ok(w.n == 1 && w.v[0].code == WARNING_SYSFS_MALFORMED &&
+                   strstr(w.v[0].message, "/proc/irq/47/smp_affinity_list"),
            "and the malformed one is a warning naming it");
         ok(devs[1].irqs.known && devs[1].irqs.n == 0, "irq 0 without msi_irqs/: known, no interrupt");
         root_free(root);

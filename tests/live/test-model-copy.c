@@ -63,7 +63,8 @@ static void hugging_face(const char *d) {
         char *paths[] = {repo, one, NULL};
         is_int(copy(dest, paths, true), COPY_WHOLE, "a dry run");
         _cleanup_free_ char *copied = model_copy_path(dest, repo), *copied_one = model_copy_path(dest, one);
-        ok(access(copied, F_OK) < 0 && st.files == 4 && st.fresh == 0, "copies nothing, says what it would (%u files)", st.files);
+        ok(access(copied, F_OK) < 0 && st.files == 4 && st.fresh == 0, "copies nothing, says what it would (%u files)",
+           st.files);
 
         is_int(copy(dest, paths, false), COPY_WHOLE, "the copy: whole");
         ok(st.files == 4 && st.links == 2 && st.partial == 0, "4 files, 2 links kept");

@@ -77,14 +77,16 @@ static void plan_and_again(void) {
                       streq(c->path, path);
         }
         ok(all, "each created, with the drop-in the core renders, its <unit>.d and its path");
-        ok(changeset_changed(&cs) && changeset_count(&cs, ACTION_CREATED) == 2 && changeset_count(&cs, ACTION_UPDATED) == 0,
+        ok(changeset_changed(&cs) && changeset_count(&cs, ACTION_CREATED) == 2 &&
+                   changeset_count(&cs, ACTION_UPDATED) == 0,
            "changed: two created");
         _cleanup_free_ char *after_plan = tree_state(d, true);
         is_str(after_plan, before, "making it writes nothing");
         is_str(said, "", "and says nothing");
 
         is_int(changeset_commit(&cs), 0, "the commit");
-        _cleanup_free_ char *a = xasprintf("%s/a.service.d/" DROPIN_NAME, units), *b = xasprintf("%s/b@0.service.d/" DROPIN_NAME, units);
+        _cleanup_free_ char *a = xasprintf("%s/a.service.d/" DROPIN_NAME, units),
+                            *b = xasprintf("%s/b@0.service.d/" DROPIN_NAME, units);
         _cleanup_free_ char *got_a = read_whole(a), *got_b = read_whole(b);
         ok(streq_ptr(got_a, find(&cs, "a.service")->new) && streq_ptr(got_b, find(&cs, "b@0.service")->new),
            "puts each drop-in in place");
@@ -133,7 +135,8 @@ static void plan_changes(void) {
         ok(action_of(&cs, "a.service") == ACTION_UPDATED && streq_ptr(find(&cs, "a.service")->old, old_a),
            "a: updated, its old content kept for the report and the undo");
         ok(action_of(&cs, "c.service") == ACTION_CREATED, "c: created");
-        ok(action_of(&cs, "b@0.service") == ACTION_REMOVED && !find(&cs, "b@0.service")->new, "b, no longer planned: removed");
+        ok(action_of(&cs, "b@0.service") == ACTION_REMOVED && !find(&cs, "b@0.service")->new,
+           "b, no longer planned: removed");
         ok(action_of(&cs, "gone.service") == ACTION_REMOVED, "as is any drop-in numaplan wrote for a unit not planned");
         ok(!find(&cs, "x.service"), "an admin's file of the same name is not numaplan's to remove");
         is_int(cs.n, 4, "four changes");
@@ -142,7 +145,8 @@ static void plan_changes(void) {
         ok(strstr(state, "b@0.service.d/10-admin.conf file") && !strstr(state, "b@0.service.d/" DROPIN_NAME),
            "b's drop-in is gone, the admin's file beside it kept");
         ok(!strstr(state, "gone.service.d"), "an emptied <unit>.d is removed");
-        ok(strstr(state, "x.service.d/" DROPIN_NAME " file 0644 '[Service]\\n# the admin's") != NULL, "the admin's drop-in untouched");
+        ok(strstr(state, "x.service.d/" DROPIN_NAME " file 0644 '[Service]\\n# the admin's") != NULL,
+           "the admin's drop-in untouched");
         changeset_done(&cs);
 
         /* Every unit with a drop-in of numaplan's: sorted; not an admin's, not through a link,
@@ -175,8 +179,8 @@ static void plan_changes(void) {
 
         char *named[] = {(char *) "a.service", NULL};
         _cleanup_free_ char *said4 = NULL;
-        ok(for_removal(units, named, &cs, &said4) == 0 && cs.n == 1 && action_of(&cs, "a.service") == ACTION_UNCHANGED &&
-                   !changeset_changed(&cs),
+        ok(for_removal(units, named, &cs, &said4) == 0 && cs.n == 1 &&
+                   action_of(&cs, "a.service") == ACTION_UNCHANGED && !changeset_changed(&cs),
            "removing a unit without a drop-in: unchanged");
         changeset_done(&cs);
         _cleanup_free_ char *said5 = NULL;
@@ -198,7 +202,8 @@ static void foreign(void) {
         _cleanup_free_ char *path = xasprintf("%s/a.service.d/" DROPIN_NAME, d);
         ok(for_plan(d, &sp, &cs, &said) == 0 && action_of(&cs, "a.service") == ACTION_UPDATED,
            "apply: a drop-in of another's is updated");
-        _cleanup_free_ char *warned = xasprintf("numaplan: warning: %s was not written by numaplan; it will be replaced\n", path);
+        _cleanup_free_ char *warned =
+                xasprintf("numaplan: warning: %s was not written by numaplan; it will be replaced\n", path);
         is_str(said, warned, "with a warning naming it");
         changeset_done(&cs);
 
@@ -283,7 +288,8 @@ static const struct intruder intruders[] = {
         {"a FIFO", make_fifo, -EBADFD, "a.service.d/" DROPIN_NAME, "is a FIFO, a device or a socket"},
         {"a socket", make_socket, -EBADFD, "a.service.d/" DROPIN_NAME, "is a FIFO, a device or a socket"},
         {"a file for <unit>.d", make_file_dir, -ENOTDIR, "a.service.d", "is not where a drop-in can be"},
-        {"a directory for the drop-in", make_dropin_dir, -EISDIR, "a.service.d/" DROPIN_NAME, "is not where a drop-in can be"},
+        {"a directory for the drop-in", make_dropin_dir, -EISDIR, "a.service.d/" DROPIN_NAME,
+         "is not where a drop-in can be"},
         {"an admin's file past the most numaplan writes", make_big, -EFBIG, "a.service.d/" DROPIN_NAME,
          "is larger than any drop-in numaplan writes, and not numaplan's"},
 };
@@ -311,7 +317,8 @@ static void refused(void) {
 
                 char *named[] = {(char *) "a.service", NULL};
                 _cleanup_free_ char *said2 = NULL;
-                ok(for_removal(d, named, &cs, &said2) == 0 && cs.n == 1 && action_of(&cs, "a.service") == ACTION_UNCHANGED,
+                ok(for_removal(d, named, &cs, &said2) == 0 && cs.n == 1 &&
+                           action_of(&cs, "a.service") == ACTION_UNCHANGED,
                    "remove, %s: unchanged", x->what);
                 ok(startswith(said2, "numaplan: warning: ") && strstr(said2, x->why) && strstr(said2, "left alone"),
                    "left alone, with a warning");
@@ -333,8 +340,8 @@ static void irqbalance(void) {
         struct changeset cs;
 
         small_plan_make(&sp, conf1);
-        ok(for_plan(units, &sp, &cs, &said) == 0 && changeset_put(&cs, "irqbalance.service",
-                                                                  xstrdup("# Generated by numaplan\n[Service]\n")) == 0,
+        ok(for_plan(units, &sp, &cs, &said) == 0 &&
+                   changeset_put(&cs, "irqbalance.service", xstrdup("# Generated by numaplan\n[Service]\n")) == 0,
            "irqbalance's drop-in put into the plan's set");
         const struct change *c = find(&cs, "irqbalance.service");
         ok(c && c->action == ACTION_CREATED && c->helper && !find(&cs, "a.service")->helper,
@@ -429,7 +436,8 @@ static void oversized_ours(void) {
         changeset_done(&cs);
 
         _cleanup_strv_free_ char **ours = changeset_our_units(d);
-        ok(ours && ours[0] && streq(ours[0], "a.service") && ours[1] && streq(ours[1], "irqbalance.service") && !ours[2],
+        ok(ours && ours[0] && streq(ours[0], "a.service") && ours[1] && streq(ours[1], "irqbalance.service") &&
+                   !ours[2],
            "both are numaplan's");
         ok(for_removal(d, NULL, &cs, &said2) == 0 && action_of(&cs, "irqbalance.service") == ACTION_REMOVED &&
                    action_of(&cs, "a.service") == ACTION_REMOVED,
@@ -444,10 +452,10 @@ static void oversized_ours(void) {
         /* Past what the commit keeps a copy of: never numaplan's size, said and left. */
         _cleanup_free_ char *huge = big_text(DROPIN_HEADER "\n", 25U << 20);
         write_file(d, "irqbalance.service.d/" DROPIN_NAME, huge);
-        ok(for_removal(d, NULL, &cs, &said3) == 0 && !find(&cs, "irqbalance.service"), "a numaplan file past 24 MiB: left");
-        _cleanup_free_ char *warned = xasprintf("numaplan: warning: %s/irqbalance.service.d/" DROPIN_NAME
-                                                " is numaplan's, but past the 24 MiB",
-                                                d);
+        ok(for_removal(d, NULL, &cs, &said3) == 0 && !find(&cs, "irqbalance.service"),
+           "a numaplan file past 24 MiB: left");
+        _cleanup_free_ char *warned = xasprintf(
+                "numaplan: warning: %s/irqbalance.service.d/" DROPIN_NAME " is numaplan's, but past the 24 MiB", d);
         ok(startswith(said3, warned) && strstr(said3, "left alone"), "with a warning naming it");
         if (!startswith(said3, warned))
                 tap_diag("said", said3);

@@ -125,17 +125,20 @@ static unsigned killed(const char *d) {
                 steps = n;
                 bool journal = has_journal(units);
                 ok(journal == (n >= FIRST_JOURNALED_STEP) && changeset_interrupted(units) == journal,
-                   "killed at step %u: %s", n, journal ? "the journal is there, and interrupted says so" : "no journal yet");
+                   "killed at step %u: %s", n,
+                   journal ? "the journal is there, and interrupted says so" : "no journal yet");
 
                 if (journal) {
                         /* The recovery killed at its first step (finishing a change, or the journal's
                          * unlink): the journal stays, for the next recovery. */
-                        is_int(recover_in_child(units, 1), CHILD_KILLED, "killed at step %u, the recovery killed too", n);
+                        is_int(recover_in_child(units, 1), CHILD_KILLED, "killed at step %u, the recovery killed too",
+                               n);
                         ok(has_journal(units), "the journal is still there");
                 }
                 r = recover_in_child(units, 0);
                 _cleanup_free_ char *s = state(units);
-                is_int(r, journal ? 1 : 0, "killed at step %u: the recovery has %s", n, journal ? "something to finish" : "nothing to finish");
+                is_int(r, journal ? 1 : 0, "killed at step %u: the recovery has %s", n,
+                       journal ? "something to finish" : "nothing to finish");
                 const char *want = journal ? new_state : old_state;
                 /* Killed between making c.service.d and staging c's drop-in in it, the directory
                  * stays, empty: recovery cannot tell it from an admin's. */
@@ -177,13 +180,15 @@ static void failed(const char *d, unsigned steps) {
                 }
                 is_int(r, -EIO, "failed at step %u: -EIO", n);
                 if (n < steps) {
-                        if (!ok(streq(s, old_state), "failed at step %u: every file as it was, no journal, no temporary (got %s)",
-                                n, which(s)))
+                        if (!ok(streq(s, old_state),
+                                "failed at step %u: every file as it was, no journal, no temporary (got %s)", n,
+                                which(s)))
                                 tap_diag("got", s);
                         ok(strstr(said, "nothing changed: every drop-in is as it was") != NULL, "and it says so");
                         continue;
                 }
-                ok(has_journal(units) && strstr(said, "every drop-in is in place") && strstr(said, "run numaplan apply again"),
+                ok(has_journal(units) && strstr(said, "every drop-in is in place") &&
+                           strstr(said, "run numaplan apply again"),
                    "failed at the journal's unlink: every drop-in in place, the journal left, and it says what to do");
                 is_int(recover_in_child(units, 0), 1, "the next recovery finishes it");
                 _cleanup_free_ char *after = state(units);
@@ -203,8 +208,8 @@ static void killed_while_undoing(const char *d, unsigned steps) {
                         int r = commit_in_child(units, &plan2, k, f);
                         if (r != CHILD_KILLED) {
                                 _cleanup_free_ char *s = state(units);
-                                ok(r == -EIO && streq(s, old_state), "failed at step %u, its undo done by step %u: the old plan",
-                                   f, k - 1);
+                                ok(r == -EIO && streq(s, old_state),
+                                   "failed at step %u, its undo done by step %u: the old plan", f, k - 1);
                                 break;
                         }
                         _cleanup_free_ char *mode = journal_mode(units);
@@ -214,7 +219,8 @@ static void killed_while_undoing(const char *d, unsigned steps) {
                         int rr = recover_in_child(units, 0);
                         _cleanup_free_ char *s = state(units);
                         const char *want = back ? old_state : new_state;
-                        if (!ok(rr == 1 && streq(s, want), "failed at step %u, killed at %u: the journal says %s, recovered to %s", f, k,
+                        if (!ok(rr == 1 && streq(s, want),
+                                "failed at step %u, killed at %u: the journal says %s, recovered to %s", f, k,
                                 strempty(mode), which(s)))
                                 tap_diag("got", s);
                 }
@@ -256,7 +262,8 @@ static void journal_changes(const char *units, json_object *changes, const char 
 /* The journal as the kill at the first rename leaves it: every change, before any is made. */
 static void journal_content(const char *d) {
         _cleanup_free_ char *units = old_units(d);
-        _cleanup_free_ char *a = xasprintf("%s/a.service.d/" DROPIN_NAME, units), *b = xasprintf("%s/b@0.service.d/" DROPIN_NAME, units);
+        _cleanup_free_ char *a = xasprintf("%s/a.service.d/" DROPIN_NAME, units),
+                            *b = xasprintf("%s/b@0.service.d/" DROPIN_NAME, units);
         _cleanup_free_ char *old_a = read_whole(a), *old_b = read_whole(b);
 
         is_int(commit_in_child(units, &plan2, FIRST_JOURNALED_STEP, 0), CHILD_KILLED, "killed at the first rename");
@@ -305,7 +312,8 @@ static void stale(const char *d) {
         ok(!changeset_interrupted(units), "temporaries alone are no interrupted commit");
         is_int(recover(units, &said), 0, "recovery without a journal: nothing to finish");
         _cleanup_free_ char *s = state(units);
-        ok(!strstr(s, "/.#") && !strstr(s, "z.service.d") && strstr(s, "y.service.d/10-admin.conf") && strstr(s, "a.service.d/" DROPIN_NAME),
+        ok(!strstr(s, "/.#") && !strstr(s, "z.service.d") && strstr(s, "y.service.d/10-admin.conf") &&
+                   strstr(s, "a.service.d/" DROPIN_NAME),
            "the staged temporaries are gone, with the <unit>.d one alone kept; other files stay");
         ok(!strstr(s, ".#" CHANGESET_JOURNAL) && strstr(s, ".#someone-elses file"),
            "a journal's temporary is gone, a file of that look of someone else's is not");
@@ -324,7 +332,8 @@ static void hostile(const char *d) {
         write_file(units, CHANGESET_JOURNAL, "{\"version\": 1, \"mode\": \"forw");
         _cleanup_free_ char *said1 = NULL;
         is_int(recover(units, &said1), -EBADMSG, "a journal that is not JSON: -EBADMSG");
-        ok(strstr(said1, "is not a journal numaplan can read: check the drop-ins, then delete it") != NULL, "saying what to do");
+        ok(strstr(said1, "is not a journal numaplan can read: check the drop-ins, then delete it") != NULL,
+           "saying what to do");
         ok(changeset_interrupted(units), "it is left, and the directory still interrupted");
 
         /* Names that would steer the recovery out of the unit directory, beside one good change. */
@@ -335,21 +344,26 @@ static void hostile(const char *d) {
                    "{\"version\": 1, \"mode\": \"forward\", \"changes\": ["
                    "{\"dir\": \"../outside\", \"staged\": \".#staged\", \"old\": null, \"made_dir\": false},"
                    "{\"dir\": \".\", \"staged\": null, \"old\": null, \"made_dir\": false},"
-                   "{\"dir\": \"b@0.service.d\", \"staged\": \"../../outside/.#staged\", \"old\": null, \"made_dir\": false},"
+                   "{\"dir\": \"b@0.service.d\", \"staged\": \"../../outside/.#staged\", \"old\": null, \"made_dir\": "
+                   "false},"
                    "{\"staged\": null},"
-                   "{\"dir\": \"a.service.d\", \"staged\": \".#" DROPIN_NAME ".Gd12Ok\", \"old\": null, \"made_dir\": false}]}");
+                   "{\"dir\": \"a.service.d\", \"staged\": \".#" DROPIN_NAME
+                   ".Gd12Ok\", \"old\": null, \"made_dir\": false}]}");
         _cleanup_free_ char *said2 = NULL;
         is_int(recover(units, &said2), -EIO, "a journal naming paths outside: -EIO");
         ok(strstr(said2, "could not be finished (4 changes left)") != NULL, "each refused, counted");
         _cleanup_free_ char *theirs = xasprintf("%s/outside/" DROPIN_NAME, d), *t = read_whole(theirs),
-                            *staged = xasprintf("%s/outside/.#staged", d), *b = xasprintf("%s/b@0.service.d/" DROPIN_NAME, units);
-        ok(streq_ptr(t, "theirs\n") && access(staged, F_OK) == 0 && access(b, F_OK) == 0, "nothing outside touched, b's drop-in kept");
+                            *staged = xasprintf("%s/outside/.#staged", d),
+                            *b = xasprintf("%s/b@0.service.d/" DROPIN_NAME, units);
+        ok(streq_ptr(t, "theirs\n") && access(staged, F_OK) == 0 && access(b, F_OK) == 0,
+           "nothing outside touched, b's drop-in kept");
         _cleanup_free_ char *a = xasprintf("%s/a.service.d/" DROPIN_NAME, units), *got_a = read_whole(a);
         is_str(got_a, "finished\n", "the good change is finished all the same");
         ok(changeset_interrupted(units), "the journal stays for the admin");
 
         /* The journal as a link, or a FIFO: not read. */
-        _cleanup_free_ char *journal = xasprintf("%s/" CHANGESET_JOURNAL, units), *target = xasprintf("%s/outside/j", d);
+        _cleanup_free_ char *journal = xasprintf("%s/" CHANGESET_JOURNAL, units),
+                            *target = xasprintf("%s/outside/j", d);
         write_file(d, "outside/j", "{\"version\": 1, \"mode\": \"forward\", \"changes\": []}");
         unlink(journal);
         if (symlink(target, journal) < 0)
@@ -371,10 +385,12 @@ static void hostile(const char *d) {
                 abort();
         write_file(units, CHANGESET_JOURNAL,
                    "{\"version\": 1, \"mode\": \"forward\", \"changes\": ["
-                   "{\"dir\": \"c.service.d\", \"staged\": \".#" DROPIN_NAME ".Hj34Kl\", \"old\": null, \"made_dir\": true}]}");
+                   "{\"dir\": \"c.service.d\", \"staged\": \".#" DROPIN_NAME
+                   ".Hj34Kl\", \"old\": null, \"made_dir\": true}]}");
         _cleanup_free_ char *said5 = NULL;
         is_int(recover(units, &said5), -EIO, "a <unit>.d that became a link: not finished");
-        _cleanup_free_ char *moved = xasprintf("%s/outside2/" DROPIN_NAME, d), *kept = xasprintf("%s/outside2/.#" DROPIN_NAME ".Hj34Kl", d);
+        _cleanup_free_ char *moved = xasprintf("%s/outside2/" DROPIN_NAME, d),
+                            *kept = xasprintf("%s/outside2/.#" DROPIN_NAME ".Hj34Kl", d);
         ok(access(moved, F_OK) != 0 && access(kept, F_OK) == 0, "nothing renamed through it");
         ok(strstr(said5, "cannot finish") && strstr(said5, "c.service.d"), "naming it");
         unlink(journal);
@@ -473,8 +489,8 @@ static void fresh(const char *d) {
                 int r = run_child(fresh_run, &j, NULL);
                 _cleanup_free_ char *s = state(units);
                 if (r != CHILD_KILLED) {
-                        ok(r == 0 && streq(s, want), "fresh: with no step %u it completes, as the journaled commit does",
-                           n);
+                        ok(r == 0 && streq(s, want),
+                           "fresh: with no step %u it completes, as the journaled commit does", n);
                         break;
                 }
                 ok(!has_journal(units) && all_whole(units, journaled),
