@@ -7,6 +7,7 @@
 #include "cli/prepare-checks.h"
 #include "cli/verbs.h"
 #include "core/memory-place.h"
+#include "core/sysfs-parse.h"
 #include "host/root.h"
 #include "host/topology-read.h"
 #include "host/unit-user.h"
@@ -106,6 +107,25 @@ static bool drop_forbidden(struct root *root, struct cpuset *nodes) {
         if (dropped)
                 log_warning("--nodes: %s", dropped);
         return !cpuset_is_empty(nodes);
+}
+
+int prepare_nodes_free(const struct globals *g, const struct cpuset *nodes, uint64_t *ret) {
+        _cleanup_root_ struct root *root = NULL;
+        uint64_t sum = 0;
+        int r = root_open(g->sysfs_root, 0, &root);
+        CPUSET_FOREACH(n, nodes) {
+                _cleanup_free_ char *path = xasprintf("sys/devices/system/node/node%d/meminfo", n), *text = NULL;
+                uint64_t v = 0;
+                if (r >= 0)
+                        r = root_read_file(root, path, &text, NULL);
+                if (r >= 0)
+                        r = meminfo_get(text, "MemFree", &v);
+                sum += v;
+        }
+        if (r < 0)
+                return r;
+        *ret = sum;
+        return 0;
 }
 
 int prepare_nodes(const struct globals *g, const char *value, struct cpuset *ret) {

@@ -34,6 +34,21 @@ static json_object *hugepages_json(const struct placement *pl) {
         return o;
 }
 
+/* Its accelerators in the order of its visible devices, each rank's node and CPUs: what the drop-in
+ * says in NUMAPLAN_RANK_NODES and NUMAPLAN_RANK_CPUS. */
+static json_object *ranks_json(const struct topology *t, const struct placement *pl) {
+        json_object *a = json_object_new_array();
+        for (size_t k = 0; k < pl->n_ranks; k++) {
+                const struct placement_rank *r = &pl->ranks[k];
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "accelerator", json_object_new_string(t->accels[r->accel].pci));
+                json_object_object_add(o, "node", r->node >= 0 ? json_object_new_int(r->node) : NULL);
+                json_object_object_add(o, "cpus", json_cpuset(&r->cpus));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
 /* The interface a replica's adapter is named by: the one its list names, else its first. */
 static const char *nic_iface(const struct topology *t, const struct placement_nic *pn) {
         return pn->named ? pn->named : t->nics[pn->nic].iface;
@@ -94,6 +109,7 @@ static json_object *plan_to_json(const struct inputs *in) {
                 json_object_object_add(r, "hugepages", hugepages_json(pl));
                 json_object_object_add(r, "container", pl->container ? json_object_new_string(pl->container) : NULL);
                 json_object_object_add(r, "nics", nics_json(in->topology, pl));
+                json_object_object_add(r, "ranks", ranks_json(in->topology, pl));
                 json_object *why = json_object_new_array();
                 for (size_t j = 0; j < pl->n_why; j++)
                         json_object_array_add(why, json_object_new_string(pl->why[j]));

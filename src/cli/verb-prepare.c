@@ -20,12 +20,13 @@
 #include "live/migrate.h"
 #include "live/copy-place.h"
 #include "live/model-copy.h"
+#include "host/model-files.h"
 #include "host/unit-user.h"
 #include "systemd/journal.h"
 
 struct prepare_args {
         const char *nodes, *copy_to, *copy_size, *env_file, *nics, *nics_env;
-        bool dry_run;
+        bool dry_run, spread;
 };
 
 static const struct verb_option options[] = {
@@ -43,6 +44,9 @@ static const struct verb_option options[] = {
                    "(nics =): write the variables naming them to its servers"),
         VERB_VALUE("nics-env", 0, struct prepare_args, nics_env, "FILE",
                    "with --nics: the environment file to write them into"),
+        VERB_FLAG("spread", 0, struct prepare_args, spread,
+                  "spread the page cache evenly over LIST, page by page, and read in\n"
+                  "what is not cached when the model fits their free memory"),
         VERB_FLAG("dry-run", 0, struct prepare_args, dry_run,
                   "only say where the cached pages are, or what would be copied"),
         {},
@@ -128,6 +132,66 @@ static int copy(const struct prepare_args *a, const struct cpuset *nodes, char *
         return EXIT_OK;
 }
 
+/* --spread: the pages not cached yet are read in too when the model fits what the nodes have free,
+ * so that each rank finds its share cached on its node, not read in wherever the first reader runs. */
+static bool fits_free(const struct globals *g, const struct cpuset *nodes, char **paths) {
+        uint64_t size = 0, in_pages = 0, free_bytes = 0;
+        _cleanup_free_ char *bad = NULL;
+        const char *what = NULL;
+        if (model_files_size(paths, &size, &in_pages, &bad, &what) < 0 || prepare_nodes_free(g, nodes, &free_bytes) < 0)
+                return false; /* said by the walk below, or unknown: nothing read in */
+        char need[FORMAT_BYTES_MAX], have[FORMAT_BYTES_MAX];
+        format_bytes(need, sizeof(need), size);
+        format_bytes(have, sizeof(have), free_bytes);
+        if (size > free_bytes)
+                log_notice("the model (%s) is more than its nodes have free (%s): what is not cached is left for the "
+                           "server's reads",
+                           need, have);
+        return size <= free_bytes;
+}
+
+/* One line: what was cached and where, what moved or was read in, and what did not. */
+static void report(const struct prepare_args *a, const struct migrate_stats *st, int r, unsigned failed, double t,
+                   const char *unit) {
+        if (r < 0) {
+                log_warning("the page cache of the model is left where it is: %s", strerror(-r));
+                if (unit)
+                        journal_event(JOURNAL_PREPARE, LOG_WARNING, unit, "failed", NULL,
+                                      "%s: the page cache of the model is left where it is: %s", unit, strerror(-r));
+                return;
+        }
+        char cached[FORMAT_BYTES_MAX];
+        _cleanup_free_ char *what = moved_summary(st, t);
+        format_bytes(cached, sizeof(cached), st->resident * st->page_size);
+        _cleanup_free_ char *read_in = st->read_in ? xasprintf("%" PRIu64 " pages read in, ", st->read_in) : NULL;
+        _cleanup_free_ char *line = xasprintf(
+                "model page cache: %s cached, %s%" PRIu64 " of %" PRIu64 " pages %s node%s %s already; %s%s", cached,
+                strempty(read_in), st->on_plan, st->resident, a->spread ? "in their even share over" : "on",
+                strpbrk(a->nodes, ",-") ? "s" : "", a->nodes, a->dry_run ? "(dry run) would have " : "", what);
+        bool partial = failed || migrate_failed(st), sent = false;
+        if (unit) {
+                char *fields[] = {
+                        xasprintf("NUMAPLAN_NODES=%s", a->nodes),
+                        xasprintf("NUMAPLAN_PAGES=%" PRIu64, st->resident),
+                        xasprintf("NUMAPLAN_PAGES_MOVED=%" PRIu64, migrate_moved(st)),
+                        xasprintf("NUMAPLAN_PAGES_NOT_MOVED=%" PRIu64, migrate_failed(st)),
+                        NULL,
+                };
+                sent = journal_event(JOURNAL_PREPARE, partial ? LOG_WARNING : LOG_INFO, unit,
+                                     partial ? "partial" : "ok", fields, "%s: %s", unit, line);
+                for (size_t k = 0; k < ELEMENTSOF(fields); k++)
+                        free(fields[k]);
+        }
+        if (!sent)
+                log_notice("%s", line);
+        if (st->failed[EACCES])
+                log_warning("%" PRIu64 " of the cached pages are mapped by other running processes (another replica "
+                            "on another node?) and stay where they are",
+                            st->failed[EACCES]);
+        if (failed)
+                log_warning("%u file%s could not be prepared (said above)", failed, failed > 1 ? "s" : "");
+}
+
 static int run(const void *args, int argc, char **argv, const struct globals *g) {
         const struct prepare_args *a = args;
         struct cpuset nodes;
@@ -164,44 +228,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 free(st);
                 return EXIT_OK; /* said; the start goes on */
         }
-        int r = migrate_files(argv, &nodes, a->dry_run, st, &failed);
-        double t = moved_now() - t0;
-        if (r < 0) {
-                log_warning("the page cache of the model is left where it is: %s", strerror(-r));
-                if (unit)
-                        journal_event(JOURNAL_PREPARE, LOG_WARNING, unit, "failed", NULL,
-                                      "%s: the page cache of the model is left where it is: %s", unit, strerror(-r));
-        } else {
-                char cached[FORMAT_BYTES_MAX];
-                _cleanup_free_ char *what = moved_summary(st, t);
-                format_bytes(cached, sizeof(cached), st->resident * st->page_size);
-                _cleanup_free_ char *line = xasprintf(
-                        "model page cache: %s cached, %" PRIu64 " of %" PRIu64 " pages on node%s %s already; %s%s",
-                        cached, st->on_plan, st->resident, cpuset_count(&nodes) > 1 ? "s" : "", a->nodes,
-                        a->dry_run ? "(dry run) would have " : "", what);
-                bool partial = failed || migrate_failed(st), sent = false;
-                if (unit) {
-                        char *fields[] = {
-                                xasprintf("NUMAPLAN_NODES=%s", a->nodes),
-                                xasprintf("NUMAPLAN_PAGES=%" PRIu64, st->resident),
-                                xasprintf("NUMAPLAN_PAGES_MOVED=%" PRIu64, migrate_moved(st)),
-                                xasprintf("NUMAPLAN_PAGES_NOT_MOVED=%" PRIu64, migrate_failed(st)),
-                                NULL,
-                        };
-                        sent = journal_event(JOURNAL_PREPARE, partial ? LOG_WARNING : LOG_INFO, unit,
-                                             partial ? "partial" : "ok", fields, "%s: %s", unit, line);
-                        for (size_t k = 0; k < ELEMENTSOF(fields); k++)
-                                free(fields[k]);
-                }
-                if (!sent)
-                        log_notice("%s", line);
-                if (st->failed[EACCES])
-                        log_warning("%" PRIu64 " of the cached pages are mapped by other running processes (another "
-                                    "replica on another node?) and stay where they are",
-                                    st->failed[EACCES]);
-                if (failed)
-                        log_warning("%u file%s could not be prepared (said above)", failed, failed > 1 ? "s" : "");
-        }
+        struct move_how how = {.dry = a->dry_run, .spread = a->spread};
+        how.read_in = a->spread && !a->dry_run && fits_free(g, &nodes, argv);
+        int r = migrate_files(argv, &nodes, &how, st, &failed);
+        report(a, st, r, failed, moved_now() - t0, unit);
         free(st);
         return EXIT_OK;
 }
@@ -214,14 +244,17 @@ const struct verb verb_prepare = {
         .args_size = sizeof(struct prepare_args),
         .max_args = -1,
         .run = run,
-        .usage = "numaplan prepare --nodes LIST [--copy-to DIR --copy-size SIZE [--env-file FILE]] [--nics LIST "
-                 "--nics-env FILE] [--dry-run] [--] PATH...",
+        .usage = "numaplan prepare --nodes LIST [--spread] [--copy-to DIR --copy-size SIZE [--env-file FILE]] [--nics "
+                 "LIST --nics-env FILE] [--dry-run] [--] PATH...",
         .description = "Move the page cache of the files (and of every file under the directories) that sits\n"
                        "off the nodes in LIST onto them, page by page; pages not cached are left for the\n"
                        "server's own reads. The drop-in of a replica with model = runs this as root before the\n"
                        "server starts; for a unit with User= or DynamicUser= ($USER) it opens the files as that\n"
                        "user. Below a directory it follows only links that stay inside the model's tree. Says\n"
                        "what moved; exits 0 even when pages could not move, 2 for bad usage.\n"
+                       "With --spread (a replica whose accelerators sit on several nodes), the cached pages\n"
+                       "are spread evenly over LIST instead, and, when the model fits the nodes' free memory,\n"
+                       "those not cached are read in first, interleaved over them.\n"
                        "With --copy-to, the server gets the whole copy or the original, never part of one;\n"
                        "a copy directory that is a link, another mount or another user's tmpfs is refused.\n"
                        "With --nics (the drop-in of a replica given network adapters by nics =), first, as\n"

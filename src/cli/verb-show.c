@@ -62,6 +62,66 @@ static json_object *sockets_json(const struct topology *t, const struct node *n)
         return a;
 }
 
+/* What told numaplan a kind apart: each sysfs attribute (below a CPU's directory, or Intel's PMU
+ * file) and its value as the kernel writes it. */
+static json_object *kind_source_json(const struct cpu_kinds *k, const struct cpu_kind *x) {
+        json_object *o = json_object_new_object();
+        char midr[32];
+        if (x->by & KIND_BY_MIDR) {
+                snprintf(midr, sizeof(midr), "0x%016" PRIx64, x->midr);
+                json_object_object_add(o, "regs/identification/midr_el1", json_object_new_string(midr));
+        }
+        if (x->by & KIND_BY_CAPACITY)
+                json_object_object_add(o, "cpu_capacity", json_uint64(x->capacity));
+        if (x->by & KIND_BY_MAX_FREQ)
+                json_object_object_add(o, "cpufreq/cpuinfo_max_freq", json_uint64(x->max_khz));
+        if (x->by & KIND_BY_BASE_FREQ)
+                json_object_object_add(o, k->base_from_cppc ? "acpi_cppc/nominal_freq" : "cpufreq/base_frequency",
+                                       json_uint64(k->base_from_cppc ? x->base_khz / 1000 : x->base_khz));
+        if (x->by & KIND_BY_CORE_TYPE) {
+                static const char *const pmu[] = {[CORE_TYPE_LOWPOWER] = "/sys/devices/cpu_lowpower/cpus",
+                                                  [CORE_TYPE_ATOM] = "/sys/devices/cpu_atom/cpus",
+                                                  [CORE_TYPE_CORE] = "/sys/devices/cpu_core/cpus"};
+                json_object_object_add(o, pmu[x->core_type], json_object_new_boolean(true));
+        }
+        return o;
+}
+
+/* A node's share of each CPU kind, most capable first (or in hwloc's order, unranked). */
+static json_object *node_kinds_json(const struct topology *t, const struct node *n) {
+        json_object *a = json_object_new_array();
+        const char *ranked = kinds_ranking_to_string(t->kinds.ranked_by);
+        for (size_t i = 0; i < t->kinds.n; i++) {
+                struct cpuset part = t->kinds.v[i].cpus;
+                cpuset_and(&part, &n->cpus);
+                if (cpuset_is_empty(&part))
+                        continue;
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "cpus", json_cpuset(&part));
+                json_object_object_add(o, "kind", json_object_new_int((int) i));
+                json_object_object_add(o, "ranked_by", t->kinds.n > 1 ? json_string_or_null(ranked) : NULL);
+                json_object_object_add(o, "source", kind_source_json(&t->kinds, &t->kinds.v[i]));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+/* The node's part of each L3 cache: an L3 across nodes is listed on each. */
+static json_object *node_l3_json(const struct topology *t, const struct node *n) {
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; i < t->n_l3; i++) {
+                struct cpuset part = t->l3[i].cpus;
+                cpuset_and(&part, &n->cpus);
+                if (cpuset_is_empty(&part))
+                        continue;
+                json_object *o = json_object_new_object();
+                json_object_object_add(o, "cpus", json_cpuset(&part));
+                json_object_object_add(o, "size_bytes", t->l3[i].size_bytes ? json_uint64(t->l3[i].size_bytes) : NULL);
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
 /* ids: every node's id, in the order of t->nodes (the keys of each node's distances). */
 static json_object *node_json(const struct topology *t, const struct node *n, const int *ids) {
         json_object *o = json_object_new_object();
@@ -87,6 +147,8 @@ static json_object *node_json(const struct topology *t, const struct node *n, co
         }
         json_object_object_add(o, "hugepages", hp);
         node_memory_json(&n->memory, o);
+        json_object_object_add(o, "cpu_kinds", node_kinds_json(t, n));
+        json_object_object_add(o, "l3", node_l3_json(t, n));
         return o;
 }
 
@@ -391,6 +453,74 @@ static void print_nodes(const struct topology *t, bool verbose) {
         table_print(tab, stdout, NULL);
         if (!verbose)
                 print_empty_nodes(t);
+}
+
+/* "midr_el1 0x00000000410fd851, cpu_capacity 997": what told a kind apart, in words. */
+static char *kind_source_text(const struct cpu_kinds *k, const struct cpu_kind *x) {
+        struct strbuf b = {0};
+        if (x->by & KIND_BY_MIDR)
+                strbuf_printf(&b, ", midr_el1 0x%016" PRIx64, x->midr);
+        if (x->by & KIND_BY_CAPACITY)
+                strbuf_printf(&b, ", cpu_capacity %" PRIu64, x->capacity);
+        if (x->by & KIND_BY_MAX_FREQ)
+                strbuf_printf(&b, ", cpuinfo_max_freq %" PRIu64 " kHz", x->max_khz);
+        if (x->by & KIND_BY_BASE_FREQ)
+                strbuf_printf(&b,
+                              k->base_from_cppc ? ", nominal_freq %" PRIu64 " MHz" : ", base_frequency %" PRIu64 " kHz",
+                              k->base_from_cppc ? x->base_khz / 1000 : x->base_khz);
+        if (x->by & KIND_BY_CORE_TYPE)
+                strbuf_printf(&b, ", %s PMU", core_type_to_string(x->core_type));
+        char *s = xstrdup(b.len ? b.s + 2 : "-");
+        strbuf_done(&b);
+        return s;
+}
+
+/* Each node's CPU kinds, where the host has several, and its L3 caches. */
+static void print_kinds(const struct topology *t, bool verbose) {
+        static const char *const kh[] = {">node", ">kind", "cpus", "told by"}, *const lh[] = {">node", "cpus", ">size"};
+        _cleanup_table_ struct table *kinds = table_new(kh, ELEMENTSOF(kh)), *l3 = table_new(lh, ELEMENTSOF(lh));
+        size_t l3_rows = 0;
+        for (size_t i = 0; i < t->n_nodes; i++) {
+                const struct node *n = &t->nodes[i];
+                for (size_t k = 0; t->kinds.n > 1 && k < t->kinds.n && node_listed(n, verbose); k++) {
+                        struct cpuset part = t->kinds.v[k].cpus;
+                        cpuset_and(&part, &n->cpus);
+                        _cleanup_free_ char *cpus = cpuset_format(&part),
+                                            *src = kind_source_text(&t->kinds, &t->kinds.v[k]);
+                        if (!*cpus)
+                                continue;
+                        table_addf(kinds, "%d", n->id);
+                        table_addf(kinds, "%zu", k);
+                        table_add(kinds, cpus);
+                        table_add(kinds, src);
+                }
+                for (size_t k = 0; k < t->n_l3 && node_listed(n, verbose); k++) {
+                        struct cpuset part = t->l3[k].cpus;
+                        cpuset_and(&part, &n->cpus);
+                        _cleanup_free_ char *cpus = cpuset_format(&part);
+                        char size[FORMAT_BYTES_MAX];
+                        if (!*cpus)
+                                continue;
+                        format_bytes(size, sizeof(size), t->l3[k].size_bytes);
+                        table_addf(l3, "%d", n->id);
+                        table_add(l3, cpus);
+                        table_add(l3, t->l3[k].size_bytes ? size : "-");
+                        l3_rows++;
+                }
+        }
+        const char *by = kinds_ranking_to_string(t->kinds.ranked_by);
+        if (t->kinds.n > 1) {
+                if (by)
+                        printf("\nCPU kinds, most capable first (as hwloc ranks them, by %s):\n", by);
+                else
+                        printf("\nCPU kinds, unranked (hwloc cannot rank them: nothing tells each apart), in hwloc's "
+                               "order:\n");
+                table_print(kinds, stdout, "  ");
+        }
+        if (l3_rows) {
+                printf("\nL3 caches:\n");
+                table_print(l3, stdout, "  ");
+        }
 }
 
 /* Up to 16 nodes the table fits a terminal and is read at a glance (an 8-socket host with sub-NUMA
@@ -739,7 +869,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
         /* --json holds everything, the matrix too; the matrix alone needs neither tuning nor
          * interrupts. */
         int r = inputs_host(
-                g, INPUTS_NAMES | INPUTS_DEVICES | (a->matrix && !a->json ? 0 : INPUTS_TUNING | INPUTS_IRQS), c, &in);
+                g,
+                INPUTS_NAMES | INPUTS_DEVICES |
+                        (a->matrix && !a->json ? 0 : INPUTS_TUNING | INPUTS_IRQS | INPUTS_CPU_KINDS | INPUTS_L3),
+                c, &in);
         if (r == EXIT_ENV)
                 return r;
 
@@ -758,6 +891,7 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 print_matrix(t, &f);
         else {
                 print_nodes(t, verbose);
+                print_kinds(t, verbose);
                 print_distances(t, verbose);
                 print_settings(t);
                 host_tuning_print(t->tuning);

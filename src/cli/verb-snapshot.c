@@ -155,7 +155,10 @@ static int run(const void *args, int argc, char **argv, const struct globals *g)
                 return EXIT_ENV;
 
         /* Everything show reads, warnings included, so that the replay shows the same. */
-        r = inputs_host(g, INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES | INPUTS_TUNING | INPUTS_IRQS, NULL, &in);
+        r = inputs_host(g,
+                        INPUTS_RECORD | INPUTS_NAMES | INPUTS_DEVICES | INPUTS_TUNING | INPUTS_IRQS | INPUTS_CPU_KINDS |
+                                INPUTS_L3,
+                        NULL, &in);
         if (r != EXIT_OK)
                 return r;
         r = streq(output, "-") ? write_tar(STDOUT_FILENO, in.root) : write_snapshot_file(output, in.root);

@@ -16,6 +16,7 @@
 #include "core/placement.h"
 #include "core/numa-maps.h"
 #include "core/observed.h"
+#include "core/rank-locality.h"
 #include "core/verify-checks.h"
 #include "host/numastat.h"
 #include "stage/inputs.h"
@@ -127,6 +128,35 @@ static json_object *file_json(const struct file_pages *f) {
         return o;
 }
 
+/* Each process that drives one of its accelerators, and where its pages are. */
+static json_object *ranks_json(const struct rank_facts *rf) {
+        json_object *a = json_object_new_array();
+        uint64_t *anon = xmalloc0(NUMA_NODES_MAX * sizeof(*anon));
+        for (size_t i = 0; i < rf->n; i++) {
+                const struct rank_process *p = &rf->v[i];
+                const struct page_tally *t = p->pages;
+                json_object *o = json_object_new_object(), *pages = json_object_new_object();
+                rank_anonymous(p, anon);
+                json_object_object_add(o, "pid", json_object_new_int(p->pid));
+                json_object_object_add(o, "comm", json_object_new_string(p->comm));
+                json_object_object_add(o, "accelerator", json_object_new_string(p->pci));
+                json_object_object_add(o, "rank", json_uint64(p->rank));
+                json_object_object_add(o, "node", p->node >= 0 ? json_object_new_int(p->node) : NULL);
+                json_object_object_add(pages, "anon", json_by_node(t->anon, NUMA_NODES_MAX));
+                json_object_object_add(pages, "huge", json_by_node(t->huge, NUMA_NODES_MAX));
+                json_object_object_add(pages, "file", json_by_node(t->file, NUMA_NODES_MAX));
+                json_object_object_add(pages, "locked", json_by_node(t->locked, NUMA_NODES_MAX));
+                json_object_object_add(pages, "pinned", json_by_node(t->pin_mapped, NUMA_NODES_MAX));
+                json_object_object_add(pages, "on_node",
+                                       json_uint64(p->node >= 0 && p->node < NUMA_NODES_MAX ? anon[p->node] : 0));
+                json_object_object_add(pages, "total", json_uint64(page_tally_sum(anon)));
+                json_object_object_add(o, "pages", pages);
+                json_object_array_add(a, o);
+        }
+        free(anon);
+        return a;
+}
+
 static json_object *report_json(const struct unit_report *reports, size_t n) {
         json_object *o = json_object_new_object(), *units = json_object_new_array();
         bool all = true;
@@ -188,6 +218,7 @@ static json_object *report_json(const struct unit_report *reports, size_t n) {
                 json_object_object_add(uo, "numastat_change", stat);
                 json_object_object_add(uo, "processes", processes_json(&u->tasks));
                 json_object_object_add(uo, "container", container_json(&u->container));
+                json_object_object_add(uo, "ranks", ranks_json(&u->ranks));
                 json_object_array_add(units, uo);
                 all = all && u->ok;
         }
@@ -272,7 +303,8 @@ static void print_table(const struct unit_report *reports, size_t n) {
                 table_print(t, stdout, "  ");
                 for (unsigned c = 0; c < N_CHECKS; c++)
                         if (u->checks[c].detail &&
-                            (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY || c == CHECK_IRQ_LOCALITY))
+                            (!u->checks[c].ok || c == CHECK_MEMORY_LOCALITY || c == CHECK_IRQ_LOCALITY ||
+                             (c == CHECK_RANK_LOCALITY && u->ranks.n)))
                                 printf("  %s: %s\n", check_name(c), u->checks[c].detail);
                 print_shared(&u->pages);
                 _cleanup_free_ char *held = held_report(&u->pages);
@@ -341,6 +373,7 @@ static int write_metrics(const char *path, const struct inputs *in, const struct
                         .nodes = &reports[i].pl->nodes,
                         .cpus = &reports[i].pl->cpus,
                         .min_local_bp = reports[i].pl->min_local_bp,
+                        .ranks = &reports[i].ranks,
                 };
         if (metrics_write_file(path, &run, units, success ? n : 0) < 0)
                 r = EXIT_ENV;

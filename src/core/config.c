@@ -459,6 +459,16 @@ static int value_memory_tiers(struct parse_ctx *ctx, const char *key, const char
         return 1;
 }
 
+static int value_cpu_kinds(struct parse_ctx *ctx, const char *key, const char *value, void *dst) {
+        if (streq(value, "all"))
+                *(enum cpu_kinds_mode *) dst = CPU_KINDS_ALL;
+        else if (streq(value, "best"))
+                *(enum cpu_kinds_mode *) dst = CPU_KINDS_BEST;
+        else
+                return fail(ctx, "bad %s '%s': expected all or best", key, value);
+        return 1;
+}
+
 /* What each parser's field owns, freed by config_free(): NULL for a field that owns nothing. */
 static void free_string(void *p) {
         free(*(char **) p);
@@ -481,6 +491,7 @@ static void free_paths(void *p) {
 #define free_cpus NULL
 #define free_hugepages NULL
 #define free_memory_tiers NULL
+#define free_cpu_kinds NULL
 #define free_unit free_string
 #define free_url free_string
 #define free_container free_string

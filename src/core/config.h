@@ -21,6 +21,9 @@ enum per { PER_ACCELERATOR, PER_NODE };
 enum accel_mode { ACCEL_NONE, ACCEL_LIST, ACCEL_COUNT };
 enum model_copies { MODEL_COPIES_NONE, MODEL_COPIES_PER_NODE };
 enum nics_mode { NICS_AUTO, NICS_NONE, NICS_LIST };
+/* cpu-kinds = all | best: a replica's CPUs of every kind of core, or of its nodes' most capable
+ * kind only (core/cpu-kinds.h). */
+enum cpu_kinds_mode { CPU_KINDS_ALL, CPU_KINDS_BEST };
 /* memory-tiers = local[+cxl][+hbm]: the slower or special memory a replica may use besides its
  * nodes' DRAM. Bits; 0 is local. */
 enum { TIERS_CXL = 1u << 0, TIERS_HBM = 1u << 1 };
@@ -43,11 +46,13 @@ struct nics_choice {
         X(ACCELERATOR_NODES, "accelerator-nodes", overrides, overrides, "none") \
         X(NICS, "nics", nics, nics, "auto") \
         X(IRQ_AFFINITY, "irq-affinity", boolean, irq_affinity, "no") \
-        X(MEMORY_TIERS, "memory-tiers", memory_tiers, memory_tiers, "local")
+        X(MEMORY_TIERS, "memory-tiers", memory_tiers, memory_tiers, "local") \
+        X(CPU_KINDS, "cpu-kinds", cpu_kinds, cpu_kinds, "all")
 
 /* The keys of [replica NAME] and [replicas NAME]: X(ID, name, sections, parser, field of struct
  * replica_conf, default). A NULL default leaves the key unset: required (unit), taken from
- * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics, irq-affinity, memory-tiers), or derived
+ * [numaplan] (policy, visible-devices, min-local, warmup-timeout, nics, irq-affinity, memory-tiers,
+ * cpu-kinds), or derived
  * (memory). */
 #define REPLICA_KEYS(X) \
         X(UNIT, "unit", IN_BOTH, unit, unit, NULL) \
@@ -69,7 +74,8 @@ struct nics_choice {
         X(OPENMP, "openmp", IN_BOTH, boolean, openmp, "no") \
         X(NICS, "nics", IN_BOTH, nics, nics, NULL) \
         X(IRQ_AFFINITY, "irq-affinity", IN_BOTH, boolean, irq_affinity, NULL) \
-        X(MEMORY_TIERS, "memory-tiers", IN_BOTH, memory_tiers, memory_tiers, NULL)
+        X(MEMORY_TIERS, "memory-tiers", IN_BOTH, memory_tiers, memory_tiers, NULL) \
+        X(CPU_KINDS, "cpu-kinds", IN_BOTH, cpu_kinds, cpu_kinds, NULL)
 
 enum { IN_REPLICA = 1 << 0, IN_TEMPLATE = 1 << 1, IN_BOTH = IN_REPLICA | IN_TEMPLATE };
 
@@ -117,6 +123,7 @@ struct replica_conf {
         struct nics_choice nics;
         bool irq_affinity;     /* apply steers its devices' interrupts to its CPUs */
         unsigned memory_tiers; /* TIERS_* */
+        enum cpu_kinds_mode cpu_kinds;
 };
 
 struct accel_override {
@@ -144,6 +151,8 @@ struct config {
         struct nics_choice nics; /* every replica's, unless its section says otherwise */
         bool irq_affinity;
         unsigned memory_tiers; /* TIERS_*, every replica's unless its section says otherwise */
+        /* every replica's cpu-kinds, unless its section says otherwise */
+        enum cpu_kinds_mode cpu_kinds;
 
         struct replica_conf *replicas; /* in file order */
         size_t n_replicas;
@@ -225,6 +234,13 @@ static inline unsigned replica_memory_tiers(const struct config *c, const struct
 static inline struct where replica_memory_tiers_where(const struct config *c, const struct replica_conf *r) {
         return replica_has(r, REPLICA_MEMORY_TIERS) ? r->key_at[REPLICA_MEMORY_TIERS]
                                                     : c->key_at[NUMAPLAN_MEMORY_TIERS];
+}
+static inline enum cpu_kinds_mode replica_cpu_kinds(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_CPU_KINDS) ? r->cpu_kinds : c->cpu_kinds;
+}
+/* The line that set a replica's cpu-kinds: its own, else [numaplan]'s (NULL file: the default). */
+static inline struct where replica_cpu_kinds_where(const struct config *c, const struct replica_conf *r) {
+        return replica_has(r, REPLICA_CPU_KINDS) ? r->key_at[REPLICA_CPU_KINDS] : c->key_at[NUMAPLAN_CPU_KINDS];
 }
 /* "local", "local+cxl", "local+hbm" or "local+cxl+hbm". */
 const char *memory_tiers_to_string(unsigned tiers);

@@ -3,7 +3,9 @@
 
 #include "basic/escape.h"
 #include "basic/util.h"
+#include "core/cpu-split.h"
 #include "core/dropin.h"
+#include "core/ranks.h"
 
 /* "accelerator 0000:3b:00.0 on node 1", "accelerators A, B on nodes 0-1", "CPU-only on node 0";
  * an accelerator without a node is said to be one, as show and the warnings say it. */
@@ -127,7 +129,12 @@ static void prepare_command(struct strbuf *b, const struct placement *pl, const 
          * journal, never a failed start. */
         strbuf_append(b, "ExecStartPre=-+");
         command_word(b, env->exe, true);
-        strbuf_printf(b, " prepare --nodes %s", nodes);
+        /* Ranks on several nodes each read their share of the model: spread it evenly over them. */
+        struct cpuset spread = ranks_nodes(pl);
+        cpuset_and(&spread, &pl->nodes);
+        bool spreads = pl->conf->models && !pl->copies && cpuset_count(&spread) > 1;
+        _cleanup_free_ char *over = spreads ? cpuset_format(&spread) : NULL;
+        strbuf_printf(b, " prepare --nodes %s%s", spreads ? over : nodes, spreads ? " --spread" : "");
         if (pl->copies) {
                 _cleanup_free_ char *dir = xasprintf("%s/%s", env->models, pl->copies),
                                     *envdir = xasprintf("%s" MODEL_ENV_DIR, env->models);
@@ -148,6 +155,15 @@ static void prepare_command(struct strbuf *b, const struct placement *pl, const 
         for (char **m = pl->conf->models; m && *m; m++)
                 command_word(b, *m, false);
         strbuf_append(b, "\n");
+}
+
+/* A replica of several accelerators runs a worker a device: each one's node and CPUs, in the order
+ * its engine numbers the devices (core/ranks.h), for the worker to bind itself to. */
+static void rank_environment(struct strbuf *b, const struct placement *pl) {
+        if (pl->n_ranks < 2)
+                return;
+        _cleanup_free_ char *nodes = ranks_nodes_text(pl), *cpus = ranks_cpus_text(pl);
+        strbuf_join(b, "Environment=NUMAPLAN_RANK_NODES=", nodes, " NUMAPLAN_RANK_CPUS=", cpus, "\n");
 }
 
 /* The first line of every drop-in apply writes: whose it is, and from which files. */
@@ -183,6 +199,8 @@ char *dropin_render(const struct topology *t, const struct config *c, const stru
          * and the servers' thread counts (llama-server --threads ${NUMAPLAN_NCORES}). */
         strbuf_join(&b, "Environment=NUMAPLAN_CPUS=", cpus, " NUMAPLAN_MEMS=", nodes, " NUMAPLAN_NCPUS=", ncpus,
                     " NUMAPLAN_NCORES=", ncores, "\n");
+        cpu_kinds_best_environment(&b, t, &pl->cpus); /* for engines that pin their hot threads */
+        rank_environment(&b, pl);
         if (pl->conf->openmp) /* one thread a physical core, each kept on its own */
                 strbuf_join(&b, "Environment=OMP_NUM_THREADS=", ncores, " OMP_PROC_BIND=close OMP_PLACES=cores\n");
         _cleanup_free_ char *model = dropin_model_path(pl, env);

@@ -54,6 +54,61 @@ size_t migrate_select(const struct migrate_batch *b, const struct cpuset *planne
         return k;
 }
 
+/* The nodes of `planned` in order, and each one's share of `resident` pages: an even split, the
+ * remainder to those from `first` on. Returns how many nodes. */
+static unsigned spread_quotas(const struct cpuset *planned, uint64_t resident, unsigned first, int *ids,
+                              uint64_t *quota) {
+        unsigned k = 0;
+        CPUSET_FOREACH(c, planned)
+                if (k < MIGRATE_NODES_MAX)
+                        ids[k++] = c;
+        for (unsigned j = 0; j < k; j++)
+                quota[j] = resident / k + ((j + k - first % k) % k < resident % k);
+        return k;
+}
+
+size_t migrate_select_spread(const struct migrate_batch *b, const struct cpuset *planned, unsigned *next_target,
+                             struct migrate_stats *st, size_t *pick, int *to) {
+        _cleanup_free_ int *ids = xmalloc0(MIGRATE_NODES_MAX * sizeof(int));
+        _cleanup_free_ uint64_t *quota = xmalloc0(MIGRATE_NODES_MAX * sizeof(uint64_t)),
+                                *held = xmalloc0(MIGRATE_NODES_MAX * sizeof(uint64_t));
+        uint64_t resident = 0;
+        size_t k = 0;
+
+        for (size_t i = 0; i < b->n; i++)
+                resident += b->status[i] >= 0;
+        unsigned n = spread_quotas(planned, resident, *next_target, ids, quota);
+        if (n == 0)
+                return 0;
+        *next_target += (unsigned) (resident % n);
+        for (size_t i = 0; i < b->n; i++) {
+                int node = b->status[i];
+                if (node < 0)
+                        continue; /* not present */
+                st->resident += b->weight;
+                unsigned j = 0;
+                while (j < n && ids[j] != node)
+                        j++;
+                if (j < n && held[j] < quota[j]) {
+                        held[j]++;
+                        st->on_plan += b->weight;
+                } else
+                        pick[k++] = i;
+        }
+        /* The nodes short of their share, in turn, take what is picked. */
+        unsigned j = 0;
+        for (size_t m = 0; m < k; m++) {
+                while (held[j] >= quota[j])
+                        j = (j + 1) % n;
+                held[j]++;
+                to[m] = ids[j];
+                j = (j + 1) % n;
+        }
+        if (k > 1)
+                group_by_target(planned, pick, to, k);
+        return k;
+}
+
 void migrate_account(const int *from, const int *to, const int *status_after, size_t n, uint64_t weight,
                      struct migrate_stats *st) {
         for (size_t i = 0; i < n; i++) {

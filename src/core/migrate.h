@@ -32,6 +32,7 @@ struct migrate_stats {
         uint64_t failed[MIGRATE_ERRNO_MAX];     /* pages that did not move, by errno */
         uint64_t pinned;                        /* pages that did not move because something holds them */
         uint64_t kept;                          /* off the plan, left for the others that map them */
+        uint64_t read_in;                       /* files' pages not cached, read in to be placed */
         uint64_t page_size;                     /* of a base page, in bytes */
 };
 
@@ -49,6 +50,12 @@ struct migrate_batch {
  * saw into `st`. */
 size_t migrate_select(const struct migrate_batch *b, const struct cpuset *planned, unsigned *next_target,
                       struct migrate_stats *st, size_t *pick, int *to);
+/* The same for pages to spread evenly over `planned` (a model that ranks on several nodes read):
+ * each planned node keeps up to its share of the batch's resident pages (an even split, the
+ * remainder to the nodes from *next_target on), the others and those off the plan are picked for
+ * the nodes short of their share, in turn. Counts the pages kept as on the plan. */
+size_t migrate_select_spread(const struct migrate_batch *b, const struct cpuset *planned, unsigned *next_target,
+                             struct migrate_stats *st, size_t *pick, int *to);
 /* After the kernel moved the picked pages (status as move_pages(2) returns it: the node each
  * page is on now, or -errno, or MIGRATE_STATUS_PINNED), counts what moved and what failed and
  * why. */

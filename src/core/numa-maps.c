@@ -7,6 +7,7 @@
  * stack, huge, and key=value counts; Nx= are pages resident on node x. */
 
 #include <ctype.h>
+#include <inttypes.h>
 
 #include "core/numa-maps.h"
 #include "basic/util.h"
@@ -485,4 +486,15 @@ int numa_maps_mappings(const char *numa_maps, const struct cpuset *planned, stru
         *ret = x.v;
         *ret_n = x.n;
         return 0;
+}
+
+void page_counts_text(struct strbuf *b, const uint64_t *v, const char *none) {
+        bool first = true;
+        for (int n = 0; n < NUMA_NODES_MAX; n++)
+                if (v[n]) {
+                        strbuf_printf(b, "%snode %d: %" PRIu64, first ? "" : ", ", n, v[n]);
+                        first = false;
+                }
+        if (first)
+                strbuf_append(b, none);
 }

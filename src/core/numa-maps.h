@@ -12,6 +12,8 @@
 #include "core/held-pages.h"
 #include "core/proc-maps.h"
 
+struct strbuf;
+
 #define NUMA_NODES_MAX 1024
 
 struct node_pages {
@@ -150,3 +152,6 @@ uint64_t page_tally_on(const uint64_t *by_node, const struct cpuset *nodes);
 /* The replica's own pages, all and on `nodes`: what memory-locality judges. */
 uint64_t page_tally_own_sum(const struct page_tally *t);
 uint64_t page_tally_own_on(const struct page_tally *t, const struct cpuset *nodes);
+/* "node 0: 2010, node 1: 38": each node's count of `v` (NUMA_NODES_MAX of them) that is not 0,
+ * or `none` when all are. */
+void page_counts_text(struct strbuf *b, const uint64_t *v, const char *none);

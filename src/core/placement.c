@@ -28,6 +28,7 @@ struct plan *plan_free(struct plan *p) {
                 free(p->replicas[i].warmup_url);
                 free(p->replicas[i].copies);
                 free(p->replicas[i].nics);
+                free(p->replicas[i].ranks);
                 strv_free_n(p->replicas[i].why, p->replicas[i].n_why);
         }
         free(p->replicas);

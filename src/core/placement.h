@@ -45,6 +45,10 @@ struct placement {
         bool irq_affinity; /* apply steers its devices' interrupts to `cpus` (core/irqs.h) */
 
         unsigned n_cpus, n_cores; /* in `cpus`, SMT siblings one core */
+        /* Its accelerators as its engine numbers them (core/ranks.h): one rank each, in the order of
+         * its visible devices, with the node it runs on and its share of `cpus`. */
+        struct placement_rank *ranks;
+        size_t n_ranks;
         /* model-copies = per-node: the copies of its model it reads, in "node1" (or "nodes0-1") under
          * numaplan's runtime directory's models/, which holds `copies_bytes` for all the replicas
          * there; NULL without. */
@@ -57,6 +61,14 @@ struct placement {
         struct placement_nic *nics;
         size_t n_nics;
         char *const *nic_names; /* nics = LIST: the configuration's names, all of them */
+};
+
+/* One accelerator of a replica and the worker process (a rank) that drives it: tensor-parallel
+ * engines run one per device, each best placed on its device's node. */
+struct placement_rank {
+        size_t accel;       /* index into topology.accels */
+        int node;           /* the node it is planned on: its accelerator's, -1 while none is known */
+        struct cpuset cpus; /* its share of the replica's CPUs on that node */
 };
 
 /* A network adapter given to a replica (nics =), and why. */

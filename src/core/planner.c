@@ -12,9 +12,11 @@
 #include <stdarg.h>
 
 #include "basic/util.h"
+#include "core/cpu-split.h"
 #include "core/memory-place.h"
 #include "core/planner-nics.h"
 #include "core/planner.h"
+#include "core/ranks.h"
 #include "core/unit-name.h"
 
 /* What the planner works with, from the host and the configuration to the plan it fills. */
@@ -379,6 +381,17 @@ static void find_home(struct planning *pn, struct placement *pl) {
         }
 }
 
+/* Each accelerator's rank on the node find_home() homed it on: its own, or the nearest with CPUs
+ * for one on a memory-only node; -1 for one without a node (core/ranks.h places it later). */
+static void find_rank_nodes(struct planning *pn, struct placement *pl) {
+        _cleanup_free_ int *node_of = xmalloc0((pl->n_accels + 1) * sizeof(int));
+        for (size_t j = 0; j < pl->n_accels; j++) {
+                int n = pn->t->accels[pl->accels[j]].numa_node, i = n >= 0 ? node_index(pn, n) : -1;
+                node_of[j] = i < 0 ? -1 : local_node(pn, (size_t) i) ? n : nearest_with_cpus(pn, n);
+        }
+        ranks_init(pl, node_of);
+}
+
 /* Rule 1 for CPU-only replicas: the node with CPUs with the most usable memory left, then the
  * fewest replicas, then the lowest id. */
 static int roomiest_node(const struct planning *pn) {
@@ -399,9 +412,70 @@ static int roomiest_node(const struct planning *pn) {
 
 /* ---- 3. memory ---- */
 
+/* How much of a bound replica's memory each node of its set takes first: its ranks' share there
+ * (each rank allocates on its own node, the nearest to its CPUs), else its home's, else the first
+ * node's. weight[] is by node id, over `set`; returns their sum. */
+static unsigned bind_weights(const struct placement *pl, const struct cpuset *set, unsigned *weight) {
+        unsigned total = 0;
+        CPUSET_FOREACH(n, set)
+                total += weight[n] = ranks_on(pl, n);
+        CPUSET_FOREACH(n, set)
+                if (total == 0 && cpuset_isset(&pl->home, n))
+                        total += weight[n] = 1;
+        if (total == 0)
+                total = weight[cpuset_next(set, 0)] = 1;
+        return total;
+}
+
+/* The node of `set` with room left nearest a weighted one (then the lower id); -1 when none. */
+static int nearest_with_room(const struct planning *pn, const struct cpuset *set, const unsigned *weight) {
+        int best = -1, best_d = 0;
+        CPUSET_FOREACH(n, set) {
+                int d = -1;
+                if (free_on(pn, n) == 0)
+                        continue;
+                CPUSET_FOREACH(w, set)
+                        if (weight[w]) {
+                                int dd = topology_distance(pn->t, w, n);
+                                d = d < 0 || dd < d ? dd : d;
+                        }
+                if (best < 0 || d < best_d) {
+                        best = n;
+                        best_d = d;
+                }
+        }
+        return best;
+}
+
+/* Books bound memory as the kernel places it: a page comes from the allowed node nearest the CPU
+ * that asks for it (set_mempolicy(2)), so each node takes its weight's share, and what a full node
+ * cannot hold goes to the nearest node with room. The caller made sure the set holds it all. */
+static void book_bind(struct planning *pn, const struct placement *pl, const struct cpuset *set, uint64_t mem) {
+        _cleanup_free_ unsigned *weight = xmalloc0(CPUSET_MAX * sizeof(unsigned));
+        unsigned total = bind_weights(pl, set, weight), before = 0;
+        uint64_t excess = 0;
+        CPUSET_FOREACH(n, set) {
+                if (!weight[n])
+                        continue;
+                /* Cumulative shares: they add up to `mem` exactly, whatever the rounding. */
+                uint64_t lo = (uint64_t) ((unsigned __int128) mem * before / total);
+                before += weight[n];
+                uint64_t share = (uint64_t) ((unsigned __int128) mem * before / total) - lo,
+                         take = share < free_on(pn, n) ? share : free_on(pn, n);
+                pn->assigned[node_index(pn, n)] += take;
+                excess += share - take;
+        }
+        for (int n; excess > 0 && (n = nearest_with_room(pn, set, weight)) >= 0;) {
+                uint64_t take = excess < free_on(pn, n) ? excess : free_on(pn, n);
+                pn->assigned[node_index(pn, n)] += take;
+                excess -= take;
+        }
+}
+
 /* Whether `mem` fits `set` under `policy`; with `commit`, books it the way the kernel fills
- * memory: bind from the lowest node up, interleave evenly, preferred on its one node. */
-static bool fits(struct planning *pn, const struct cpuset *set, enum policy policy, uint64_t mem, bool commit) {
+ * memory: bound near each rank (book_bind()), interleaved evenly, preferred on its one node. */
+static bool fits(struct planning *pn, const struct placement *pl, const struct cpuset *set, enum policy policy,
+                 uint64_t mem, bool commit) {
         unsigned k = cpuset_count(set);
         if (k == 0)
                 return false;
@@ -422,12 +496,7 @@ static bool fits(struct planning *pn, const struct cpuset *set, enum policy poli
                 left -= left < free_on(pn, n) ? left : free_on(pn, n);
         if (left > 0 || !commit)
                 return left == 0;
-        left = mem;
-        CPUSET_FOREACH(n, set) {
-                uint64_t take = left < free_on(pn, n) ? left : free_on(pn, n);
-                pn->assigned[node_index(pn, n)] += take;
-                left -= take;
-        }
+        book_bind(pn, pl, set, mem);
         return true;
 }
 
@@ -634,7 +703,7 @@ static int place_preferred(struct planning *pn, struct placement *pl, const stru
                             pl->name, nodes);
         _cleanup_free_ char *need = format_size(mem), *room = describe_room(pn, set);
         struct cpuset bad = memory_forbidden_nodes(pn->t);
-        if (!cpuset_is_empty(&bad) && !fits(pn, set, POLICY_PREFERRED, mem, false)) {
+        if (!cpuset_is_empty(&bad) && !fits(pn, pl, set, POLICY_PREFERRED, mem, false)) {
                 /* The kernel spills by distance, and GPU memory may well be the nearest. */
                 _cleanup_free_ char *b = cpuset_format(&bad);
                 return fail(pn, replica_where(pl->conf, REPLICA_POLICY),
@@ -643,7 +712,7 @@ static int place_preferred(struct planning *pn, struct placement *pl, const stru
                             "use policy = bind or auto, or less memory",
                             pl->name, need, nodes, room, b);
         }
-        if (!fits(pn, set, POLICY_PREFERRED, mem, true)) {
+        if (!fits(pn, pl, set, POLICY_PREFERRED, mem, true)) {
                 /* Counted there in full, and the kernel takes the rest from the nearest nodes. */
                 pn->assigned[node_index(pn, cpuset_next(set, 0))] += mem;
                 warnings_add(pn->w, WARNING_PREFERRED_SPILLS, pl->name,
@@ -657,8 +726,8 @@ static int place_preferred(struct planning *pn, struct placement *pl, const stru
         return 0;
 }
 
-/* Rule 3: a replica that does not fit its nodes extends to the nearest, interleaved across them
- * unless bind was asked. */
+/* Rule 3: a replica that does not fit its nodes extends to the nearest, bound across them unless
+ * interleave was asked. */
 static int extend_to_fit(struct planning *pn, struct placement *pl, struct cpuset *set, enum policy asked,
                          enum policy *mode) {
         const struct replica_conf *r = pl->conf;
@@ -667,12 +736,10 @@ static int extend_to_fit(struct planning *pn, struct placement *pl, struct cpuse
         struct cpuset home = *set;
         int n;
 
-        if (asked == POLICY_AUTO)
-                *mode = POLICY_INTERLEAVE;
-        while (!fits(pn, set, *mode, mem, false) && (n = nearest_candidate(pn, set)) >= 0)
+        while (!fits(pn, pl, set, *mode, mem, false) && (n = nearest_candidate(pn, set)) >= 0)
                 cpuset_set(set, (unsigned) n);
         _cleanup_free_ char *room = describe_room(pn, set), *s = cpuset_format(set), *h = cpuset_format(&home);
-        if (!fits(pn, set, *mode, mem, false)) {
+        if (!fits(pn, pl, set, *mode, mem, false)) {
                 _cleanup_free_ char *never = never_used(pn);
                 return fail(pn, memory_where(r), "replica %s needs %s%s and no set of nodes holds it: nodes %s (%s)%s",
                             pl->name, need, *mode == POLICY_INTERLEAVE ? " interleaved" : "", s, room, never);
@@ -681,18 +748,33 @@ static int extend_to_fit(struct planning *pn, struct placement *pl, struct cpuse
         const char *plural = cpuset_count(&home) > 1 ? "s" : "";
         if (asked == POLICY_BIND)
                 warnings_add(pn->w, WARNING_BIND_EXTENDED, pl->name,
-                             "replica %s does not fit node%s %s; bound to nodes %s as asked (policy = bind), which the "
-                             "kernel fills lowest node first",
+                             "replica %s does not fit node%s %s; bound to nodes %s as asked (policy = bind): the "
+                             "kernel takes each page from the nearest of them with room",
                              pl->name, plural, h, s);
         else
                 warnings_add(pn->w, WARNING_REPLICA_EXTENDED, pl->name,
-                             "replica %s needs %s and does not fit node%s %s (%s): extended to nodes %s, interleaved, "
-                             "with their CPUs",
+                             "replica %s needs %s and does not fit node%s %s (%s): extended to nodes %s, bound over "
+                             "them, with their CPUs",
                              pl->name, need, plural, h, room0, s);
         explain(pl, "needs %s, which node%s %s cannot hold (%s): extended nearest first to nodes %s (%s), %s (rule 3)",
                 need, plural, h, room0, s, room,
-                *mode == POLICY_INTERLEAVE ? "interleaved" : "bound as asked, lowest node first");
+                *mode == POLICY_INTERLEAVE ? "interleaved as asked"
+                                           : "bound, each page from the nearest of them with room");
         return 0;
+}
+
+/* Why several nodes are bound, not interleaved: each rank's memory, its pinned staging buffers
+ * first, stays on its own node; interleaving the whole process spread them over every node of
+ * the set, which measured decode ten times slower (numaplan.conf(5), PLACEMENT). */
+static void explain_bind_span(struct placement *pl, const struct cpuset *set) {
+        _cleanup_free_ char *nodes = cpuset_format(set);
+        explain(pl,
+                "bind over nodes %s, not interleave: the kernel takes each page from the node of the set nearest "
+                "the CPU that allocates it (the next nearest once that one is full), so what a process allocates "
+                "stays where it runs, a rank's on its accelerator's node; interleaving the whole process would also "
+                "spread the pinned staging buffers every copy to a GPU goes through, measured to make decode ten "
+                "times slower (policy = interleave still asks for it)",
+                nodes);
 }
 
 static int place_memory(struct planning *pn, struct placement *pl) {
@@ -705,10 +787,9 @@ static int place_memory(struct planning *pn, struct placement *pl) {
                 return r;
         if (asked == POLICY_PREFERRED)
                 return place_preferred(pn, pl, &set);
-        /* Rule 4: a replica spanning nodes interleaves unless asked to bind. */
-        enum policy mode =
-                asked == POLICY_AUTO ? (cpuset_count(&pl->home) > 1 ? POLICY_INTERLEAVE : POLICY_BIND) : asked;
-        if (!fits(pn, &set, mode, mem, false)) {
+        /* Rules 2-4: bind unless interleave is asked by name, across nodes too. */
+        enum policy mode = asked == POLICY_AUTO ? POLICY_BIND : asked;
+        if (!fits(pn, pl, &set, mode, mem, false)) {
                 r = extend_to_fit(pn, pl, &set, asked, &mode);
                 if (r < 0)
                         return r;
@@ -717,13 +798,15 @@ static int place_memory(struct planning *pn, struct placement *pl) {
                                     *room = describe_room(pn, &set);
                 explain(pl, "needs %s and fits node%s %s (%s): policy %s (%s)", need, cpuset_count(&set) > 1 ? "s" : "",
                         nodes, room, policy_to_string(mode),
-                        asked != POLICY_AUTO        ? "as asked"
-                        : mode == POLICY_INTERLEAVE ? "its accelerators span nodes, rule 4"
-                                                    : "rule 2");
+                        asked != POLICY_AUTO          ? "as asked"
+                        : cpuset_count(&pl->home) > 1 ? "its accelerators span nodes, rule 4"
+                                                      : "rule 2");
         }
+        if (mode == POLICY_BIND && asked == POLICY_AUTO && cpuset_count(&set) > 1)
+                explain_bind_span(pl, &set);
         if (mode == POLICY_BIND)
                 check_available(pn, pl, &set, mem);
-        fits(pn, &set, mode, mem, true);
+        fits(pn, pl, &set, mode, mem, true);
         pl->policy = mode;
         pl->nodes = set;
         CPUSET_FOREACH(n, &set)
@@ -954,15 +1037,6 @@ static size_t number_cores(const struct planning *pn, const struct cpuset *cpus,
         return k;
 }
 
-/* The CPUs of cores [from, to) of a node numbered by number_cores(). */
-static struct cpuset cores_cpus(const struct cpuset *cpus, const int *core_at, size_t from, size_t to) {
-        struct cpuset s = {0};
-        CPUSET_FOREACH(c, cpus)
-                if (core_at[c] >= (int) from && core_at[c] < (int) to)
-                        cpuset_set(&s, (unsigned) c);
-        return s;
-}
-
 /* The key that put a replica on a node's cores: cpus = cores:N when given, else its accelerators. */
 static struct where cpus_key(const struct replica_conf *r) {
         return replica_has(r, REPLICA_CPUS) ? replica_where(r, REPLICA_CPUS) : replica_where(r, REPLICA_ACCELERATORS);
@@ -974,10 +1048,12 @@ static int split_node(struct planning *pn, int node) {
         _cleanup_free_ int *core_at = xmalloc((size_t) cpus->words * 64 * sizeof(int) + sizeof(int));
         size_t n_cores = number_cores(pn, cpus, core_at);
         size_t users = 0, even = 0, fixed = 0, first_user = 0, last_fixed = 0;
+        _cleanup_free_ bool *on = xmalloc0(p->n_replicas + 1);
 
         for (size_t i = 0; i < p->n_replicas; i++) {
                 if (!cpuset_isset(cpu_nodes(pn, &p->replicas[i]), node))
                         continue;
+                on[i] = true;
                 if (users++ == 0)
                         first_user = i;
                 if (p->replicas[i].conf->cores) {
@@ -989,8 +1065,10 @@ static int split_node(struct planning *pn, int node) {
         if (users == 0)
                 return 0;
 
-        size_t left = n_cores > fixed ? n_cores - fixed : 0, base = even ? left / even : 0,
-               extra = even ? left % even : 0;
+        /* The cores shared out: with cpu-kinds = best for all there, those of the best kind only. */
+        struct node_split ns = {pn->t, pn->c, p, pn->w, pn->err, node, cpus, core_at, n_cores, on};
+        size_t pool = node_split_pool(&ns);
+        size_t left = pool > fixed ? pool - fixed : 0, base = even ? left / even : 0, extra = even ? left % even : 0;
         if (fixed > n_cores || (even > 0 && base == 0)) {
                 /* Blame the cores:N that asked past what there is, else the first replica there. */
                 size_t culprit = fixed > n_cores ? last_fixed : first_user;
@@ -1000,36 +1078,7 @@ static int split_node(struct planning *pn, int node) {
                             p->replicas[culprit].name, node, n_cores, users, fixed, even);
         }
 
-        /* Earlier replicas first, the first `extra` of the even ones with one core more. */
-        size_t next = 0, even_seen = 0;
-        for (size_t i = 0; i < p->n_replicas; i++) {
-                struct placement *pl = &p->replicas[i];
-                if (!cpuset_isset(cpu_nodes(pn, pl), node))
-                        continue;
-                size_t take = pl->conf->cores ? pl->conf->cores : base + (even_seen++ < extra), from = next;
-                next += take;
-                struct cpuset mine = cores_cpus(cpus, core_at, from, next);
-                cpuset_or(&pl->cpus, &mine);
-                _cleanup_free_ char *list = cpuset_format(&mine);
-                /* Cores are counted from 0, as CPUs and nodes are: "cores 0-3", never "cores 1-4". */
-                char range[64];
-                if (next - from == 1)
-                        snprintf(range, sizeof(range), "core %zu", from);
-                else
-                        snprintf(range, sizeof(range), "cores %zu-%zu", from, next - 1);
-                if (pl->conf->cores)
-                        explain(pl,
-                                "node %d is shared by %zu replicas: %s of its %zu, counted from 0 (CPUs %s), as "
-                                "cpus = cores:%u asks (rule 5)",
-                                node, users, range, n_cores, list, pl->conf->cores);
-                else
-                        explain(pl,
-                                "node %d is shared by %zu replicas: its %zu physical cores split evenly in the "
-                                "order of its CPU list, SMT siblings together; this one takes %s, counted from 0 "
-                                "(CPUs %s) (rule 5)",
-                                node, users, n_cores, range, list);
-        }
-        return 0;
+        return node_split_cores(&ns, base, extra);
 }
 
 static int place_cpus(struct planning *pn) {
@@ -1052,7 +1101,10 @@ static int place_cpus(struct planning *pn) {
         for (size_t i = 0; i < p->n_replicas; i++) {
                 struct placement *pl = &p->replicas[i];
                 const struct cpuset *cn = cpu_nodes(pn, pl);
-                bool alone = !pl->conf->cores;
+                struct cpuset theirs = {0};
+                CPUSET_FOREACH(n, cn)
+                        cpuset_or(&theirs, &pn->cpus[node_index(pn, n)]);
+                bool alone = !pl->conf->cores && !cpu_kinds_narrow(pn->t, pn->c, pl, &theirs);
                 CPUSET_FOREACH(n, cn)
                         alone = alone && users[node_index(pn, n)] == 1 && cpuset_isset(&pl->nodes, n);
                 if (!alone) /* CPUAffinity=numa takes the mask's CPUs: a home without memory is not in it */
@@ -1269,8 +1321,10 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
         for (size_t i = 0; i < p->n_replicas; i++)
                 p->replicas[i].memory = p->replicas[i].conf->memory;
         for (size_t i = 0; i < p->n_replicas; i++)
-                if (p->replicas[i].n_accels > 0)
+                if (p->replicas[i].n_accels > 0) {
                         find_home(&pn, &p->replicas[i]);
+                        find_rank_nodes(&pn, &p->replicas[i]);
+                }
         r = place_replicas(&pn);
         if (r >= 0)
                 r = place_copies(&pn);
@@ -1283,6 +1337,7 @@ int plan_compute(const struct topology *t, const struct config *c, struct warnin
         for (size_t i = 0; i < p->n_replicas; i++) {
                 set_environment(&pn, &p->replicas[i]);
                 count_cores(t, &p->replicas[i]);
+                ranks_place(t, &p->replicas[i]);
         }
         r = plan_nics(t, c, p, w, err);
         if (r < 0)

@@ -42,6 +42,10 @@ struct topology *topology_free(struct topology *t) {
         free(t->hugepage_sizes_kb);
         free(t->core_of);
         free(t->socket_of);
+        cpu_kinds_done(&t->kinds);
+        free(t->kind_of);
+        free(t->l3);
+        free(t->l3_of);
         host_tuning_free(t->tuning);
         free(t);
         return NULL;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "basic/cpuset.h"
+#include "core/cpu-kinds.h"
 #include "core/irq-list.h"
 #include "core/memory-kind.h"
 #include "core/pci.h"
@@ -103,6 +104,13 @@ struct topology {
         int max_cpu;                /* highest online CPU id, -1 if none */
         int *core_of;               /* [cpu] lowest online SMT sibling; -1 when not online */
         int *socket_of;             /* [cpu] physical package id; -1 unknown */
+        /* CPU kinds and L3 caches (core/cpu-kinds.h), read with TOPOLOGY_KINDS and
+         * TOPOLOGY_L3: kind_of[cpu] indexes kinds.v and l3_of[cpu] l3, -1 for none; NULL unread. */
+        struct cpu_kinds kinds;
+        int *kind_of;
+        struct l3_domain *l3;
+        size_t n_l3;
+        int *l3_of;
 
         struct pci_device *accels; /* sorted by PCI address */
         size_t n_accels;

@@ -727,19 +727,7 @@ char *dropin_settings(const char *text) {
         return b.len ? strbuf_steal(&b) : NULL;
 }
 
-/* "node 1: 16384, node 0: 12" */
-static void by_node_text(struct strbuf *b, const uint64_t *v) {
-        bool first = true;
-        for (int n = 0; n < NUMA_NODES_MAX; n++)
-                if (v[n]) {
-                        strbuf_printf(b, "%snode %d: %" PRIu64, first ? "" : ", ", n, v[n]);
-                        first = false;
-                }
-        if (first)
-                strbuf_append(b, "none resident");
-}
-
-/* by_node_text(), or why the nodes are unknown: the first file of `source` or `also` unread. */
+/* page_counts_text(), or why the nodes are unknown: the first file of `source` or `also` unread. */
 static void held_nodes_text(struct strbuf *b, const struct page_tally *t, const uint64_t *v, enum page_source source,
                             enum page_source also) {
         for (size_t i = 0; i < t->n_unread; i++)
@@ -747,7 +735,7 @@ static void held_nodes_text(struct strbuf *b, const struct page_tally *t, const 
                         strbuf_printf(b, "unknown, %s: %s", t->unread[i].path, t->unread[i].error);
                         return;
                 }
-        by_node_text(b, v);
+        page_counts_text(b, v, "none resident");
 }
 
 static void locked_text(struct strbuf *b, const struct page_tally *t) {

@@ -23,6 +23,7 @@
         X(IRQ_LOCALITY, "irq-locality", CHECK_PHASE_UNIT, check_irq_locality) \
         X(WARMUP, "warmup", CHECK_PHASE_WARMUP, check_warmup) \
         X(MEMORY_LOCALITY, "memory-locality", CHECK_PHASE_PAGES, check_memory_locality) \
+        X(RANK_LOCALITY, "rank-locality", CHECK_PHASE_PAGES, check_rank_locality) \
         X(HUGEPAGES, "hugepages", CHECK_PHASE_PAGES, check_hugepages)
 
 #include <stdbool.h>
@@ -38,6 +39,7 @@ struct plan;
 struct topology;
 struct unit_state;
 struct warmup_result;
+struct rank_facts;
 
 #define CHECK_ENUM(id, ...) CHECK_##id,
 enum { VERIFY_CHECKS(CHECK_ENUM) N_CHECKS };
@@ -94,6 +96,7 @@ struct verify_facts {
         const char *warmup_url, *warmup_skipped;
         const struct page_tally *pages; /* split into the replica's own and the shared (page_tally_split()) */
         const char *models_dir;         /* model-copies: where the copies are */
+        const struct rank_facts *ranks; /* which process drives which accelerator (core/rank-locality.h) */
 };
 
 #define CHECK_PROTOTYPE(id, name, phase, function) void function(const struct verify_facts *f, struct check *c);
@@ -124,7 +127,11 @@ bool locality_reaches(uint64_t on, uint64_t total, unsigned min_local_bp);
  *   its nodes; passes for a replica without hugepages =.
  * - irq-locality: with irq-affinity = yes, every interrupt of its accelerators and of the network
  *   adapters it uses is set to CPUs within those apply steers it to; without, it passes, with the
- *   interrupts, where they are set and where they were served, in its detail. */
+ *   interrupts, where they are set and where they were served, in its detail.
+ * - rank-locality (core/rank-locality.c): each process that drives one of its accelerators (maps
+ *   its device) keeps its anonymous, locked and pinned pages on that accelerator's node, as
+ *   memory-locality's min-local, and its threads on that node's CPUs; a model its ranks read from
+ *   several nodes is spread evenly over them. Passes when no process maps an accelerator. */
 
 /* Its locked and pinned memory in words, a line each ("  locked: ...\n", "  pinned: ...\n"), for
  * verify's text; NULL when it holds none. What each counts: core/held-pages.h. */

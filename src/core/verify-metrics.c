@@ -9,6 +9,7 @@
 #include "basic/escape.h"
 #include "basic/util.h"
 #include "core/numa-maps.h"
+#include "core/rank-locality.h"
 #include "core/topology.h"
 #include "core/verify-checks.h"
 #include "core/verify-metrics.h"
@@ -35,6 +36,7 @@ const char *const metrics_names[] = {
         P "pinned_pages",
         P "pinned_mapped_pages",
         P "pinned_off_plan_pages",
+        P "rank_local_ratio",
         H "pcie_link_speed_gts",
         H "pcie_link_max_speed_gts",
         H "pcie_link_width",
@@ -288,6 +290,41 @@ static void held_metrics(struct strbuf *b, const struct metrics_unit *units, siz
                    units, n, offsetof(struct held_totals, pinned_off_plan));
 }
 
+/* Per unit and accelerator driven by a process of its: the share of those processes' anonymous
+ * pages on the accelerator's node (what rank-locality judges). */
+static void rank_metrics(struct strbuf *b, const struct metrics_unit *units, size_t n) {
+        uint64_t *anon = xmalloc0(NUMA_NODES_MAX * sizeof(*anon));
+        family(b, P "rank_local_ratio",
+               "Share of the anonymous pages (huge ones among them) of the replica unit's processes that drive an "
+               "accelerator (map its device) on that accelerator's node, 0 to 1; absent for an accelerator no "
+               "process drives, or whose processes hold none.");
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; units[i].ranks && k < units[i].ranks->n; k++) {
+                        const struct rank_process *p = &units[i].ranks->v[k];
+                        uint64_t on = 0, total = 0;
+                        bool first = true;
+                        for (size_t j = 0; j < units[i].ranks->n; j++) {
+                                const struct rank_process *q = &units[i].ranks->v[j];
+                                if (!streq(q->pci, p->pci))
+                                        continue;
+                                first = first && j >= k;
+                                rank_anonymous(q, anon);
+                                total += page_tally_sum(anon);
+                                on += q->node >= 0 && q->node < NUMA_NODES_MAX ? anon[q->node] : 0;
+                        }
+                        if (!first || total == 0) /* one sample an accelerator, at its first process */
+                                continue;
+                        char id[16];
+                        snprintf(id, sizeof(id), "%d", p->node);
+                        strbuf_append(b, P "rank_local_ratio{");
+                        label(b, "unit", units[i].unit, true);
+                        label(b, "accelerator", p->pci, false);
+                        label(b, "node", id, false);
+                        strbuf_printf(b, "} %.6f\n", (double) on / (double) total);
+                }
+        free(anon);
+}
+
 char *metrics_format(const struct metrics_run *run, const struct metrics_unit *units, size_t n) {
         struct strbuf b = {0};
 
@@ -298,6 +335,7 @@ char *metrics_format(const struct metrics_run *run, const struct metrics_unit *u
                 verdict_metrics(&b, units, n);
                 page_metrics(&b, units, n);
                 held_metrics(&b, units, n);
+                rank_metrics(&b, units, n);
         }
         return strbuf_steal(&b);
 }

@@ -16,6 +16,7 @@ struct metrics_unit {
         const struct page_tally *pages;
         const struct cpuset *nodes, *cpus; /* planned */
         unsigned min_local_bp;
+        const struct rank_facts *ranks; /* the processes that drive its accelerators; NULL: none */
 };
 
 struct metrics_run {

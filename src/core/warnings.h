@@ -65,6 +65,12 @@ enum warning_subject { SUBJECT_HOST, SUBJECT_NODE, SUBJECT_PCI, SUBJECT_REPLICA 
         X(PLACES_NOTHING, "places-nothing", WARNING, REPLICA, "a [replicas] section places no replica on this host") \
         X(UNIT_UNKNOWN, "unit-unknown", WARNING, REPLICA, "systemd knows no unit of a replica's name") \
         X(MODEL_MISSING, "model-missing", WARNING, REPLICA, "a replica's model is not there, or holds no data") \
+        X(L3_STRADDLE, "l3-straddle", WARNING, REPLICA, \
+          "a replica's cores straddle L3 caches that a split by L3 alone would keep whole") \
+        X(LEAST_CAPABLE_KIND, "least-capable-kind", WARNING, REPLICA, \
+          "a replica has only its node's least capable kind of core") \
+        X(CPU_KINDS_SHORT, "cpu-kinds-short", WARNING, REPLICA, \
+          "cpu-kinds = best leaves a replica fewer cores than it is due") \
         /* The host's tuning (core/tuning.h) */ \
         X(PCIE_LINK_NARROW, "pcie-link-narrow", WARNING, PCI, "a PCIe link is narrower than the device's maximum") \
         X(PCIE_LINK_SLOW, "pcie-link-slow", NOTICE, PCI, \

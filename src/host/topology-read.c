@@ -11,6 +11,7 @@
 
 #include "basic/log.h"
 #include "basic/util.h"
+#include "host/cpu-kinds-read.h"
 #include "host/host-tuning.h"
 #include "host/irq-read.h"
 #include "host/memory-read.h"
@@ -584,6 +585,10 @@ int topology_read(struct root *root, unsigned flags, struct warnings *w, struct 
                 t->max_cpu = c;
 
         read_cpu_topology(&x);
+        if (flags & TOPOLOGY_KINDS)
+                cpu_kinds_read(root, t);
+        if (flags & TOPOLOGY_L3)
+                l3_read(root, t);
         for (size_t i = 0; i < t->n_nodes; i++)
                 finish_node(t, &t->nodes[i]);
         if (cpuset_is_empty(&t->online_cpus))

@@ -18,6 +18,8 @@ enum {
         TOPOLOGY_NICS = 1 << 3,    /* network adapters, their interfaces and RDMA devices (plan, prepare) */
         TOPOLOGY_IRQS = 1 << 4,    /* the accelerators' and network adapters' interrupts (core/irqs.h),
                                     * and with TOPOLOGY_TUNING whether irqbalance runs */
+        TOPOLOGY_KINDS = 1 << 5,   /* the CPU kinds (core/cpu-kinds.h): show, and plan's rule 5 */
+        TOPOLOGY_L3 = 1 << 6,      /* the L3 caches: show, and plan's rule 5 where replicas share a node */
 };
 
 /* Logs and returns -errno on a malformed or unreadable file, naming it. Problems that leave the

@@ -161,7 +161,7 @@ int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_i
         /* The page-by-page pass counts what it sees; the counts of resident pages are taken
          * above, once. */
         struct migrate_stats *pass = xmalloc0(sizeof(*pass));
-        r = pages_move(pid, &s, planned, dry, pass);
+        r = pages_move(pid, &s, planned, &(struct move_how){.dry = dry}, pass);
         stretches_done(&s);
         for (size_t i = 0; i < MIGRATE_NODES_MAX; i++) {
                 st->moved_from[i] += pass->moved_from[i];
@@ -183,7 +183,7 @@ struct files {
         char *paths[STRETCH_FILES_MAX];
         size_t n;
         const struct cpuset *planned;
-        bool dry;
+        const struct move_how *how;
         struct migrate_stats *st;
         unsigned failed, links_out;
         int error; /* of a pass that could not move at all */
@@ -193,7 +193,7 @@ struct files {
  * shards holds STRETCH_FILES_MAX descriptors at most. */
 static void flush(struct files *f) {
         if (f->s.n && f->error >= 0) {
-                int r = pages_move(0, &f->s, f->planned, f->dry, f->st);
+                int r = pages_move(0, &f->s, f->planned, f->how, f->st);
                 if (r < 0)
                         f->error = r;
         }
@@ -203,6 +203,14 @@ static void flush(struct files *f) {
         }
         f->n = 0;
         stretches_done(&f->s);
+}
+
+/* A run of the file being added, from `run` (its start, page, descriptor and path) to `end`. */
+static void add_run(struct files *f, const struct stretch *run, uint64_t end) {
+        struct stretch s = *run;
+        s.n = (size_t) ((end - run->start) / run->page);
+        s.file = (unsigned) f->n;
+        stretches_add(&f->s, s);
 }
 
 /* The file's data, as stretches: only what SEEK_DATA finds (a sparse file's holes hold no page
@@ -227,12 +235,8 @@ static void add_data(struct files *f, int fd, uint64_t size, const char *path) {
                         run_end = b;
                 else {
                         if (have_run)
-                                stretches_add(&f->s, (struct stretch){.start = run_start,
-                                                                      .n = (size_t) ((run_end - run_start) / page),
-                                                                      .page = page,
-                                                                      .fd = fd,
-                                                                      .file = (unsigned) f->n,
-                                                                      .path = path});
+                                add_run(f, &(struct stretch){.start = run_start, .page = page, .fd = fd, .path = path},
+                                        run_end);
                         run_start = a;
                         run_end = b;
                         have_run = true;
@@ -240,12 +244,7 @@ static void add_data(struct files *f, int fd, uint64_t size, const char *path) {
                 pos = (uint64_t) hole;
         }
         if (have_run)
-                stretches_add(&f->s, (struct stretch){.start = run_start,
-                                                      .n = (size_t) ((run_end - run_start) / page),
-                                                      .page = page,
-                                                      .fd = fd,
-                                                      .file = (unsigned) f->n,
-                                                      .path = path});
+                add_run(f, &(struct stretch){.start = run_start, .page = page, .fd = fd, .path = path}, run_end);
 }
 
 static int add_file(const struct model_entry *e, void *userdata) {
@@ -293,9 +292,9 @@ static int add_file(const struct model_entry *e, void *userdata) {
         return 0;
 }
 
-int migrate_files(char *const *paths, const struct cpuset *planned, bool dry, struct migrate_stats *st,
-                  unsigned *ret_failed) {
-        struct files f = {.planned = planned, .dry = dry, .st = st};
+int migrate_files(char *const *paths, const struct cpuset *planned, const struct move_how *how,
+                  struct migrate_stats *st, unsigned *ret_failed) {
+        struct files f = {.planned = planned, .how = how, .st = st};
         int r = dlopen_libnuma();
         if (r < 0)
                 return r;

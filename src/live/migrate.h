@@ -12,6 +12,7 @@
 
 #include "core/migrate.h"
 #include "core/proc-maps.h"
+#include "live/page-mover.h"
 
 /* With `dry`, only counts (where the pages are, what would move). The mappings of the files in
  * `keep` (sorted; program code other units map, a file another replica reads) are left where
@@ -19,8 +20,9 @@
  * others. -errno: the process is gone (-ESRCH), libnuma is missing (-EOPNOTSUPP, said). */
 int migrate_process(pid_t pid, const struct cpuset *planned, const struct file_id *keep, size_t n_keep, bool dry,
                     struct migrate_stats *st);
-/* The page cache of a model's files (host/model-files.h). Pages not cached are left for the
- * server's own reads, which its policy places. A file that cannot be read or moved is said and
- * counted in *ret_failed; -errno only when nothing could be done. */
-int migrate_files(char *const *paths, const struct cpuset *planned, bool dry, struct migrate_stats *st,
-                  unsigned *ret_failed);
+/* The page cache of a model's files (host/model-files.h), moved onto `planned`, or spread evenly
+ * over it (how->spread). Pages not cached are left for the server's own reads, which its policy
+ * places, unless how->read_in. A file that cannot be read or moved is said and counted in
+ * *ret_failed; -errno only when nothing could be done. */
+int migrate_files(char *const *paths, const struct cpuset *planned, const struct move_how *how,
+                  struct migrate_stats *st, unsigned *ret_failed);

@@ -8,7 +8,9 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "basic/fileio.h"
 #include "basic/log.h"
@@ -51,7 +53,7 @@ struct mover {
         const struct cpuset *planned;
         int target;    /* the one planned node, or -1 for several */
         int move_flag; /* MPOL_MF_MOVE_ALL for another process, MPOL_MF_MOVE for files */
-        bool dry;
+        bool dry, spread, read_in;
         unsigned next_target;
         struct migrate_stats *st;
         struct shared *sh;
@@ -211,7 +213,8 @@ static int move_batch(struct mover *m, size_t n, uint64_t weight, const struct m
         if (sym_numa_move_pages(m->pid, n, m->addrs, NULL, m->status, 0) < 0)
                 return -errno;
         struct migrate_batch b = {.status = m->status, .n = n, .weight = weight};
-        size_t k = migrate_select(&b, m->planned, &m->next_target, m->st, m->pick, m->to);
+        size_t k = m->spread ? migrate_select_spread(&b, m->planned, &m->next_target, m->st, m->pick, m->to)
+                             : migrate_select(&b, m->planned, &m->next_target, m->st, m->pick, m->to);
         if (k == 0)
                 return 0;
         for (size_t i = 0; i < k; i++) {
@@ -313,6 +316,12 @@ static int move_file_stretch(struct mover *m, const struct stretch *s) {
                 munmap(map, len);
                 return r;
         }
+        if (m->read_in) /* every page, those not cached read in where the worker's policy says */
+                for (size_t i = 0; i < n_pages; i++)
+                        if (!(m->mask[i] & 1)) {
+                                m->mask[i] = 1;
+                                m->st->read_in++;
+                        }
         bool faulted = false;
         size_t n = touch_cached(m, map, n_pages, s->page, &faulted);
         if (faulted) {
@@ -334,15 +343,40 @@ static int move_stretch(struct mover *m, const struct stretch *s) {
         return move_batch(m, s->n, s->page / m->st->page_size ? s->page / m->st->page_size : 1, s->mp);
 }
 
-static void work(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct shared *sh,
-                 unsigned w) {
+/* A worker's memory policy, to put back: the first worker is prepare itself, which goes on. */
+struct policy_saved {
+        int mode;
+        unsigned long mask[CPUSET_MAX / 64];
+        bool saved;
+};
+
+/* A file's pages read in by this worker are allocated interleaved over `nodes`, evenly from the
+ * start rather than all on the worker's node: fewer to move after. */
+static void interleave_reads(const struct cpuset *nodes, struct policy_saved *old) {
+        unsigned long mask[CPUSET_MAX / 64] = {0};
+        old->saved = syscall(SYS_get_mempolicy, &old->mode, old->mask, (unsigned long) CPUSET_MAX + 1, NULL, 0UL) == 0;
+        CPUSET_FOREACH(n, nodes)
+                mask[n / 64] |= 1UL << (n % 64);
+        if (syscall(SYS_set_mempolicy, MPOL_INTERLEAVE, mask, (unsigned long) CPUSET_MAX + 1) < 0)
+                log_debug("set_mempolicy(MPOL_INTERLEAVE): %m: pages read in go where this worker runs");
+}
+
+static void restore_policy(const struct policy_saved *old) {
+        if (old->saved)
+                (void) syscall(SYS_set_mempolicy, old->mode, old->mask, (unsigned long) CPUSET_MAX + 1);
+}
+
+static void work(pid_t pid, const struct stretches *s, const struct cpuset *planned, const struct move_how *how,
+                 struct shared *sh, unsigned w) {
         _cleanup_free_ struct mover *m = xmalloc0(sizeof(*m));
         /* Another process's pages move wherever they are shared. A file's pages move only when
          * no other process maps them: a running replica on another node keeps the pages it
          * reads (they count as EACCES). */
         *m = (struct mover){.pid = pid,
                             .planned = planned,
-                            .dry = dry,
+                            .dry = how->dry,
+                            .spread = how->spread && pid == 0,
+                            .read_in = how->read_in && !how->dry && pid == 0,
                             .sh = sh,
                             .st = &sh->st[w],
                             .target = -1,
@@ -352,16 +386,20 @@ static void work(pid_t pid, const struct stretches *s, const struct cpuset *plan
         for (size_t i = 0; i < BATCH; i++)
                 m->targets[i] = m->target;
         m->st->page_size = live_page_size();
+        _cleanup_free_ struct policy_saved *old = xmalloc0(sizeof(*old));
+        if (m->read_in)
+                interleave_reads(planned, old);
 
         for (size_t i; (i = atomic_fetch_add(&sh->next, 1)) < s->n;) {
                 int r = move_stretch(m, &s->v[i]);
                 if (r == -ESRCH || r == -EPERM) {
                         sh->error[w] = r;
-                        return;
+                        break;
                 }
                 if (r < 0 && s->v[i].path)
                         log_warning("%s: %s: part of its page cache is left where it is", s->v[i].path, strerror(-r));
         }
+        restore_policy(old);
 }
 
 /* One CPU of this process's affinity (`set`) per worker. */
@@ -380,7 +418,8 @@ static void pin(int cpu) {
         (void) sched_setaffinity(0, sizeof(one), &one);
 }
 
-int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct migrate_stats *st) {
+int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planned, const struct move_how *how,
+               struct migrate_stats *st) {
         int cpus[WORKERS_MAX] = {0};
         cpu_set_t affinity;
         bool pinned = sched_getaffinity(0, sizeof(affinity), &affinity) == 0;
@@ -405,14 +444,14 @@ int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planne
                         break; /* fewer workers, then */
                 if (c == 0) {
                         pin(cpus[w]);
-                        work(pid, s, planned, dry, sh, w);
+                        work(pid, s, planned, how, sh, w);
                         _exit(0);
                 }
                 children[started++] = c;
         }
         if (workers > 1)
                 pin(cpus[0]);
-        work(pid, s, planned, dry, sh, 0);
+        work(pid, s, planned, how, sh, 0);
         for (unsigned i = 0; i < started; i++)
                 while (waitpid(children[i], NULL, 0) < 0 && errno == EINTR)
                         ;
@@ -433,6 +472,7 @@ int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planne
                 for (size_t i = 0; i < MIGRATE_ERRNO_MAX; i++)
                         st->failed[i] += x->failed[i];
                 st->pinned += x->pinned;
+                st->read_in += x->read_in;
                 if (sh->error[w] && !r)
                         r = sh->error[w];
         }

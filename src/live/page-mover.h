@@ -42,9 +42,18 @@ struct stretches {
 void stretches_add(struct stretches *s, struct stretch run);
 void stretches_done(struct stretches *s);
 
+/* How pages_move() places pages. */
+struct move_how {
+        bool dry;     /* only count */
+        bool spread;  /* files: evenly over the planned nodes, pages on one of them moved too when it
+                      * holds more than its share (core/migrate.h, migrate_select_spread()) */
+        bool read_in; /* files: read in the pages not cached, allocated interleaved over the planned
+                       * nodes, before they are spread */
+};
+
 /* Moves the pages of `s` that sit off `planned` onto it (pid: the process whose address space the
- * stretches are in; 0 for files). With `dry`, only counts. -ESRCH or -EPERM when the process
- * cannot be moved at all; 0 otherwise, what did not move counted in `st`. A file that shrinks
- * meanwhile (the SIGBUS of a page past its new end included) is said once, and the rest of it
- * left. */
-int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planned, bool dry, struct migrate_stats *st);
+ * stretches are in; 0 for files), or spreads them. -ESRCH or -EPERM when the process cannot be
+ * moved at all; 0 otherwise, what did not move counted in `st`. A file that shrinks meanwhile
+ * (the SIGBUS of a page past its new end included) is said once, and the rest of it left. */
+int pages_move(pid_t pid, const struct stretches *s, const struct cpuset *planned, const struct move_how *how,
+               struct migrate_stats *st);

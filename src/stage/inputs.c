@@ -97,12 +97,13 @@ int inputs_host(const struct globals *g, unsigned flags, const struct config *co
                 return EXIT_ENV;
         }
         in->live = root_is_live(in->root);
-        r = topology_read(in->root,
-                          (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) |
-                                  (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
-                                  (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) |
-                                  (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0) | (flags & INPUTS_IRQS ? TOPOLOGY_IRQS : 0),
-                          &in->warnings, &in->topology);
+        r = topology_read(
+                in->root,
+                (flags & INPUTS_NAMES ? TOPOLOGY_NAMES : 0) | (flags & INPUTS_DEVICES ? TOPOLOGY_DEVICES : 0) |
+                        (flags & INPUTS_TUNING ? TOPOLOGY_TUNING : 0) | (flags & INPUTS_NICS ? TOPOLOGY_NICS : 0) |
+                        (flags & INPUTS_IRQS ? TOPOLOGY_IRQS : 0) | (flags & INPUTS_CPU_KINDS ? TOPOLOGY_KINDS : 0) |
+                        (flags & INPUTS_L3 ? TOPOLOGY_L3 : 0),
+                &in->warnings, &in->topology);
         if (r < 0)
                 return EXIT_ENV;
         r = EXIT_OK;
@@ -152,6 +153,15 @@ static void named_warnings(const struct globals *g, struct inputs *in) {
         plan_unit_warnings(in->plan, bus, dir, &in->warnings);
 }
 
+/* Whether rule 5 may split a node's cores: between replicas, or for cores:N. Only then is a
+ * node's L3 of use to the plan. */
+static bool may_split_nodes(const struct config *c) {
+        size_t split = 0;
+        for (size_t i = 0; i < c->n_replicas; i++)
+                split += c->replicas[i].is_template || c->replicas[i].cores ? 2 : 1;
+        return split > 1;
+}
+
 int inputs_load(const struct globals *g, const char *config_path, bool runtime, unsigned flags, struct inputs *ret) {
         struct inputs in = {0};
         struct error_at err = {0};
@@ -166,6 +176,7 @@ int inputs_load(const struct globals *g, const char *config_path, bool runtime, 
                 flags |= INPUTS_NICS;
         if (flags & INPUTS_IRQS_ASKED && config_irq_affinity_any(in.config))
                 flags |= INPUTS_DEVICES | INPUTS_IRQS;
+        flags |= INPUTS_CPU_KINDS | (may_split_nodes(in.config) ? INPUTS_L3 : 0);
         r = inputs_host(g, flags, in.config, &in);
         /* What the host does not let numaplan read right makes any plan wrong: say each, plan
          * nothing. `show` still shows the rest. */

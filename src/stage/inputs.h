@@ -55,6 +55,8 @@ enum {
                                      * asks for irq-affinity = yes */
         INPUTS_NAMED = 1 << 7,      /* (inputs_load) warn of what the configuration names that is not there: a
                                 * model (model-missing), a unit systemd does not know (unit-unknown) */
+        INPUTS_CPU_KINDS = 1 << 8,  /* the CPU kinds (core/cpu-kinds.h); inputs_load() reads them for the plan */
+        INPUTS_L3 = 1 << 9,         /* the L3 caches; inputs_load() reads them where replicas may share a node */
 };
 
 /* Where drop-ins go and where apply keeps its state. The state follows the unit directory: for

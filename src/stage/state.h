@@ -29,6 +29,9 @@ struct plan;
 #define STATE_HUGEPAGES "hugepages"
 /* The interrupts numaplan steered: "IRQ PCI BEFORE SET" each. */
 #define STATE_IRQS "irqs"
+/* Held while numaplan bench runs (in STATE_RUNTIME_DIR, whatever the unit directory: it restarts
+ * this host's units): one bench at a time, since two would measure each other. */
+#define STATE_BENCH_LOCK "bench.lock"
 /* Units remove took out of the generator's output until the next boot, one a line, "*" all. */
 #define STATE_GENERATOR_REMOVED "generator-removed"
 /* In the generator's directory: the marker it writes last, which its drop-ins assert. */

@@ -12,6 +12,7 @@
 #include "host/file-mappers.h"
 #include "host/host-facts.h"
 #include "host/numastat.h"
+#include "host/rank-read.h"
 #include "host/server.h"
 #include "host/tasks.h"
 #include "host/warmup.h"
@@ -178,6 +179,7 @@ static int verify_unit(const struct verify_context *c, struct unit_report *u) {
         u->n_numastat = c->n_mem;
 
         gather_pages(in->root, tf, pl, &u->pages);
+        rank_processes(in->root, in->topology, pl, tf, u->pages.base_kb, &u->ranks);
         free(d.overridden_by);
         unit_state_done(&s);
         return 0;
@@ -207,6 +209,7 @@ static void judge_pages(const struct inputs *in, struct unit_report *reports, si
                                          .topology = in->topology,
                                          .tasks = &u->tasks,
                                          .pages = &u->pages,
+                                         .ranks = &u->ranks,
                                          .models_dir = in->state.models};
                 checks_run(CHECK_PHASE_PAGES, &f, u->checks);
                 summarize(u);
@@ -217,6 +220,7 @@ static void unit_report_done(struct unit_report *u) {
         for (unsigned k = 0; k < N_CHECKS; k++)
                 check_done(&u->checks[k]);
         page_tally_done(&u->pages);
+        rank_facts_done(&u->ranks);
         free(u->during);
         free(u->summary);
         container_facts_done(&u->container);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "core/numa-maps.h"
+#include "core/rank-locality.h"
 #include "core/verify-checks.h"
 #include "stage/inputs.h"
 
@@ -24,6 +25,7 @@ struct unit_report {
         char *summary;
         struct container_facts container;
         struct task_facts tasks;
+        struct rank_facts ranks; /* which of its processes drives which accelerator, and their pages */
 };
 
 struct verify_options {

@@ -89,7 +89,7 @@ struct job_wait {
         char **done; /* job paths that JobRemoved reported */
         char **results;
         size_t n;
-        char **jobs; /* the restart job of each unit, or NULL where none could start */
+        char **jobs; /* the job of each unit, or NULL where none could start */
         size_t n_jobs;
 };
 
@@ -122,18 +122,25 @@ static void job_wait_done(struct job_wait *w) {
         *w = (struct job_wait){0};
 }
 
-/* Starts a restart job for each unit: its job in jobs[i], or NULL after saying why. How many
- * could not be started. */
-static int start_restarts(sd_bus *bus, char *const *units, size_t n, char **jobs) {
+/* What a job does to a unit: the manager's method, and the word for it in messages. */
+struct unit_job {
+        const char *method, *verb, *doing;
+};
+static const struct unit_job job_restart = {"RestartUnit", "restart", "restarting"},
+                             job_stop = {"StopUnit", "stop", "stopping"};
+
+/* Starts a job for each unit: its job in jobs[i], or NULL after saying why. How many could not
+ * be started. */
+static int start_jobs(sd_bus *bus, const struct unit_job *what, char *const *units, size_t n, char **jobs) {
         int failed = 0;
         for (size_t i = 0; i < n; i++) {
                 _cleanup_bus_message_ sd_bus_message *reply = NULL;
                 _cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
                 const char *job;
-                int r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "RestartUnit", &e, &reply, "ss",
+                int r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, what->method, &e, &reply, "ss",
                                                units[i], "replace");
                 if (r < 0 || sym_sd_bus_message_read(reply, "o", &job) < 0) {
-                        log_error("cannot restart %s: %s", units[i], e.message ? e.message : strerror(-r));
+                        log_error("cannot %s %s: %s", what->verb, units[i], e.message ? e.message : strerror(-r));
                         failed++;
                         continue;
                 }
@@ -144,24 +151,24 @@ static int start_restarts(sd_bus *bus, char *const *units, size_t n, char **jobs
 
 /* Waits for the job of one unit: 0 when it is done, 1 when it failed or timed out (said), -errno
  * when systemd is gone. */
-static int wait_job(sd_bus *bus, struct job_wait *w, const char *job, const char *unit) {
+static int wait_job(sd_bus *bus, struct job_wait *w, const struct unit_job *what, const char *job, const char *unit) {
         while (!job_result(w, job)) {
                 int r = sym_sd_bus_process(bus, NULL);
                 if (r < 0)
                         return log_error_errno(r, "lost systemd while waiting for jobs: %m");
                 if (r == 0 && sym_sd_bus_wait(bus, JOB_TIMEOUT_USEC) == 0) {
-                        log_error("timed out waiting for the restart of %s", unit);
+                        log_error("timed out waiting for the %s of %s", what->verb, unit);
                         return 1;
                 }
         }
         const char *result = job_result(w, job);
         if (streq(result, "done"))
                 return 0;
-        log_error("restarting %s: %s (see journalctl -u %s)", unit, result, unit);
+        log_error("%s %s: %s (see journalctl -u %s)", what->doing, unit, result, unit);
         return 1;
 }
 
-int bus_restart_units(sd_bus *bus, char *const *units) {
+static int run_jobs(sd_bus *bus, const struct unit_job *what, char *const *units) {
         _cleanup_bus_slot_ sd_bus_slot *slot = NULL;
         _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
         size_t n = strv_length(units);
@@ -175,14 +182,30 @@ int bus_restart_units(sd_bus *bus, char *const *units) {
         if (r < 0)
                 return log_error_errno(r, "cannot watch systemd's jobs: %s",
                                        error.message ? error.message : strerror(-r));
-        int failed = start_restarts(bus, units, n, jobs);
+        int failed = start_jobs(bus, what, units, n, jobs);
         for (size_t i = 0; i < n; i++) {
-                r = jobs[i] ? wait_job(bus, &w, jobs[i], units[i]) : 0;
+                r = jobs[i] ? wait_job(bus, &w, what, jobs[i], units[i]) : 0;
                 if (r < 0)
                         return r;
                 failed += r;
         }
         return failed;
+}
+
+int bus_restart_units(sd_bus *bus, char *const *units) {
+        return run_jobs(bus, &job_restart, units);
+}
+
+int bus_stop_units(sd_bus *bus, char *const *units) {
+        return run_jobs(bus, &job_stop, units);
+}
+
+int bus_reset_failed(sd_bus *bus, const char *unit) {
+        _cleanup_bus_error_ sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = sym_sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "ResetFailedUnit", &error, NULL, "s", unit);
+        if (r < 0)
+                return log_debug_errno(r, "ResetFailedUnit %s: %s", unit, error.message ? error.message : strerror(-r));
+        return 0;
 }
 
 #define SYSTEMD_MIN_VERSION 243

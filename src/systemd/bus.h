@@ -32,6 +32,12 @@ int bus_unit_string(sd_bus *bus, const char *unit, const char *interface, const 
 /* Restarts each unit and waits for its job; a unit whose restart failed is logged. Returns the
  * number of failures, or -errno. */
 int bus_restart_units(sd_bus *bus, char *const *units);
+/* The same, stopping them. */
+int bus_stop_units(sd_bus *bus, char *const *units);
+/* ResetFailedUnit: a failed unit's state, and its start rate limit's count, start afresh, so that
+ * starts asked on purpose (numaplan bench's) never trip StartLimitBurst=. -errno (at debug
+ * level: a unit systemd has not loaded has nothing to reset). */
+int bus_reset_failed(sd_bus *bus, const char *unit);
 /* systemd's version number ("252.39-1" gives 252), or -errno. */
 int bus_systemd_version(sd_bus *bus, int *ret);
 /* Refuses (logged, -EOPNOTSUPP) a systemd older than 243, which lacks NUMAPolicy=/NUMAMask=. */

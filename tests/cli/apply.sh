@@ -61,6 +61,18 @@ dgx-2s-8gpu per-accelerator planned 8
 dgx-2s-8gpu podman-split planned 8
 dgx-2s-8gpu per-node-cpu-only planned 2
 dgx-2s-8gpu tensor-parallel-per-socket planned 2
+epyc-1n-4l3-4gpu null planned 4
+epyc-1n-4l3-4gpu docker-per-accelerator planned 4
+epyc-1n-4l3-4gpu per-accelerator planned 4
+epyc-1n-4l3-4gpu podman-split planned 4
+epyc-1n-4l3-4gpu per-node-cpu-only planned 1
+epyc-1n-4l3-4gpu tensor-parallel-per-socket refused replica tp-1: count:4 asks for 4 compute accelerators with a node; 0 are left
+gb10-like null planned 1
+gb10-like docker-per-accelerator planned 1
+gb10-like per-accelerator planned 1
+gb10-like podman-split planned 1
+gb10-like per-node-cpu-only planned 1
+gb10-like tensor-parallel-per-socket refused replica tp-0: count:4 asks for 4 compute accelerators with a node; 1 are left
 gb200-tray null planned 4
 gb200-tray docker-per-accelerator planned 4
 gb200-tray per-accelerator planned 4
@@ -127,6 +139,23 @@ untuned-2s-8gpu per-accelerator planned 8
 untuned-2s-8gpu podman-split planned 8
 untuned-2s-8gpu per-node-cpu-only planned 2
 untuned-2s-8gpu tensor-parallel-per-socket planned 2
+big-16n-1024c-32gpu tensor-parallel-all planned 1
+captured-firecracker-vm tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 0 are left
+cloud-vm-2n-2gpu tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 2 are left
+dgx-2s-8gpu tensor-parallel-all planned 1
+epyc-1n-4l3-4gpu tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 4 are left
+gb10-like tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 1 are left
+gb200-tray tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 4 are left
+gh200-memonly tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 1 are left
+gpus-numa-minus1 tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 2 are left
+nics-4n-8gpu tensor-parallel-all planned 1
+no-numa-kernel tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 0 are left
+nps4-2s-8gpu tensor-parallel-all planned 1
+pcie-switches tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 5 are left
+single-node tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 1 are left
+tiered-memory tensor-parallel-all refused replica tp: count:8 asks for 8 compute accelerators with a node; 2 are left
+tuned-2s-8gpu tensor-parallel-all planned 1
+untuned-2s-8gpu tensor-parallel-all planned 1
 "
 pairs=0
 for host in "$fixtures"/hosts/*; do
@@ -160,6 +189,39 @@ for host in "$fixtures"/hosts/*; do
 	done
 done
 is "the table holds every host and profile" "$(grep -c . <<<"$expected")" "$pairs"
+
+# ---- one replica over the 8 GPUs of both sockets: bound, each rank's node and CPUs ----
+tp8=$(conf tp8.conf "[replica tp]
+unit = vllm.service
+accelerators = count:8
+memory = 256G
+model = $scratch/tp8.gguf")
+head -c 4096 /dev/zero >"$scratch/tp8.gguf"
+run plan --json --sysfs-root "$dgx" -c "$tp8"
+if python3 - "$scratch/out" <<'PY'; then ok "TP=8 on the 8-GPU host: bound over nodes 0-1, each rank on its GPU's node with a quarter of its cores, no CPU twice"; else fail "TP=8 on the 8-GPU host"; fi
+import json, re, sys
+r = json.load(open(sys.argv[1]))["replicas"][0]
+assert r["policy"] == "bind" and r["nodes"] == [0, 1], r["policy"]
+d = r["dropin"]
+assert "NUMAPolicy=bind\n" in d and "interleave" not in d
+nodes = re.search(r"NUMAPLAN_RANK_NODES=(\S+)", d).group(1).split(",")
+lists = re.search(r"NUMAPLAN_RANK_CPUS=(\S+)", d).group(1).split(";")
+assert nodes == ["0"] * 4 + ["1"] * 4, nodes
+assert [x["node"] for x in r["ranks"]] == [int(n) for n in nodes]
+assert [x["accelerator"] for x in r["ranks"]] == r["accelerators"], "in CUDA's order, PCI order"
+def cpus(s):
+    out = set()
+    for part in s.split(","):
+        a, _, b = part.partition("-")
+        out |= set(range(int(a), int(b or a) + 1))
+    return out
+sets = [cpus(s) for s in lists]
+assert all(len(s) == 8 for s in sets), lists
+assert len(set().union(*sets)) == 64, "no CPU in two ranks, all of them taken"
+assert all(s <= cpus("0-15,32-47") for s in sets[:4]) and all(s <= cpus("16-31,48-63") for s in sets[4:])
+assert all((c + 32 in s) for s in sets for c in s if c < 32), "SMT siblings together"
+assert "prepare --nodes 0-1 --spread" in d
+PY
 
 # ---- apply: drop-ins agree with plan --json; idempotence; --check ----
 units="$scratch/units"

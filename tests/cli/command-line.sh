@@ -161,7 +161,7 @@ r = json.load(open(sys.argv[1]))["replicas"][0]
 assert r["model_bytes"] == 4250000 and r["memory_bytes"] == 4250000, r
 assert r["hugepages"] == {"page_kb": 1048576, "nodes": [{"node": 0, "pages": 2}, {"node": 1, "pages": 1}]}, r["hugepages"]
 d = r["dropin"]
-assert "ExecStartPre=-+" in d and " prepare --nodes 0-1 --nics \"0000:17:00.0\" --nics-env " in d and "%n\" -- " in d, d' "$scratch/out"
+assert "ExecStartPre=-+" in d and " prepare --nodes 0-1 --spread --nics \"0000:17:00.0\" --nics-env " in d and "%n\" -- " in d, d' "$scratch/out"
 run plan --sysfs-root "$host" -c "$scratch/m2.conf"
 if [ $rc -eq 0 ] && grep -qE "^m +m.service .* 4\.1 MiB \+ 3\.0 GiB huge$" <<<"$out"; then ok "plan's table shows the huge pages beside the memory"; else
 	fail "plan table with huge pages" "$out"; fi

@@ -2,7 +2,8 @@
 #pragma once
 
 /* A verify verdict to format: "inference@0.service" pinned on node 1 (anon, file and huge pages;
- * program code it shares with other units on node 0; its model locked);
+ * program code it shares with other units on node 0; its model locked; a process driving one
+ * accelerator, 99% on its node);
  * "llama\x2dserver@1.service" (a backslash in its name, as systemd escapes '-') on node 0 with a
  * failing memory-locality, most of its pages on node 1 and pinned pages on node 1 too;
  * "idle.service" not running, no pages.
@@ -14,6 +15,7 @@
 #include "core/numa-maps.h"
 #include "core/observed.h"
 #include "core/planner.h"
+#include "core/rank-locality.h"
 #include "core/verify-checks.h"
 #include "core/verify-metrics.h"
 
@@ -22,6 +24,9 @@ struct metrics_sample {
         struct page_tally pages[3];
         struct cpuset nodes[3], cpus[3];
         struct metrics_unit units[3];
+        struct page_tally rank_pages;
+        struct rank_process rank;
+        struct rank_facts ranks;
         struct pci_device accels[2];
         struct host_tuning tuning;
         struct topology host;
@@ -77,6 +82,12 @@ static inline void metrics_sample_init(struct metrics_sample *s) {
         s->pages[1].total[0] = 100, s->pages[1].total[1] = 300;
         s->pages[1].held.vm_pinned = 64, s->pages[1].held.pinned_listed = 64, s->pages[1].held.pinned_off_plan = 64;
         s->pages[1].pin_mapped[1] = 80;
+        /* inference@0's process that maps 0000:2a:00.0 (rank 0, node 1): 990 of its 1000 anon pages there. */
+        s->rank_pages.base_kb = 4, s->rank_pages.anon[1] = 990, s->rank_pages.anon[0] = 10;
+        s->rank = (struct rank_process){
+                .pid = 42, .comm = "worker", .pci = "0000:2a:00.0", .node = 1, .pages = &s->rank_pages};
+        s->ranks = (struct rank_facts){.v = &s->rank, .n = 1, .looked = true};
+        s->units[0].ranks = &s->ranks;
         metrics_sample_host(s);
 }
 

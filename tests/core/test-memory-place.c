@@ -343,7 +343,7 @@ static void tiers_planned(void) {
                                     "accelerators = 0009:01:00.0, 0009:02:00.0\nmemory = 32G\n");
         if (ok(p != NULL, "both sockets, every tier"))
                 is_nodes(&p->replicas[0].nodes, "0-3,5-6", "each home's nearest HBM (SPM too) and CXL, never NVM");
-        ok(p && p->replicas[0].policy == POLICY_INTERLEAVE, "interleaved over them: its GPUs span nodes");
+        ok(p && p->replicas[0].policy == POLICY_BIND, "bound over them, not interleaved, though its GPUs span nodes");
         plan_free(p);
 
         p = plan_of(t, "[replica a]\nunit = a.service\naccelerators = 0009:01:00.0\nmemory = 100G\n");

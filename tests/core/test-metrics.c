@@ -143,6 +143,10 @@ static void sample_verdict(void) {
         ok(has_line(text, "numaplan_verify_pinned_mapped_pages{unit=\"llama\\\\x2dserver@1.service\",node=\"1\"} 80"),
            "the resident pages of the mappings holding pinned buffers, by node");
         is_int(count_prefix(text, "numaplan_verify_pinned_mapped_pages{"), 1, "only where there are any");
+        ok(has_line(text, "numaplan_verify_rank_local_ratio{unit=\"inference@0.service\",accelerator=\"0000:2a:00.0\","
+                          "node=\"1\"} 0.990000"),
+           "the share of a rank's anonymous pages on its accelerator's node");
+        is_int(count_prefix(text, "numaplan_verify_rank_local_ratio{"), 1, "one sample an accelerator driven");
         metrics_sample_done(&s);
 }
 

@@ -218,9 +218,48 @@ static void maps_ranges(void) {
         }
 }
 
+/* prepare --spread: a model's pages evenly over the planned nodes, the fewest moved. */
+static void spreading(void) {
+        struct cpuset both = set("0-1");
+        struct migrate_stats *st = xmalloc0(sizeof(*st));
+        /* Eight pages all on node 0, one absent: four stay, three go to node 1. */
+        int all0[] = {0, 0, 0, 0, 0, 0, 0, -ENOENT, 0};
+        size_t pick[9];
+        int to[9];
+        unsigned next = 0;
+        struct migrate_batch b = {.status = all0, .n = 9, .weight = 1};
+
+        size_t k = migrate_select_spread(&b, &both, &next, st, pick, to);
+        is_int(k, 4, "of eight pages on node 0, four move");
+        ok(to[0] == 1 && to[1] == 1 && to[2] == 1 && to[3] == 1, "all to node 1");
+        is_int(st->on_plan, 4, "four stay, their share");
+        is_int(st->resident, 8, "eight resident");
+
+        /* Already even: nothing moves; off the plan (node 2): to the node short of its share. */
+        int even[] = {0, 1, 0, 1, 2, 1};
+        memset(st, 0, sizeof(*st));
+        next = 0;
+        b = (struct migrate_batch){.status = even, .n = 6, .weight = 1};
+        k = migrate_select_spread(&b, &both, &next, st, pick, to);
+        ok(k == 1 && pick[0] == 4 && to[0] == 0, "only the page off the plan moves, to node 0, short of its share");
+        is_int(st->on_plan, 5, "the others stay");
+
+        /* An odd count: the remainder goes to the nodes in turn, batch after batch. */
+        int odd[] = {0, 0, 0};
+        memset(st, 0, sizeof(*st));
+        next = 0;
+        b = (struct migrate_batch){.status = odd, .n = 3, .weight = 1};
+        k = migrate_select_spread(&b, &both, &next, st, pick, to);
+        is_int(k, 1, "three pages: node 0 keeps two");
+        k = migrate_select_spread(&b, &both, &next, st, pick, to);
+        is_int(k, 2, "the next three: node 1 takes two");
+        free(st);
+}
+
 int main(void) {
         mappings();
         selection();
+        spreading();
         pinned();
         pools();
         maps_ranges();

@@ -13,6 +13,7 @@
 #include "core/memory-place.h"
 #include "core/nic-choice.h"
 #include "core/planner.h"
+#include "core/ranks.h"
 #include "core/topology.h"
 #include "host/root.h"
 #include "host/topology-read.h"
@@ -36,7 +37,8 @@ static struct topology *host(const char *name) {
         struct warnings w = {0};
         int r = root_open(path, 0, &root);
         if (r >= 0)
-                r = topology_read(root, TOPOLOGY_NICS, &w, &t); /* as plan reads it: nics = auto */
+                /* as plan reads it: nics = auto, and the kinds and L3 caches rule 5 splits by */
+                r = topology_read(root, TOPOLOGY_NICS | TOPOLOGY_KINDS | TOPOLOGY_L3, &w, &t);
         warnings_done(&w);
         if (r < 0) {
                 printf("Bail out! cannot read fixture host %s\n", path);
@@ -135,9 +137,12 @@ static void examples_dgx(void) {
         if (ok(p != NULL, "a replica larger than its node is extended")) {
                 const struct placement *r = replica(p, "big");
                 is_set(&r->nodes, "0-1", "to the nearest node");
-                ok(r->extended && r->policy == POLICY_INTERLEAVE, "interleaved across the extended set");
+                ok(r->extended && r->policy == POLICY_BIND, "bound across the extended set, not interleaved");
                 is_set(&r->cpus, "0-63", "with the CPUs of every node of the set");
-                is_int(plan_node(p, 0)->assigned, UINT64_C(600) << 30, "an even share on node 0");
+                is_int(plan_node(p, 0)->assigned, plan_node(p, 0)->usable,
+                       "its accelerator's node first, as the kernel allocates near the CPU that asks");
+                is_int(plan_node(p, 1)->assigned, (UINT64_C(1200) << 30) - plan_node(p, 0)->usable,
+                       "the rest on the nearest node with room");
         }
         plan_free(p);
 
@@ -151,7 +156,8 @@ static void examples_dgx(void) {
         plan_free(p);
 
         p = plan_text(t, "[replica big]\nunit = big.service\naccelerators = 18:00.0\nmemory = 1200G\n", &err);
-        ok(p && has(WARNING_REPLICA_EXTENDED, "extended to nodes 0-1, interleaved"), "an extension under auto is said");
+        ok(p && has(WARNING_REPLICA_EXTENDED, "extended to nodes 0-1, bound over them"),
+           "an extension under auto is said");
         plan_free(p);
         p = plan_text(t,
                       "[replica pb]\nunit = pb.service\naccelerators = 18:00.0\nmemory = 1000G\npolicy = preferred\n",
@@ -200,9 +206,67 @@ static void examples_dgx(void) {
         if (ok(p != NULL, "accelerators on two nodes")) {
                 const struct placement *r = replica(p, "tp");
                 is_set(&r->nodes, "0-1", "get both nodes");
-                ok(r->policy == POLICY_INTERLEAVE, "interleaved by default");
+                ok(r->policy == POLICY_BIND, "bound by default, not interleaved");
                 ok(r->cpu_affinity_numa, "alone on them: CPUAffinity=numa");
+                bool said = false;
+                for (size_t j = 0; j < r->n_why; j++)
+                        said = said || (strstr(r->why[j], "not interleave") && strstr(r->why[j], "ten times slower"));
+                ok(said, "plan -v says why not interleave");
         }
+        plan_free(p);
+
+        /* One replica on every GPU: tensor parallelism 8 over both sockets. */
+        p = plan_text(t, "[replica tp8]\nunit = tp8.service\naccelerators = count:8\nmemory = 200G\nmodel = /m\n",
+                      &err);
+        if (ok(p != NULL, "TP=8 over both sockets")) {
+                const struct placement *r = replica(p, "tp8");
+                ok(r->policy == POLICY_BIND, "bound over nodes 0-1, not interleaved");
+                is_int(plan_node(p, 0)->assigned, UINT64_C(100) << 30, "half its memory on node 0: 4 of its 8 ranks");
+                is_int(plan_node(p, 1)->assigned, UINT64_C(100) << 30, "half on node 1");
+                _cleanup_free_ char *d = dropin_render(t, cur, p, r, MARKER);
+                ok(d && strstr(d, "NUMAPolicy=bind\n"), "the drop-in binds");
+                ok(d && strstr(d, "\nEnvironment=NUMAPLAN_RANK_NODES=0,0,0,0,1,1,1,1 NUMAPLAN_RANK_CPUS="
+                                  "0-3,32-35;4-7,36-39;8-11,40-43;12-15,44-47;16-19,48-51;20-23,52-55;24-27,56-59;"
+                                  "28-31,60-63\n"),
+                   "each rank's node and a quarter of its node's cores, siblings together, in CUDA's order");
+                ok(d && strstr(d, "prepare --nodes 0-1 --spread --"), "prepare spreads the model over both nodes");
+                _cleanup_free_ char *nodes = ranks_nodes_text(r);
+                is_str(nodes, "0,0,0,0,1,1,1,1", "ranks_nodes_text");
+        }
+        plan_free(p);
+        p = plan_text(t,
+                      "[replica a]\nunit = a.service\naccelerators = 9a:00.0 18:00.0 2a:00.0 3a:00.0\n"
+                      "memory = 400G\n",
+                      &err);
+        if (ok(p != NULL, "three ranks on node 0, one on node 1")) {
+                const struct placement *r = replica(p, "a");
+                is_int(plan_node(p, 0)->assigned, UINT64_C(300) << 30, "memory split by ranks: 3/4 on node 0");
+                is_int(plan_node(p, 1)->assigned, UINT64_C(100) << 30, "1/4 on node 1");
+                _cleanup_free_ char *nodes = ranks_nodes_text(r), *cpus = ranks_cpus_text(r);
+                is_str(nodes, "0,0,0,1", "ranks in PCI order, as the listed order does not count");
+                is_str(cpus, "0-5,32-37;6-10,38-42;11-15,43-47;16-31,48-63",
+                       "16 cores split 6, 5, 5; the rank alone on node 1 takes all of it");
+        }
+        plan_free(p);
+        p = plan_text(t,
+                      "[replica a]\nunit = a.service\naccelerators = 18:00.0 9a:00.0\nmemory = 10G\n"
+                      "[replica b]\nunit = b.service\naccelerators = 2a:00.0\nmemory = 10G\n",
+                      &err);
+        if (ok(p != NULL, "a spanning replica sharing node 0")) {
+                const struct placement *r = replica(p, "a");
+                _cleanup_free_ char *cpus = ranks_cpus_text(r);
+                is_str(cpus, "0-7,32-39;16-31,48-63", "each rank takes the replica's share of its node");
+                is_int(plan_node(p, 0)->assigned, UINT64_C(15) << 30, "5G of a's and b's 10G on node 0");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica one]\nunit = one.service\naccelerators = 18:00.0\nmemory = 1G\nmodel = /m\n", &err);
+        if (ok(p != NULL, "one accelerator")) {
+                _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, "one"), MARKER);
+                ok(d && !strstr(d, "NUMAPLAN_RANK") && !strstr(d, "--spread"), "no rank variables, no spread");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = count:8\npolicy = interleave\n", &err);
+        ok(p && replica(p, "tp")->policy == POLICY_INTERLEAVE, "interleave only for who asks by name");
         plan_free(p);
 
         p = plan_text(t, "[replica tp]\nunit = tp.service\naccelerators = 18:00.0 9a:00.0\npolicy = preferred\n", &err);
@@ -412,6 +476,131 @@ static char *nic_violation(const struct topology *t, const struct config *c, con
         return NULL;
 }
 
+/* Rule 2 for bind, independently of the planner: each node of the set takes the share of the
+ * replica's ranks on it (its home's when none is, else the first node's), cumulative shares
+ * rounded down; what a node cannot hold goes to the node of the set with room nearest a weighted
+ * one, then the lower id. Returns what found no room. */
+static uint64_t book_bound(const struct topology *t, const struct plan *p, const struct placement *r, uint64_t *share) {
+        uint64_t mem = r->memory, w[1024] = {0}, total = 0, before = 0, excess = 0;
+        /* A rank whose accelerator has no node weighs nothing: it is placed after the memory. */
+        for (size_t k = 0; k < r->n_ranks; k++)
+                if (topology_node(t, t->accels[r->ranks[k].accel].numa_node) &&
+                    cpuset_isset(&r->nodes, r->ranks[k].node) && r->ranks[k].node < 1024) {
+                        w[r->ranks[k].node]++;
+                        total++;
+                }
+        CPUSET_FOREACH(n, &r->nodes)
+                if (total == 0 && cpuset_isset(&r->home, n) && n < 1024)
+                        total += w[n] = 1;
+        if (total == 0)
+                total = w[cpuset_next(&r->nodes, 0)] = 1;
+#define ROOM(n) \
+        (plan_node(p, n) && plan_node(p, n)->usable > share[topology_node_index(t, n)] \
+                 ? plan_node(p, n)->usable - share[topology_node_index(t, n)] \
+                 : 0)
+        CPUSET_FOREACH(n, &r->nodes) {
+                if (n >= 1024 || !w[n])
+                        continue;
+                uint64_t lo = (uint64_t) ((unsigned __int128) mem * before / total);
+                before += w[n];
+                uint64_t want = (uint64_t) ((unsigned __int128) mem * before / total) - lo,
+                         take = want < ROOM(n) ? want : ROOM(n);
+                share[topology_node_index(t, n)] += take;
+                excess += want - take;
+        }
+        while (excess > 0) {
+                int best = -1, best_d = 0;
+                CPUSET_FOREACH(n, &r->nodes) {
+                        int d = -1;
+                        if (ROOM(n) == 0)
+                                continue;
+                        CPUSET_FOREACH(m, &r->nodes)
+                                if (m < 1024 && w[m] && (d < 0 || topology_distance(t, m, n) < d))
+                                        d = topology_distance(t, m, n);
+                        if (best < 0 || d < best_d)
+                                best = n, best_d = d;
+                }
+                if (best < 0)
+                        break;
+                uint64_t take = excess < ROOM(best) ? excess : ROOM(best);
+                share[topology_node_index(t, best)] += take;
+                excess -= take;
+        }
+#undef ROOM
+        return excess;
+}
+
+/* Physical cores among `cpus`: SMT siblings one. */
+static unsigned cores_in(const struct topology *t, const struct cpuset *cpus) {
+        struct cpuset cores = {0};
+        CPUSET_FOREACH(c, cpus)
+                cpuset_set(&cores, c <= t->max_cpu && t->core_of[c] >= 0 ? (unsigned) t->core_of[c] : (unsigned) c);
+        return cpuset_count(&cores);
+}
+
+/* The node a rank of accelerator `a` belongs on: its own when that has CPUs and DRAM. */
+static bool rank_node_ok(const struct topology *t, const struct pci_device *a, int node) {
+        const struct node *own = a->numa_node >= 0 ? topology_node(t, a->numa_node) : NULL;
+        if (own && !cpuset_is_empty(&own->cpus) && memory_kind_allowed(own->memory.kinds, 0))
+                return node == a->numa_node;
+        const struct node *n = topology_node(t, node);
+        return n && !cpuset_is_empty(&n->cpus);
+}
+
+/* Each accelerator one rank, in the order of the visible devices (PCI order, NVIDIA's before
+ * AMD's before the rest when visible-devices sets them), each on its accelerator's node, taking
+ * together all of the replica's CPUs on their nodes, split by core within one, no CPU twice. */
+static char *rank_violation(const struct topology *t, const struct placement *r) {
+        struct cpuset seen = {0}, all = {0}, nodes = {0};
+        if (r->n_ranks != r->n_accels)
+                return xasprintf("ranks: %s has %zu ranks for %zu accelerators", r->name, r->n_ranks, r->n_accels);
+        for (size_t k = 0; k < r->n_ranks; k++) {
+                const struct placement_rank *a = &r->ranks[k];
+                const struct pci_device *d = &t->accels[a->accel];
+                int g = !r->visible_devices || !d->compute || !d->ids_known ? 2
+                        : d->vendor == 0x10de                               ? 0
+                        : d->vendor == 0x1002                               ? 1
+                                                                            : 2;
+                for (size_t m = k + 1; m < r->n_ranks; m++) {
+                        const struct pci_device *e = &t->accels[r->ranks[m].accel];
+                        int h = !r->visible_devices || !e->compute || !e->ids_known ? 2
+                                : e->vendor == 0x10de                               ? 0
+                                : e->vendor == 0x1002                               ? 1
+                                                                                    : 2;
+                        if (r->ranks[m].accel == a->accel || h < g || (h == g && r->ranks[m].accel < a->accel))
+                                return xasprintf("ranks: %s's rank %zu (%s) is out of the visible devices' order",
+                                                 r->name, k, d->pci);
+                }
+                if (!rank_node_ok(t, d, a->node))
+                        return xasprintf("ranks: %s's rank %zu (%s, node %d) is on node %d", r->name, k, d->pci,
+                                         d->numa_node, a->node);
+                if (!cpuset_is_subset(&a->cpus, &r->cpus) || cpuset_is_empty(&a->cpus))
+                        return xasprintf("ranks: %s's rank %zu has CPUs outside the replica's, or none", r->name, k);
+                struct cpuset on = topology_node(t, a->node)->cpus;
+                if (!cpuset_is_subset(&a->cpus, &on))
+                        return xasprintf("ranks: %s's rank %zu has CPUs off its node %d", r->name, k, a->node);
+                struct cpuset mine = on;
+                cpuset_and(&mine, &r->cpus);
+                if (cpuset_intersects(&a->cpus, &seen) && cpuset_count(&mine) >= ranks_on(r, a->node))
+                        return xasprintf("ranks: %s's rank %zu shares a CPU with another rank", r->name, k);
+                cpuset_or(&seen, &a->cpus);
+                cpuset_set(&nodes, (unsigned) a->node);
+        }
+        CPUSET_FOREACH(n, &nodes)
+                cpuset_or(&all, &topology_node(t, n)->cpus);
+        cpuset_and(&all, &r->cpus);
+        if (!cpuset_equal(&all, &seen))
+                return xasprintf("ranks: %s's ranks do not take all of its CPUs on their nodes", r->name);
+        for (size_t k = 0; k < r->n_ranks; k++)
+                for (size_t m = 0; m < r->n_ranks; m++) {
+                        unsigned ck = cores_in(t, &r->ranks[k].cpus), cm = cores_in(t, &r->ranks[m].cpus);
+                        if (r->ranks[k].node == r->ranks[m].node && ck > cm + 1)
+                                return xasprintf("ranks: %s's ranks %zu and %zu on node %d have %u and %u cores",
+                                                 r->name, k, m, r->ranks[k].node, ck, cm);
+                }
+        return NULL;
+}
+
 static char *violation(const struct topology *t, const struct config *c, const struct plan *p) {
         size_t nn = t->n_nodes;
         uint64_t *share = xmalloc0((nn + 1) * sizeof(uint64_t));
@@ -476,10 +665,14 @@ static char *violation(const struct topology *t, const struct config *c, const s
                 if (asked == POLICY_AUTO && !r->extended && cpuset_count(&accel_nodes) <= 1 &&
                     cpuset_count(&r->home) <= 1 && cpuset_is_empty(&r->conf->memory_nodes) && r->policy != POLICY_BIND)
                         FAIL("rule 2: %s fits its home but is not bind", r->name);
-                if (asked == POLICY_AUTO && r->extended && r->policy != POLICY_INTERLEAVE)
-                        FAIL("rule 3: extended %s is not interleaved", r->name);
-                if (asked == POLICY_AUTO && cpuset_count(&accel_nodes) > 1 && r->policy != POLICY_INTERLEAVE)
-                        FAIL("rule 4: %s spans nodes but is not interleaved", r->name);
+                if (asked == POLICY_AUTO && r->policy != POLICY_BIND)
+                        FAIL("rules 2-4: %s is %s under policy auto: never interleaved unasked", r->name,
+                             policy_to_string(r->policy));
+                if (asked == POLICY_INTERLEAVE && r->policy != POLICY_INTERLEAVE)
+                        FAIL("rule 3: %s asked interleave and got %s", r->name, policy_to_string(r->policy));
+                _cleanup_free_ char *rv = rank_violation(t, r);
+                if (rv)
+                        FAIL("%s", rv);
                 if (r->policy == POLICY_INTERLEAVE && cpuset_count(&r->nodes) > 1 && cpuset_count(&cpu_nodes) < 2)
                         FAIL("rule 4: %s interleaves with the CPUs of one node", r->name);
 
@@ -517,7 +710,7 @@ static char *violation(const struct topology *t, const struct config *c, const s
                         FAIL("rule 9: %s's CUDA_VISIBLE_DEVICES", r->name);
         }
 
-        /* Rule 2: book memory as the kernel fills it (bind lowest node first, interleave evenly),
+        /* Rule 2: book memory as the kernel fills it (bound near its ranks, interleave evenly),
          * independently of the planner, in its order: replicas with a home, then CPU-only ones. */
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < p->n_replicas; i++) {
@@ -537,14 +730,9 @@ static char *violation(const struct topology *t, const struct config *c, const s
                                         mem = 0;
                                 } else if (r->policy == POLICY_INTERLEAVE)
                                         share[x] += mem / k + (j++ < mem % k);
-                                else {
-                                        const struct plan_node *pn = plan_node(p, n);
-                                        uint64_t room = pn && pn->usable > share[x] ? pn->usable - share[x] : 0;
-                                        uint64_t take = mem < room ? mem : room;
-                                        share[x] += take;
-                                        mem -= take;
-                                }
                         }
+                        if (r->policy == POLICY_BIND)
+                                mem = book_bound(t, p, r, share);
                         if (r->policy != POLICY_INTERLEAVE && mem > 0)
                                 FAIL("rule 2: %s bound to nodes that cannot hold it", r->name);
                         /* Its huge pages, on its nodes, right after its memory. */
@@ -1014,6 +1202,92 @@ static void examples_nics(void) {
         topology_free(t);
 }
 
+/* Rule 5 by kinds of core and L3 caches: a GB10-like host (big and little cores, an L3 a cluster)
+ * and an EPYC-like node of four L3 caches. */
+static unsigned big_cores(const struct topology *t, const struct placement *r) {
+        unsigned n = 0;
+        CPUSET_FOREACH(c, &r->cpus)
+                n += t->kind_of[c] == 0;
+        return n;
+}
+
+static bool within_one_l3(const struct topology *t, const struct placement *r) {
+        int l3 = t->l3_of[cpuset_next(&r->cpus, 0)];
+        CPUSET_FOREACH(c, &r->cpus)
+                if (t->l3_of[c] != l3)
+                        return false;
+        return l3 >= 0;
+}
+
+static bool has_line(const struct topology *t, const struct plan *p, const char *name, const char *line) {
+        _cleanup_free_ char *d = dropin_render(t, cur, p, replica(p, name), MARKER);
+        return strstr(d, line) != NULL;
+}
+
+static void examples_kinds(void) {
+        struct topology *t = host("gb10-like");
+        static const char four[] = "[replica a]\nunit = a.service\n[replica b]\nunit = b.service\n"
+                                   "[replica c]\nunit = c.service\n[replica d]\nunit = d.service\n";
+        char *err;
+
+        ok(t->kinds.n == 2 && t->kinds.ranked_by == KINDS_BY_CAPACITY && t->n_l3 == 2,
+           "gb10-like: two kinds by MIDR, ranked by capacity; two L3 caches");
+        struct plan *p = plan_text(t, four, &err);
+        if (ok(p && p->n_replicas == 4, "gb10-like: four CPU-only replicas share its node")) {
+                for (size_t i = 0; i < 4; i++) {
+                        const struct placement *r = &p->replicas[i];
+                        ok(r->n_cores == 5 && within_one_l3(t, r) && big_cores(t, r) >= 2,
+                           "%s: 5 cores within one L3, %u of them big (CPU order would give two replicas none)",
+                           r->name, big_cores(t, r));
+                }
+                ok(!has(WARNING_LEAST_CAPABLE_KIND, "") && !has(WARNING_L3_STRADDLE, ""), "no kind or L3 warning");
+                ok(has_line(t, p, "a", "Environment=NUMAPLAN_BEST_CPUS=5-7\n"), "NUMAPLAN_BEST_CPUS: its big cores");
+        }
+        plan_free(p);
+        p = plan_text(t, "[numaplan]\ncpu-kinds = best\n[replica a]\nunit = a.service\n[replica b]\nunit = b.service\n",
+                      &err);
+        if (ok(p && p->n_replicas == 2, "cpu-kinds = best, two replicas")) {
+                is_set(&replica(p, "a")->cpus, "5-9", "best: big cores only, one cluster");
+                is_set(&replica(p, "b")->cpus, "15-19", "best: big cores only, the other");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica a]\nunit = a.service\ncpu-kinds = best\ncpus = cores:12\n", &err);
+        if (ok(p != NULL, "best with cores:12 plans")) {
+                is_set(&replica(p, "a")->cpus, "5-9,15-19", "all ten big cores");
+                ok(has(WARNING_CPU_KINDS_SHORT, "fewer than the 12"), "cpu-kinds-short: 10 of 12");
+                ok(!replica(p, "a")->cpu_affinity_numa, "alone, but as lists");
+        }
+        plan_free(p);
+        p = plan_text(t, "[replica a]\nunit = a.service\ncpu-kinds = best\n", &err);
+        if (ok(p != NULL, "best alone on the node"))
+                is_set(&replica(p, "a")->cpus, "5-9,15-19", "its big cores, not CPUAffinity=numa");
+        plan_free(p);
+        p = plan_text(t, "[replica a]\nunit = a.service\n", &err);
+        ok(p && replica(p, "a")->cpu_affinity_numa, "cpu-kinds = all alone: the whole node, CPUAffinity=numa");
+        plan_free(p);
+        topology_free(t);
+
+        t = host("epyc-1n-4l3-4gpu");
+        ok(t->kinds.n == 0 && t->n_l3 == 4, "epyc: four L3 caches; no kinds on an AMD CPU before Zen 5");
+        p = plan_text(t, "", &err);
+        if (ok(p && p->n_replicas == 4, "epyc: four replicas, one a GPU"))
+                for (size_t i = 0; i < 4; i++)
+                        ok(within_one_l3(t, &p->replicas[i]) && p->replicas[i].n_cores == 8,
+                           "%s: a whole L3 of 8 cores", p->replicas[i].name);
+        plan_free(p);
+        p = plan_text(t,
+                      "[replica a]\nunit = a.service\naccelerators = 0000:05:00.0,0000:25:00.0\n"
+                      "[replica b]\nunit = b.service\naccelerators = 0000:45:00.0,0000:65:00.0\n",
+                      &err);
+        if (ok(p && p->n_replicas == 2, "epyc: two replicas of two GPUs")) {
+                is_set(&replica(p, "a")->cpus, "0-15,32-47", "two whole L3 caches");
+                is_set(&replica(p, "b")->cpus, "16-31,48-63", "the other two");
+                ok(has_line(t, p, "a", "NUMAPLAN_BEST_CPUS=0-15,32-47\n"), "no kinds: best is all its CPUs");
+        }
+        plan_free(p);
+        topology_free(t);
+}
+
 int main(int argc, char **argv) {
         if (argc < 2) {
                 printf("Bail out! usage: test-planner FIXTURES_DIR\n");
@@ -1026,6 +1300,7 @@ int main(int argc, char **argv) {
         examples_memory();
         examples_side_by_side();
         examples_nics();
+        examples_kinds();
 
         _cleanup_free_ char *hosts = xasprintf("%s/hosts", fixtures);
         DIR *d = opendir(hosts);

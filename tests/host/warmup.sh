@@ -95,4 +95,25 @@ probe "$port" 1200
 if [ "$okv" = 0 ] && [ "$status" = 503 ] && between "$seconds" 1.1 2.5 && grep -q "warmup-timeout reached" <<<"$line"; then
 	ok "503 until the timeout: fails once it is reached, saying so (${seconds} s)"
 else fail "503 forever" "$line"; fi
+
+# bench's timed requests: the time, and the tokens the answer says it produced (llama.cpp's
+# tokens_predicted, OpenAI's usage.completion_tokens); a failure is one, never an answer.
+port=$(free_port)
+serve "$port" --answer-after 0.2
+wait_listening "$port"
+lines=$("$probe" "http://127.0.0.1:$port/completion" 2000 2)
+re='^ok=1 status=200 ms=([0-9.]+) tokens=16 error=$'
+if [ "$(grep -cE "$re" <<<"$lines")" = 2 ] && between "$(sed -n '1s/.* ms=\([0-9.]*\).*/\1/p' <<<"$lines")" 195 1500; then
+	ok "timed requests: two answers, each 0.2 s and 16 tokens (llama.cpp's tokens_predicted)"
+else fail "timed requests, llama.cpp's answer" "$lines"; fi
+line=$("$probe" "http://127.0.0.1:$port/v1/completions" 2000 1)
+if [[ $line =~ ^ok=1\ status=200\ .*\ tokens=16\ error=$ ]]; then ok "and OpenAI's usage.completion_tokens"; else
+	fail "timed requests, OpenAI's answer" "$line"; fi
+line=$("$probe" "http://127.0.0.1:$port/health" 2000 1)
+if [[ $line =~ ^ok=0\ status=405\ .*\ tokens=-1\ error=HTTP\ 405$ ]]; then ok "an error status is a failure, saying it"; else
+	fail "timed requests, an error" "$line"; fi
+port=$(free_port)
+line=$("$probe" "http://127.0.0.1:$port/completion" 2000 1)
+if [[ $line =~ ^ok=0\ status=0\ .*\ error=.+ ]]; then ok "nothing listening: a failure, saying why"; else
+	fail "timed requests, refused" "$line"; fi
 done_testing

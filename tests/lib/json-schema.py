@@ -5,7 +5,7 @@ python3-jsonschema: Debian 12's 4.10 or a later one.
 
 Usage: json-schema.py SCHEMA_DIR [VERB=]FILE...
 
-VERB is the verb that printed FILE (show, plan, apply, remove, verify, status, migrate); without
+VERB is the verb that printed FILE (show, plan, apply, remove, verify, status, migrate, bench); without
 it, the document's keys tell which verb's it is (apply for remove's). A document with an "error"
 key is checked against error.schema.json, whatever the verb. Every schema in SCHEMA_DIR is
 checked against the metaschema first. Prints "N documents match their schemas", or each
@@ -28,13 +28,14 @@ try:  # jsonschema 4.18 and later resolve $refs with referencing
 except ImportError:  # Debian 12's 4.10, with its RefResolver
     Registry = None
 
-VERBS = ("show", "plan", "apply", "remove", "verify", "status", "migrate")
+VERBS = ("show", "plan", "apply", "remove", "verify", "status", "migrate", "bench")
 
 
 def verb_of(doc):
     """The verb whose document this is, by the keys only its document has."""
     for key, verb in (("error", "error"), ("accelerators", "show"), ("replicas", "plan"),
-                      ("apply_interrupted", "status"), ("dry_run", "migrate"), ("changed", "apply")):
+                      ("apply_interrupted", "status"), ("dry_run", "migrate"), ("arms", "bench"),
+                      ("changed", "apply")):
         if key in doc:
             return verb
     return "verify"

@@ -27,6 +27,19 @@
  *   --fail-warmup          answer completions with 500 and a JSON error
  *   --fail-status CODE     the same, with status CODE (400-599) instead of 500
  *   --answer-after SECONDS take SECONDS before answering each completion (a slow model)
+ *   --near-node NODE       the node of its accelerator: with --remote-penalty, where its memory
+ *                          answers fast
+ *   --remote-penalty SECONDS  take SECONDS more over each completion while most of its memory
+ *                          (the KV cache, else the model, else the huge pages: 64 pages of it,
+ *                          asked of move_pages(2)) sits on another node than --near-node's, as a
+ *                          model whose memory is away from its GPU answers slower (none when
+ *                          the kernel cannot say where it is)
+ *   --rank-devices PCI,... fork one worker (a rank, "standin-rankK") per PCI function, as a
+ *                          tensor-parallel engine does: each maps its device's first BAR that
+ *                          maps (/sys/bus/pci/devices/PCI/resourceN), binds itself to its CPUs
+ *                          (--rank-cpus), then holds and writes --worker-mib MiB of its own
+ *   --rank-cpus LIST;...   the ranks' CPU lists, ';'-separated, in their order (default
+ *                          $NUMAPLAN_RANK_CPUS; none: they run where they were started)
  *   --pidfile FILE         write the main PID there once listening; removed at a clean exit
  *   -h, --help             this text
  * SECONDS may have a fraction (0.5); "start" is when the process started.
@@ -54,6 +67,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -66,6 +80,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,9 +98,11 @@ struct options {
         const char *listen;
         const char *model;
         const char *pidfile;
+        const char *rank_devices, *rank_cpus; /* --rank-devices, --rank-cpus */
         unsigned long kv_mib, huge_mib, workers, worker_mib, threads;
-        double ready_after, listen_after, answer_after;
+        double ready_after, listen_after, answer_after, remote_penalty;
         int fail_status; /* 0: completions succeed */
+        long near_node;  /* -1: none given */
 };
 
 struct region {
@@ -118,6 +135,11 @@ static const char usage_text[] =
         "  --fail-warmup          answer completions with 500\n"
         "  --fail-status CODE     answer completions with CODE (400-599)\n"
         "  --answer-after SECONDS take SECONDS before answering each completion\n"
+        "  --near-node NODE       its accelerator's node, for --remote-penalty\n"
+        "  --remote-penalty SECONDS  take SECONDS more over each completion while most of\n"
+        "                         its memory sits on another node than --near-node\n"
+        "  --rank-devices PCI,... one worker per device, mapping its BAR, bound to its CPUs\n"
+        "  --rank-cpus LIST;...   the ranks' CPUs (default $NUMAPLAN_RANK_CPUS)\n"
         "  --pidfile FILE         write the PID there once listening\n"
         "  -h, --help             show this help\n"
         "\n"
@@ -127,7 +149,7 @@ static const char usage_text[] =
 static volatile sig_atomic_t stop_signal;
 static int64_t start_ms;
 static size_t page_size;
-static struct options opt = {.listen = "127.0.0.1:8080"};
+static struct options opt = {.listen = "127.0.0.1:8080", .near_node = -1};
 static struct sockaddr_storage listen_addr;
 static socklen_t listen_addr_len;
 static struct region model, kv, huge;
@@ -263,6 +285,10 @@ enum {
         OPT_PIDFILE,
         OPT_ANSWER_AFTER,
         OPT_HUGE_MIB,
+        OPT_NEAR_NODE,
+        OPT_REMOTE_PENALTY,
+        OPT_RANK_DEVICES,
+        OPT_RANK_CPUS,
 };
 
 static void parse_options(int argc, char **argv) {
@@ -280,6 +306,10 @@ static void parse_options(int argc, char **argv) {
                 {"fail-status", required_argument, NULL, OPT_FAIL_STATUS},
                 {"pidfile", required_argument, NULL, OPT_PIDFILE},
                 {"answer-after", required_argument, NULL, OPT_ANSWER_AFTER},
+                {"near-node", required_argument, NULL, OPT_NEAR_NODE},
+                {"remote-penalty", required_argument, NULL, OPT_REMOTE_PENALTY},
+                {"rank-devices", required_argument, NULL, OPT_RANK_DEVICES},
+                {"rank-cpus", required_argument, NULL, OPT_RANK_CPUS},
                 {"help", no_argument, NULL, 'h'},
                 {NULL, 0, NULL, 0},
         };
@@ -328,6 +358,18 @@ static void parse_options(int argc, char **argv) {
                         if (opt.fail_status < 400)
                                 usage_error("--fail-status: '%s' is not an error status (400-599)", optarg);
                         break;
+                case OPT_NEAR_NODE:
+                        opt.near_node = (long) parse_count("near-node", optarg, 1023);
+                        break;
+                case OPT_REMOTE_PENALTY:
+                        opt.remote_penalty = parse_seconds("remote-penalty", optarg);
+                        break;
+                case OPT_RANK_DEVICES:
+                        opt.rank_devices = optarg;
+                        break;
+                case OPT_RANK_CPUS:
+                        opt.rank_cpus = optarg;
+                        break;
                 case OPT_PIDFILE:
                         if (!*optarg)
                                 usage_error("--pidfile: empty file name");
@@ -343,6 +385,8 @@ static void parse_options(int argc, char **argv) {
         }
         if (optind < argc)
                 usage_error("unexpected argument '%s'", argv[optind]);
+        if (opt.remote_penalty > 0 && opt.near_node < 0)
+                usage_error("--remote-penalty needs --near-node: away from which node?");
         parse_listen(opt.listen);
 }
 
@@ -400,6 +444,35 @@ static void load_model(const char *path) {
                 die("cannot map model %s: %s", path, strerror(errno));
         close(fd); /* the mapping keeps the file */
         sink += read_pages(&model);
+}
+
+/* The node most of a region's pages sit on, of up to 64 spread over it; -1 when unknown (no
+ * pages, no NUMA). move_pages(2) with no target nodes only says where each page is. */
+static long region_node(const struct region *r) {
+        void *pages[64];
+        int status[64], count[64] = {0}, best = -1;
+        size_t n_pages = r->len / page_size, n = n_pages < 64 ? n_pages : 64;
+
+        for (size_t i = 0; i < n; i++)
+                pages[i] = r->p + (i * n_pages / n) * page_size;
+        if (n == 0 || syscall(SYS_move_pages, 0, (unsigned long) n, pages, NULL, status, 0) < 0)
+                return -1;
+        for (size_t i = 0; i < n; i++)
+                if (status[i] >= 0 && status[i] < 64 && ++count[status[i]] > (best < 0 ? 0 : count[best]))
+                        best = status[i];
+        return best;
+}
+
+/* Where its memory is: the KV cache, else the model, else the huge pages. */
+static long memory_node(void) {
+        return region_node(kv.p ? &kv : model.p ? &model : &huge);
+}
+
+static void pause_for(double seconds) {
+        struct timespec ts = {.tv_sec = (time_t) seconds,
+                              .tv_nsec = (long) ((seconds - (double) (time_t) seconds) * 1e9)};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_signal)
+                ;
 }
 
 /* What a completion "computes": it touches the weights and the KV cache again. */
@@ -463,6 +536,108 @@ static void stop_workers(void) {
                 while (waitpid(workers[i], NULL, 0) < 0 && errno == EINTR)
                         ;
         n_workers = 0;
+}
+
+/* ---- ranks: one worker per device, as tensor-parallel engines run ---- */
+
+/* The `k`-th ';'-separated item of `lists` into `set`; false when there is none or it does not
+ * parse ("0-3,8"). */
+static bool rank_cpu_list(const char *lists, unsigned long k, cpu_set_t *set) {
+        const char *p = lists;
+        for (unsigned long i = 0; p && i < k; i++)
+                p = (p = strchr(p, ';')) ? p + 1 : NULL;
+        if (!p || !*p || *p == ';')
+                return false;
+        CPU_ZERO(set);
+        while (*p && *p != ';') {
+                char *end;
+                unsigned long lo = strtoul(p, &end, 10), hi = lo;
+                if (end == p)
+                        return false;
+                if (*end == '-')
+                        hi = strtoul(end + 1, &end, 10);
+                for (unsigned long c = lo; c <= hi && c < CPU_SETSIZE; c++)
+                        CPU_SET((int) c, set);
+                p = *end == ',' ? end + 1 : end;
+                if (*end != ',' && *end != ';' && *end)
+                        return false;
+        }
+        return true;
+}
+
+/* The device's first BAR that maps, held for good: the mapping verify finds it by. */
+static void map_device(const char *pci) {
+        for (int n = 0; n < 6; n++) {
+                char path[128];
+                struct stat st;
+                snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/resource%d", pci, n);
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                size_t len = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t) st.st_size : 0;
+                void *p = len ? mmap(NULL, len < (1u << 20) ? len : (1u << 20), PROT_READ, MAP_SHARED, fd, 0)
+                              : MAP_FAILED;
+                close(fd);
+                if (p != MAP_FAILED)
+                        return;
+        }
+        say("rank of %s: none of its BARs maps", pci);
+}
+
+static _Noreturn void rank_main(pid_t parent, unsigned long k, const char *pci) {
+        char name[16];
+        cpu_set_t cpus;
+        sigset_t none;
+
+        n_workers = 0; /* the parent's list, not ours to stop */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+                _exit(0);
+        snprintf(name, sizeof name, "standin-rank%lu", k);
+        prctl(PR_SET_NAME, name);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (model.p)
+                munmap(model.p, model.len);
+        if (kv.p)
+                munmap(kv.p, kv.len);
+        /* Bound first, so that what it writes next comes from its node (the memory policy takes
+         * the node nearest the CPU that allocates). */
+        if (opt.rank_cpus && rank_cpu_list(opt.rank_cpus, k, &cpus) && sched_setaffinity(0, sizeof cpus, &cpus) < 0)
+                say("rank %lu: cannot bind to its CPUs: %s", k, strerror(errno));
+        map_device(pci);
+        (void) alloc_anon(opt.worker_mib, 0, "--worker-mib");
+        for (;;)
+                pause();
+}
+
+static void start_rank_workers(void) {
+        pid_t parent = getpid();
+        char pci[32];
+        unsigned long k = 0;
+
+        if (!opt.rank_devices)
+                return;
+        if (!opt.rank_cpus)
+                opt.rank_cpus = getenv("NUMAPLAN_RANK_CPUS");
+        fflush(NULL);
+        for (const char *p = opt.rank_devices; *p; k++) {
+                size_t len = strcspn(p, ",");
+                snprintf(pci, sizeof pci, "%.*s", (int) (len < sizeof pci ? len : sizeof pci - 1), p);
+                p += len + (p[len] == ',');
+                pid_t *more = realloc(workers, (n_workers + 1) * sizeof *workers);
+                if (!more)
+                        die("out of memory");
+                workers = more;
+                pid_t pid = fork();
+                if (pid < 0)
+                        die("cannot fork rank %lu: %s", k, strerror(errno));
+                if (pid == 0)
+                        rank_main(parent, k, pci);
+                workers[n_workers++] = pid;
+        }
 }
 
 static void *idle_thread(void *arg) {
@@ -801,12 +976,12 @@ static int route(int fd, const struct request *rq) {
                 return 200;
         }
         use_memory();
-        if (opt.answer_after > 0) {
-                struct timespec ts = {.tv_sec = (time_t) opt.answer_after,
-                                      .tv_nsec =
-                                              (long) ((opt.answer_after - (double) (time_t) opt.answer_after) * 1e9)};
-                while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_signal)
-                        ;
+        if (opt.answer_after > 0)
+                pause_for(opt.answer_after);
+        if (opt.remote_penalty > 0) {
+                long node = memory_node();
+                if (node >= 0 && node != opt.near_node)
+                        pause_for(opt.remote_penalty);
         }
         if (opt.fail_status) {
                 respond_error(fd, opt.fail_status, "warm-up failure requested with --fail-warmup");
@@ -818,7 +993,8 @@ static int route(int fd, const struct request *rq) {
                         "\"text\":\" standing in\",\"finish_reason\":\"length\"}],"
                         "\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":16,\"total_tokens\":20}}");
         else
-                respond(fd, 200, "", "{\"content\":\" standing in\",\"tokens\":16,\"stop\":true}");
+                respond(fd, 200, "",
+                        "{\"content\":\" standing in\",\"tokens\":16,\"tokens_predicted\":16,\"stop\":true}");
         return 200;
 }
 
@@ -959,6 +1135,7 @@ int main(int argc, char **argv) {
 	 * fallback: the pool must be there before the server starts. */
         huge = alloc_anon(opt.huge_mib, MAP_HUGETLB, "--huge-mib");
         start_workers();
+        start_rank_workers();
         start_threads();
 
         if (!sleep_until(start_ms + (int64_t) (opt.listen_after * 1000), &wait_mask))

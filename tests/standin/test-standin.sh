@@ -158,7 +158,7 @@ run --help
 is "--help exits 0" "$rc" 0
 missing=
 for o in --listen --model --kv-mib --huge-mib --workers --worker-mib --threads --ready-after --listen-after \
-	--fail-warmup --fail-status --pidfile; do
+	--fail-warmup --fail-status --pidfile --near-node --remote-penalty; do
 	case $out in *"$o"*) ;; *) missing+=" $o" ;; esac
 done
 is "--help names every option" "${missing:-none}" none
@@ -186,6 +186,8 @@ bad_cmdline "--listen with an unclosed IPv6 bracket" "IPV6" --listen '[::1:8080'
 bad_cmdline "--listen with port 65536" "port" --listen 127.0.0.1:65536
 bad_cmdline "--fail-status 200" "fail-status" --fail-status 200
 bad_cmdline "an extra argument" "unexpected argument 'extra'" extra
+bad_cmdline "--remote-penalty without --near-node" "needs --near-node" --remote-penalty 0.1
+bad_cmdline "a --near-node that is no node" "near-node" --near-node x
 
 run --listen 127.0.0.1:0 --model "$scratch/no-such-model"
 if [ "$rc" = 1 ] && [[ $err == *"cannot open model"*no-such-model* ]]; then
@@ -276,6 +278,7 @@ is "Content-Length is the body's length" "$(header content-length)" "${#body}"
 post /completion '{"prompt":"hi","n_predict":16}'
 is "POST /completion is 200" "$status" 200
 case $body in *'"content":'*'"tokens":16'*) ok "the completion is JSON with content and tokens" ;; *) fail "the completion is JSON with content and tokens" "$body" ;; esac
+case $body in *'"tokens_predicted":16'*) ok "and says how many it produced, as llama.cpp does" ;; *) fail "the completion says tokens_predicted" "$body" ;; esac
 is "the completion's Content-Length is right" "$(header content-length)" "${#body}"
 post '/completion?stream=false' '{"prompt":"hi"}'
 is "a query string does not change the route" "$status" 200
@@ -383,6 +386,42 @@ else
 	fail "--listen [::1]:0 answers over IPv6" "$(cat "$errlog")"
 fi
 
+# ---- --remote-penalty: slower while its memory is away from --near-node ----
+
+# Its KV cache is on the node this test runs on: the penalty when that is not --near-node's.
+here_node=$(grep -m1 -oE ' N[0-9]+=' /proc/self/numa_maps 2>/dev/null | tr -dc '0-9')
+timed_post() { # timed_post: the milliseconds of one POST /completion, in ms_taken
+	local t0=$EPOCHREALTIME
+	post /completion '{"prompt":"hi"}'
+	ms_taken=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+}
+if [ -z "$here_node" ]; then
+	ok "--remote-penalty # SKIP no NUMA node to be seen here"
+else
+	start near --listen 127.0.0.1:0 --kv-mib 4 --near-node "$here_node" --remote-penalty 0.4
+	if wait_ready 10; then
+		timed_post
+		if [ "$status" = 200 ] && [ "$ms_taken" -lt 400 ]; then ok "memory on --near-node: no penalty (${ms_taken} ms)"; else
+			fail "memory on --near-node: no penalty" "status $status, $ms_taken ms"; fi
+		kill -TERM "$pid"
+		stopped 10
+	else
+		fail "--near-node: the server starts" "$(cat "$errlog")"
+	fi
+	start far --listen 127.0.0.1:0 --kv-mib 4 --near-node $((here_node + 1)) --remote-penalty 0.4
+	if wait_ready 10; then
+		timed_post
+		if [ "$status" = 200 ] && [ "$ms_taken" -ge 400 ]; then ok "memory away from --near-node: 0.4 s more (${ms_taken} ms)"; else
+			fail "memory away from --near-node: 0.4 s more" "status $status, $ms_taken ms"; fi
+		get /health
+		is "the penalty is the completions', not /health's" "$status" 200
+		kill -TERM "$pid"
+		stopped 10
+	else
+		fail "--remote-penalty: the server starts" "$(cat "$errlog")"
+	fi
+fi
+
 # ---- --fail-status, and workers that outlive a SIGKILLed parent ----
 
 start failing --listen 127.0.0.1:0 --fail-status 404 --workers 2
@@ -396,6 +435,27 @@ if wait_ready 10; then
 	if wait_gone 5 "${kids[@]}"; then ok "workers die when the parent is SIGKILLed"; else fail "workers die when the parent is SIGKILLed" "left: ${kids[*]}"; fi
 else
 	fail "--fail-status: the server starts" "$(cat "$errlog")"
+fi
+
+# ---- --rank-devices: a worker per device, each bound to its entry of the CPU lists ----
+
+cpu0=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*\([0-9]*\).*/\1/p' /proc/self/status)
+NUMAPLAN_RANK_CPUS="$cpu0;$cpu0" start ranks --listen 127.0.0.1:0 --rank-devices 0000:00:00.0,0000:00:01.0 \
+	--worker-mib 1
+if wait_ready 10; then
+	mapfile -t kids < <(children_of "$pid")
+	names=
+	for k in "${kids[@]}"; do names+="$(cat "/proc/$k/comm" 2>/dev/null) $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$k/status") "; done
+	case $names in
+	*"standin-rank0 $cpu0 "*"standin-rank1 $cpu0 "* | *"standin-rank1 $cpu0 "*"standin-rank0 $cpu0 "*)
+		ok "a rank per device, each bound to its entry of \$NUMAPLAN_RANK_CPUS" ;;
+	*) fail "a rank per device, each bound to its entry of \$NUMAPLAN_RANK_CPUS" "$names" ;;
+	esac
+	kill "$pid"
+	stopped 5
+	if wait_gone 5 "${kids[@]}"; then ok "the ranks stop with it"; else fail "the ranks stop with it"; fi
+else
+	fail "--rank-devices: the server starts" "$(cat "$errlog")"
 fi
 
 done_testing
