@@ -36,7 +36,7 @@ memory = 64M"
 vm_check "apply" "$NUMAPLAN" apply
 vm_check "the GPU replica starts" systemctl start $unit
 vm_check_eq "systemd gives the unit CUDA_VISIBLE_DEVICES, the plan's lists and its CPU counts" "$(systemctl show -P Environment $unit)" \
-	"CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0 NUMAPLAN_CPUS=2-3 NUMAPLAN_MEMS=1 NUMAPLAN_NCPUS=2 NUMAPLAN_NCORES=2"
+	"CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0 NUMAPLAN_CPUS=2-3 NUMAPLAN_MEMS=1 NUMAPLAN_NCPUS=2 NUMAPLAN_NCORES=2 NUMAPLAN_BEST_CPUS=2-3"
 pid=$(systemctl show -P MainPID $unit)
 vm_check_match "the process's environment holds it" "$(tr '\0' ' ' <"/proc/$pid/environ")" 'CUDA_VISIBLE_DEVICES=0'
 vm_check_eq "and runs on node 1's CPUs" "$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$pid/status")" 2-3
