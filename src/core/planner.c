@@ -451,7 +451,11 @@ static int nearest_with_room(const struct planning *pn, const struct cpuset *set
  * that asks for it (set_mempolicy(2)), so each node takes its weight's share, and what a full node
  * cannot hold goes to the nearest node with room. The caller made sure the set holds it all. */
 static void book_bind(struct planning *pn, const struct placement *pl, const struct cpuset *set, uint64_t mem) {
-        _cleanup_free_ unsigned *weight = xmalloc0(CPUSET_MAX * sizeof(unsigned));
+        int last = 0;
+        CPUSET_FOREACH(n, set)
+                last = n;
+        /* By node id up to the set's last: a few entries, where CPUSET_MAX's cost a 32 KiB clear a call. */
+        _cleanup_free_ unsigned *weight = xmalloc0(((size_t) last + 1) * sizeof(unsigned));
         unsigned total = bind_weights(pl, set, weight), before = 0;
         uint64_t excess = 0;
         CPUSET_FOREACH(n, set) {
