@@ -33,7 +33,8 @@
  *                          (the KV cache, else the model, else the huge pages: 64 pages of it,
  *                          asked of move_pages(2)) sits on another node than --near-node's, as a
  *                          model whose memory is away from its GPU answers slower (none when
- *                          the kernel cannot say where it is)
+ *                          the kernel cannot say where it is); each completion's header
+ *                          X-Standin-Penalty says whether it paid it (yes or no)
  *   --rank-devices PCI,... fork one worker (a rank, "standin-rankK") per PCI function, as a
  *                          tensor-parallel engine does: each maps its device's first BAR that
  *                          maps (/sys/bus/pci/devices/PCI/resourceN), binds itself to its CPUs
@@ -159,14 +160,25 @@ static volatile unsigned long sink; /* model reads land here so they are not opt
 
 static void stop_workers(void);
 
+/* One write a line: the ranks say things while the parent says it is ready, and stderr, unbuffered,
+ * would interleave their pieces ("ready" lost in the middle of another line). */
+static __attribute__((format(printf, 1, 0))) void vsay(const char *fmt, va_list ap) {
+        char line[1024];
+        int n = snprintf(line, sizeof line, "%s: ", PROG);
+
+        n += vsnprintf(line + n, sizeof line - (size_t) n - 1, fmt, ap);
+        if (n > (int) sizeof line - 2)
+                n = (int) sizeof line - 2;
+        line[n++] = '\n';
+        (void) !write(STDERR_FILENO, line, (size_t) n);
+}
+
 static __attribute__((format(printf, 1, 2))) void say(const char *fmt, ...) {
         va_list ap;
 
-        fputs(PROG ": ", stderr);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vsay(fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
 }
 
 static _Noreturn __attribute__((format(printf, 1, 2))) void usage_error(const char *fmt, ...) {
@@ -184,11 +196,9 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void usage_error(const ch
 static _Noreturn __attribute__((format(printf, 1, 2))) void die(const char *fmt, ...) {
         va_list ap;
 
-        fputs(PROG ": ", stderr);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vsay(fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
         stop_workers();
         exit(1);
 }
@@ -978,22 +988,26 @@ static int route(int fd, const struct request *rq) {
         use_memory();
         if (opt.answer_after > 0)
                 pause_for(opt.answer_after);
+        /* Said in a header, so that a test need not judge it by the clock. */
+        const char *penalty = "X-Standin-Penalty: no\r\n";
         if (opt.remote_penalty > 0) {
                 long node = memory_node();
-                if (node >= 0 && node != opt.near_node)
+                if (node >= 0 && node != opt.near_node) {
                         pause_for(opt.remote_penalty);
+                        penalty = "X-Standin-Penalty: yes\r\n";
+                }
         }
         if (opt.fail_status) {
                 respond_error(fd, opt.fail_status, "warm-up failure requested with --fail-warmup");
                 return opt.fail_status;
         }
         if (openai)
-                respond(fd, 200, "",
+                respond(fd, 200, penalty,
                         "{\"object\":\"text_completion\",\"model\":\"standin\",\"choices\":[{\"index\":0,"
                         "\"text\":\" standing in\",\"finish_reason\":\"length\"}],"
                         "\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":16,\"total_tokens\":20}}");
         else
-                respond(fd, 200, "",
+                respond(fd, 200, penalty,
                         "{\"content\":\" standing in\",\"tokens\":16,\"tokens_predicted\":16,\"stop\":true}");
         return 200;
 }

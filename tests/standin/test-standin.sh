@@ -401,8 +401,9 @@ else
 	start near --listen 127.0.0.1:0 --kv-mib 4 --near-node "$here_node" --remote-penalty 0.4
 	if wait_ready 10; then
 		timed_post
-		if [ "$status" = 200 ] && [ "$ms_taken" -lt 400 ]; then ok "memory on --near-node: no penalty (${ms_taken} ms)"; else
-			fail "memory on --near-node: no penalty" "status $status, $ms_taken ms"; fi
+		# The server says whether it paid: the clock of a busy machine cannot tell.
+		if [ "$status" = 200 ] && [ "$(header x-standin-penalty)" = no ]; then ok "memory on --near-node: no penalty (${ms_taken} ms)"; else
+			fail "memory on --near-node: no penalty" "status $status, X-Standin-Penalty: $(header x-standin-penalty)"; fi
 		kill -TERM "$pid"
 		stopped 10
 	else
@@ -411,8 +412,11 @@ else
 	start far --listen 127.0.0.1:0 --kv-mib 4 --near-node $((here_node + 1)) --remote-penalty 0.4
 	if wait_ready 10; then
 		timed_post
-		if [ "$status" = 200 ] && [ "$ms_taken" -ge 400 ]; then ok "memory away from --near-node: 0.4 s more (${ms_taken} ms)"; else
-			fail "memory away from --near-node: 0.4 s more" "status $status, $ms_taken ms"; fi
+		if [ "$status" = 200 ] && [ "$(header x-standin-penalty)" = yes ] && [ "$ms_taken" -ge 400 ]; then
+			ok "memory away from --near-node: 0.4 s more (${ms_taken} ms)"
+		else
+			fail "memory away from --near-node: 0.4 s more" "status $status, $ms_taken ms, X-Standin-Penalty: $(header x-standin-penalty)"
+		fi
 		get /health
 		is "the penalty is the completions', not /health's" "$status" 200
 		kill -TERM "$pid"
