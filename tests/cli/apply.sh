@@ -15,14 +15,6 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 dgx="$fixtures/hosts/dgx-2s-8gpu"
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
-
 # A listing of a tree that changes when any byte, name, mode, inode or mtime does.
 tree_state() {
 	(cd "$1" && find . -printf '%p %m %i %T@ %s\n' | sort && find . -type f -print0 | sort -z | xargs -0r sha256sum)

@@ -13,13 +13,6 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 host=$fixtures/hosts/dgx-2s-8gpu
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 refused() { # refused DESCRIPTION STATUS MESSAGE-PART ARGS...: exits STATUS, saying MESSAGE-PART
 	local d=$1 want=$2 part=$3
 	shift 3

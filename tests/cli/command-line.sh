@@ -12,13 +12,6 @@ host="$fixtures/hosts/dgx-2s-8gpu"
 printf '[replica a]\nunit = a.service\naccelerators = 18:00.0\nmemory = 1G\n' >"$scratch/c.conf"
 chmod 0644 "$scratch/c.conf"
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 json_ok() { python3 -c 'import json,sys; json.load(sys.stdin)' <"$scratch/out" 2>/dev/null; }
 
 # Each form must give the same document as the canonical one.

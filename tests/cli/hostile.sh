@@ -11,13 +11,6 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 dgx="$fixtures/hosts/dgx-2s-8gpu"
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 conf() { # conf NAME TEXT: a config file owned by root, mode 0644
 	printf '%s\n' "$2" >"$scratch/$1"
 	chmod 0644 "$scratch/$1"

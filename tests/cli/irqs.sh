@@ -17,13 +17,6 @@ trap 'rm -rf "$scratch"' EXIT
 untuned=$fixtures/hosts/untuned-2s-8gpu
 tuned=$fixtures/hosts/tuned-2s-8gpu
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 py() { # py DESCRIPTION PYTHON: PYTHON with d = the last run's JSON; passes when it asserts nothing false
 	local desc=$1 o
 	shift

@@ -13,13 +13,6 @@ trap 'rm -rf "$scratch"' EXIT
 tray=$fixtures/hosts/gb200-tray
 tiered=$fixtures/hosts/tiered-memory
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 py() { # py DESCRIPTION PYTHON: PYTHON with d = the last run's JSON; passes when it asserts nothing false
 	local desc=$1 o
 	shift

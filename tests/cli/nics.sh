@@ -17,13 +17,6 @@ rail=$fixtures/hosts/nics-4n-8gpu
 vm=$fixtures/hosts/cloud-vm-2n-2gpu
 units=$scratch/units
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 conf() { # conf NAME PRINTF-TEXT: a configuration file owned by root, mode 0644
 	# shellcheck disable=SC2059 # the text is printf's format on purpose
 	printf "$2" >"$scratch/$1"

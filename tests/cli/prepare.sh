@@ -15,13 +15,6 @@ trap 'rm -rf "$scratch"' EXIT
 chmod 0755 "$scratch" # a unit's user must reach what it may read
 host="$fixtures/hosts/dgx-2s-8gpu"
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 node=$(cut -d, -f1 /sys/devices/system/node/online 2>/dev/null | cut -d- -f1)
 node=${node:-0}
 prep() { run prepare --dry-run --nodes "$node" -- "$@"; }

@@ -9,14 +9,6 @@ fixtures=$2
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
-
 run --help
 is "--help exits 0" "$rc" 0
 case $out in *"Usage: numaplan"*show*snapshot*) ok "--help lists the commands" ;; *) fail "--help lists the commands" "$out" ;; esac

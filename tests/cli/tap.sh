@@ -63,6 +63,16 @@ tap_src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tap_json_dir=
 tap_json_n=0
 
+# run ARGS...: runs $numaplan with ARGS, its output kept in $scratch (both set by the test) and
+# checked by output_seen; sets rc, out, err.
+run() {
+	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
+	out=$(cat "$scratch/out")
+	err=$(cat "$scratch/err")
+}
+
 output_seen() { # output_seen STDOUT_FILE STDERR_FILE EXIT_STATUS NUMAPLAN_ARGS...
 	local out=$1 err=$2 rc=$3 verb= a json diff= check= gen=
 	shift 3

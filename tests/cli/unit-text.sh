@@ -18,13 +18,6 @@ units=$scratch/units
 mkdir -p "$units"
 printf '[Unit]\nDescription=a replica\n[Service]\nExecStart=/bin/true\n' >"$units/a.service"
 
-run() { # run ARGS...: sets rc, out, err
-	"$numaplan" "$@" >"$scratch/out" 2>"$scratch/err"
-	rc=$?
-	output_seen "$scratch/out" "$scratch/err" "$rc" "$@"
-	out=$(cat "$scratch/out")
-	err=$(cat "$scratch/err")
-}
 conf() { # conf PATH PRINTF-TEXT: a configuration file owned by root, mode 0644
 	# shellcheck disable=SC2059 # the text is printf's format on purpose: \r, \x01
 	printf "$2" >"$1"
