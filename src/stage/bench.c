@@ -16,6 +16,7 @@
 #include "stage/state.h"
 #include "stage/verify-units.h"
 #include "systemd/bus.h"
+#include "systemd/changeset.h"
 #include "systemd/systemd-dl.h"
 #include "systemd/unit-state.h"
 
@@ -388,6 +389,9 @@ static int prepare(struct bench_run *r, int *ret_lock) {
                 return EXIT_ENV;
         }
         r->text = bench_dropin_render(&r->rep->other, in->topology, in->config, in->plan, &in->env);
+        /* The same check as every drop-in apply writes, before the first restart. */
+        if (unit_text_check(r->path, r->text) < 0)
+                return EXIT_USAGE;
         r->memory_nodes = bench_memory_nodes(in->topology);
         return EXIT_OK;
 }
